@@ -1,0 +1,235 @@
+"""The ``streamt`` command line.
+
+``main`` owns the process boundary: it parses the global options, assembles
+the command tree from plugins, runs one command, and renders exactly one
+``Result``. Whatever goes wrong — a usage error, a broken plugin, an
+unexpected exception — still ends as one envelope in ``-o json`` mode and a
+non-zero exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from streamt import __version__
+from streamt.cli.lazy import LazyGroup
+from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.output import FORMATS, JSON, TEXT, render
+from streamt.result import Result
+
+
+class Context:
+    """What every command can read from ``click.get_current_context().obj``."""
+
+    def __init__(self, output: str) -> None:
+        self.output = output
+
+    @property
+    def json(self) -> bool:
+        return self.output == JSON
+
+
+class ResultReady(Exception):
+    """Raised by eager options (``--version``) that answer without a command."""
+
+    def __init__(self, result: Result) -> None:
+        super().__init__(result.command)
+        self.result = result
+
+
+def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        raise ResultReady(Result("version", data={"version": __version__}, text=f"streamt {__version__}"))
+
+
+@click.group(
+    cls=LazyGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["--help", "-h"]},
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Choice(FORMATS),
+    default=TEXT,
+    show_default=True,
+    help="Output format: text for people, json for one machine-readable envelope.",
+)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_show_version,
+    help="Show the version and exit.",
+)
+@click.pass_context
+def cli(ctx: click.Context, output: str) -> Any:
+    """streamt — declare, validate, compile, plan and apply streaming pipelines.
+
+    Every command accepts the global -o json to print one JSON envelope
+    {status, command, data, errors, warnings}; exit code 0 means success.
+    """
+    ctx.obj = Context(output)
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+        ctx.exit()
+
+
+def build_cli() -> click.Group:
+    """Assemble the command tree: core's built-in plugin and every other plugin."""
+    from streamt.plugins import get_plugins
+
+    plugins = get_plugins()
+    plugins.hook.streamt_commands(cli=cli)
+    from streamt.cli.exporters import mount_exporters
+
+    mount_exporters(cli, plugins)
+    return cli
+
+
+def _sniff_output(argv: Sequence[str]) -> str:
+    """The -o value, read before click parses, so usage errors honour it too."""
+    for i, arg in enumerate(argv):
+        if not arg.startswith("-"):
+            break  # global options come before the command
+        value = None
+        if arg in ("-o", "--output") and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--output="):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-o") and len(arg) > 2:
+            value = arg[2:]
+        if value in FORMATS:
+            return value
+    return TEXT
+
+
+def _command_name(argv: Sequence[str]) -> str:
+    """``validate``, or ``export strimzi`` for a subcommand of a group."""
+    from streamt.builtin import GROUPS
+
+    words: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg in ("-o", "--output") and not words:
+            skip = True
+            continue
+        if arg.startswith("-"):
+            if words:
+                break
+            continue
+        words.append(arg)
+        if len(words) == 2 or words[0] not in GROUPS:
+            break
+    return " ".join(words) or "streamt"
+
+
+def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
+    """Run one command line and return the exit code (testable entry point)."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    fmt = _sniff_output(argv)
+    command = _command_name(argv)
+    result = _execute(list(argv), command, stderr)
+    warnings = tuple(_plugin_diagnostics())
+    if warnings:
+        result = _with_plugin_diagnostics(result, warnings)
+    return render(result, fmt, stdout, stderr)
+
+
+def _execute(argv: list[str], command: str, stderr: Any) -> Result:
+    captured = io.StringIO()
+    # Commands never print, but help pages and third-party code might: keep
+    # stdout for the one document we render, and show any stray text on
+    # stderr (text mode shows help on stdout as people expect).
+    try:
+        with contextlib.redirect_stdout(captured):
+            group = build_cli()
+            rv = group.main(args=argv, prog_name="streamt", standalone_mode=False)
+    except ResultReady as ready:
+        return ready.result
+    except StreamtError as exc:
+        return Result(command, data=exc.data, errors=tuple(exc.diagnostics))
+    except click.exceptions.Abort:
+        return _error(command, Codes.E900_USAGE_ERROR, "Aborted.", None)
+    except click.exceptions.NoArgsIsHelpError:
+        return _help_or_exit(command, captured.getvalue() or _group_help(argv), 0)
+    except click.ClickException as exc:
+        return _error(command, Codes.E900_USAGE_ERROR, exc.format_message(), "Run with --help to see the usage.")
+    except click.exceptions.Exit as exc:
+        return _help_or_exit(command, captured.getvalue(), exc.exit_code)
+    except Exception as exc:  # the last line of defence: no traceback ever
+        _log_internal(exc)
+        return _error(
+            command,
+            Codes.E999_INTERNAL_ERROR,
+            f"Unexpected internal error ({type(exc).__name__}).",
+            "Re-run with STREAMT_LOG_LEVEL=DEBUG for the location, and report it.",
+        )
+    stray = captured.getvalue()
+    if isinstance(rv, Result):
+        if stray:
+            stderr.write(stray)
+        return rv
+    code = rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+    return _help_or_exit(command, stray, code)
+
+
+def _help_or_exit(command: str, text: str, code: int) -> Result:
+    if code:
+        return _error(command, Codes.E900_USAGE_ERROR, text.strip() or "Command failed.", "Run with --help.")
+    return Result(command if command != "streamt" else "help", data={"help": text}, text=text.rstrip("\n"))
+
+
+def _group_help(argv: list[str]) -> str:
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        with contextlib.suppress(click.exceptions.Exit):
+            cli.main(args=[*argv, "--help"], prog_name="streamt", standalone_mode=False)
+    return out.getvalue()
+
+
+def _error(command: str, code: Any, message: str, suggestion: str | None) -> Result:
+    return Result(command, errors=(Diagnostic(code, message, suggestion),))
+
+
+def _plugin_diagnostics() -> list[Diagnostic]:
+    from streamt import plugins
+
+    loaded = plugins._PLUGINS
+    return list(loaded.diagnostics) if loaded is not None else []
+
+
+def _with_plugin_diagnostics(result: Result, diagnostics: tuple[Diagnostic, ...]) -> Result:
+    # A broken plugin is reported on every command, as a warning: the command
+    # itself ran without it. `streamt plugins` reports them as errors.
+    import attrs
+
+    if result.command == "plugins":
+        return result
+    as_warnings = tuple(Diagnostic(d.code, d.message, d.suggestion, d.location, d.details) for d in diagnostics)
+    return attrs.evolve(result, warnings=result.warnings + as_warnings)
+
+
+def _log_internal(exc: BaseException) -> None:
+    from streamt.log import get_logger
+
+    tb = exc.__traceback__
+    where = "unknown"
+    while tb is not None:
+        where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    get_logger().debug("internal_error", type=type(exc).__name__, where=where)
+
+
+def main() -> None:
+    sys.exit(run(sys.argv[1:]))

@@ -1,0 +1,101 @@
+"""A click group whose commands are imported only when they run.
+
+``streamt --help`` must stay fast with every plugin installed, so the command
+tree is a table of names, one-line help texts and import paths; the module
+behind a command is imported when that command is invoked (or its own
+``--help`` is asked for).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+
+class LazyGroup(click.Group):
+    """A ``click.Group`` that also holds commands by import path."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands: dict[str, tuple[str, str]] = {}
+        self.expected: dict[str, tuple[str, str]] = {}
+
+    def add_lazy_command(self, name: str, import_path: str, short_help: str) -> None:
+        """Register ``module.path:attribute`` as subcommand ``name``."""
+        self.lazy_commands[name] = (import_path, short_help)
+
+    def expect(self, name: str, capability: str, short_help: str) -> None:
+        """Declare a subcommand that a plugin normally provides.
+
+        If no installed plugin adds it, invoking it fails with
+        ``E903_PLUGIN_REQUIRED`` and the install command, instead of click's
+        bare "no such command".
+        """
+        self.expected[name] = (capability, short_help)
+
+    def add_group(self, name: str, help_text: str) -> LazyGroup:
+        """Return the subgroup ``name``, creating an empty lazy one if needed."""
+        existing = self.commands.get(name)
+        if isinstance(existing, LazyGroup):
+            return existing
+        group = LazyGroup(name=name, help=help_text, short_help=help_text)
+        self.add_command(group)
+        return group
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands) | set(self.expected))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            return command
+        if cmd_name not in self.lazy_commands:
+            if cmd_name in self.expected:
+                return _missing_plugin_command(cmd_name, *self.expected[cmd_name])
+            return None
+        import_path, _ = self.lazy_commands[cmd_name]
+        module_name, _, attribute = import_path.partition(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{import_path} is not a click command")
+        self.add_command(command, cmd_name)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Help listings use the table's short help, so nothing is imported.
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.commands:
+                command = self.commands[name]
+                if command.hidden:
+                    continue
+                rows.append((name, command.get_short_help_str(limit=formatter.width - 6 - len(name))))
+            elif name in self.lazy_commands:
+                rows.append((name, self.lazy_commands[name][1]))
+            else:
+                rows.append((name, self.expected[name][1] + " (plugin not installed)"))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _missing_plugin_command(name: str, capability: str, short_help: str) -> click.Command:
+    from streamt.capabilities import install_hint
+    from streamt.errors import Codes, StreamtError
+
+    def callback(**_: Any) -> None:
+        raise StreamtError(
+            Codes.E903_PLUGIN_REQUIRED,
+            f"'{name}' is provided by a plugin that is not installed ({capability}).",
+            install_hint(capability),
+        )
+
+    return click.Command(
+        name,
+        callback=callback,
+        help=short_help,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+        add_help_option=False,
+    )

@@ -1,0 +1,184 @@
+"""The contract between streamt-core and its plugins.
+
+A plugin is a module (or object) exposed under the entry-point group
+``streamt``::
+
+    [project.entry-points.streamt]
+    myplugin = "my_package.plugin"
+
+and implements any of the hooks below with the ``hookimpl`` marker::
+
+    from streamt import hookimpl
+
+    @hookimpl
+    def streamt_materializations():
+        return [Materialization(name="lake", description="...", extra="my-lake")]
+
+Rules that hold for every hook:
+
+* Hooks are called with keyword arguments; an implementation may accept a
+  subset of the declared arguments (pluggy passes only what it names).
+* Every hook that returns something returns a *list* (or ``None`` when the
+  plugin has nothing to contribute). Core concatenates the lists of all
+  plugins in registration order; it never relies on one plugin's answer.
+* Hooks must be cheap to call and must not import heavy dependencies at
+  module import time: the CLI loads every plugin to build ``--help``. Import
+  clients (kafka-python, psycopg2, docker, ...) inside the functions that need
+  them.
+* A hook raises ``streamt.errors.StreamtError`` for an expected failure; it
+  never prints. Anything else it raises is reported as ``E999_INTERNAL_ERROR``
+  naming the plugin.
+* Secrets (passwords, DSNs, tokens, raw provider errors) never appear in a
+  returned diagnostic, artifact, observation or exported document.
+
+The names of hooks start with ``streamt_``; pluggy refuses an implementation
+whose name matches no spec, and the loader then reports the plugin as
+``E901_PLUGIN_LOAD_FAILED`` and carries on without it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("streamt")
+
+
+@hookspec
+def streamt_error_codes() -> list[Any] | None:
+    """Declare the plugin's own error and warning codes.
+
+    Return a list of ``streamt.errors.ErrorCode`` (``code`` matching
+    ``[EW]NNN_NAME``, a one-line ``meaning`` and ``owner`` = your
+    distribution name). Core registers them before any other hook runs so
+    that diagnostics can use them. Redefining a core code is refused.
+    Prefer the core codes: add one only for a failure no core code describes.
+    """
+
+
+@hookspec
+def streamt_materializations() -> list[Any] | None:
+    """Declare the materializations and runtime sections this plugin compiles.
+
+    Return a list of ``streamt.capabilities.Materialization``: ``name`` as
+    written in a model's ``materialized:`` (``topic``, ``flink``, ``sink``,
+    ``virtual_topic``) or an executor (``kafka_streams``), the
+    ``runtime_sections`` it owns (``runtime.flink``), and the ``extra`` that
+    installs it (``flink`` for ``pip install 'streamt[flink]'``). Core uses
+    this to tell users which extra to install when a project needs a
+    materialization that no installed plugin provides.
+    """
+
+
+@hookspec
+def streamt_validate(project: Any, env: str) -> list[Any] | None:
+    """Return plugin-specific diagnostics for a loaded project.
+
+    ``project`` is the immutable ``streamt.project.Project`` already checked by
+    core (names, references, cycles, governance); ``env`` is the effective
+    environment name (``default`` in single-environment projects). Return a
+    list of ``streamt.errors.Diagnostic`` — errors such as
+    ``E202_FLINK_REQUIRED`` for models your plugin compiles, warnings such as
+    ``W101_STATE_TTL_RECOMMENDED``. Look only at declarations your plugin
+    owns. Must not contact any service.
+    """
+
+
+@hookspec
+def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any] | None:
+    """Compile one declaration (source, model or test) into artifacts.
+
+    Core walks the DAG in dependency order and calls this hook once per
+    declaration; every plugin sees every declaration and returns artifacts
+    only for those it owns (by materialization, executor or kind), else an
+    empty list. Return ``streamt.artifacts.Artifact`` objects whose ``spec`` is
+    canonical JSON-compatible data: same inputs, same bytes. Core computes
+    the checksum, orders artifacts and writes files; a plugin never writes
+    files. Must not contact any service.
+    """
+
+
+@hookspec
+def streamt_observers(runtime: Any) -> list[Any] | None:
+    """Return observers that read live state for artifact kinds.
+
+    ``runtime`` is the effective ``runtime`` configuration of the target
+    environment (secrets resolved in memory only). An observer declares the
+    ``kinds`` it handles and an ``observe(artifacts)`` method that reads all of
+    them in a constant number of batched requests and returns one
+    ``Observation`` per artifact (absent, present with a normalized spec, or
+    unavailable). Observers are read-only. Construct clients lazily: an
+    observer is created even when no artifact of its kind is planned.
+    """
+
+
+@hookspec
+def streamt_planners() -> list[Any] | None:
+    """Return planners, one per artifact kind.
+
+    A planner turns (desired artifact, observation, ownership record) into
+    ordered ``Action`` objects (create / update / noop / delete / adopt) with
+    evidence, and ``SafetyBlocker`` objects for changes that may be reviewed
+    but not applied (partition reduction, incompatible schema, Flink job
+    update). Planners are pure functions of their inputs.
+    """
+
+
+@hookspec
+def streamt_deployers(runtime: Any) -> list[Any] | None:
+    """Return deployers that execute actions for artifact kinds.
+
+    A deployer executes exactly one action at a time and reports the outcome
+    precisely: done, failed before any mutation, or unknown. When the truth is
+    unknown it must say so — core then keeps a recovery marker instead of
+    guessing. Deployers never retry a mutation whose outcome is unknown.
+    """
+
+
+@hookspec
+def streamt_state_backends() -> list[Any] | None:
+    """Return deployment-state backends by name.
+
+    Core registers ``local`` itself (the embedded single-user backend). A
+    backend provides locking, ownership-state reads and atomic commits for one
+    ``streamt-state://<namespace>/<project>/<env>`` address. Selection comes
+    only from ``deployment_state.backend`` in configuration; core never falls
+    back from a configured backend to another one.
+    """
+
+
+@hookspec
+def streamt_exporters() -> list[Any] | None:
+    """Return exporters mounted as CLI commands.
+
+    Each ``streamt.capabilities.Exporter`` names the group it belongs to
+    (``export`` or ``docs``), its command name and a zero-argument factory
+    returning a ``click.Command`` whose callback returns a
+    ``streamt.result.Result``. Exporters read the dry-run compiled project;
+    they never contact services. Output files are written atomically with
+    ``streamt.fsutil.atomic_write``.
+    """
+
+
+@hookspec
+def streamt_source_discoverers(runtime: Any) -> list[Any] | None:
+    """Return read-only discoverers of existing sources.
+
+    Used by ``import`` and ``init --discover``. A discoverer lists existing
+    resources (topics and their schema subjects) matching include/exclude
+    globs and returns declarations with provenance and completeness. It never
+    creates or changes anything.
+    """
+
+
+@hookspec
+def streamt_commands(cli: Any) -> None:
+    """Add plugin-owned commands to the CLI.
+
+    ``cli`` is the root ``click.Group``. Add top-level commands with
+    ``cli.add_command(cmd)`` or subcommands to an existing group, e.g.
+    ``cli.commands["state"].add_command(init_cmd)``. Command callbacks return a
+    ``streamt.result.Result``; core renders it. Keep this hook fast: define
+    the command here, import heavy modules inside its callback.
+    """

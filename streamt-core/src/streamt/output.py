@@ -1,0 +1,64 @@
+"""The single renderer: a ``Result`` becomes text or the JSON envelope."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, TextIO
+
+from streamt.errors import Diagnostic
+from streamt.result import Result
+
+TEXT = "text"
+JSON = "json"
+FORMATS = (TEXT, JSON)
+
+
+def color_enabled(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR") or os.environ.get("STREAMT_NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def to_json_text(document: Any) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False, default=_json_default) + "\n"
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def render(result: Result, fmt: str, stdout: TextIO, stderr: TextIO) -> int:
+    """Write ``result`` and return its exit code."""
+    if fmt == JSON:
+        stdout.write(to_json_text(result.envelope()))
+        stdout.flush()
+        return result.exit_code
+    if result.text:
+        text = result.text if result.text.endswith("\n") else result.text + "\n"
+        stdout.write(text)
+        stdout.flush()
+    colored = color_enabled(stderr)
+    for warning in result.warnings:
+        stderr.write(format_diagnostic(warning, colored) + "\n")
+    for error in result.errors:
+        stderr.write(format_diagnostic(error, colored) + "\n")
+    stderr.flush()
+    return result.exit_code
+
+
+def format_diagnostic(diag: Diagnostic, colored: bool = False) -> str:
+    label = "warning" if diag.is_warning else "error"
+    if colored:
+        label = f"\x1b[33m{label}\x1b[0m" if diag.is_warning else f"\x1b[31m{label}\x1b[0m"
+    where = f" ({diag.location})" if diag.location else ""
+    lines = [f"{label} {diag.code.code}: {diag.message}{where}"]
+    if "operation_id" in diag.details:
+        lines.append(f"  operation id: {diag.details['operation_id']}")
+    if diag.suggestion:
+        lines.append(f"  hint: {diag.suggestion}")
+    return "\n".join(lines)

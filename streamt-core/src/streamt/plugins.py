@@ -1,0 +1,270 @@
+"""Discovering, vetting and registering plugins.
+
+Plugins are entry points of the group ``streamt``. They are loaded once per
+process, lazily, on the first call to ``get_plugins()``. A plugin that fails
+to import, registers a malformed hook, declares no compatible streamt-core
+range, or clashes on an error code is reported as a diagnostic and left out;
+everything else keeps working.
+
+Two environment variables pin exactly what runs (both take comma-separated
+entry-point or distribution names):
+
+* ``STREAMT_LOAD_PLUGINS`` — an allow-list; when set (even empty), only the
+  listed plugins load. Core's built-in plugin always loads.
+* ``STREAMT_DISABLED_PLUGINS`` — never load these.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterable, Iterator
+from importlib import metadata
+from typing import Any
+
+import attrs
+import pluggy
+
+from streamt import __version__ as CORE_VERSION
+from streamt import hookspecs
+from streamt.errors import Codes, Diagnostic, ErrorCode
+
+ENTRY_POINT_GROUP = "streamt"
+CORE_DISTRIBUTION = "streamt-core"
+BUILTIN_NAME = "streamt.builtin"
+
+
+@attrs.frozen
+class PluginInfo:
+    """What ``streamt plugins`` shows for one registered plugin."""
+
+    name: str
+    distribution: str | None
+    version: str | None
+    module: str
+    hooks: tuple[str, ...]
+    builtin: bool = False
+    core_requirement: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "distribution": self.distribution,
+            "version": self.version,
+            "module": self.module,
+            "builtin": self.builtin,
+            "core_requirement": self.core_requirement,
+            "hooks": list(self.hooks),
+        }
+
+
+class Plugins:
+    """The plugin manager plus what the loader learnt while filling it."""
+
+    def __init__(self) -> None:
+        self.manager = pluggy.PluginManager(ENTRY_POINT_GROUP)
+        self.manager.add_hookspecs(hookspecs)
+        self.infos: dict[str, PluginInfo] = {}
+        self.diagnostics: list[Diagnostic] = []
+
+    @property
+    def hook(self) -> Any:
+        return self.manager.hook
+
+    def hooks_of(self, plugin: object) -> tuple[str, ...]:
+        callers = self.manager.get_hookcallers(plugin) or []
+        return tuple(sorted(caller.name for caller in callers))
+
+    def register(
+        self,
+        plugin: object,
+        name: str,
+        *,
+        distribution: str | None = None,
+        version: str | None = None,
+        builtin: bool = False,
+        core_requirement: str | None = None,
+    ) -> bool:
+        """Register one plugin object; on a malformed hook, report and skip it."""
+        try:
+            self.manager.register(plugin, name=name)
+            self.manager.check_pending()
+        except pluggy.PluginValidationError as exc:
+            if self.manager.is_registered(plugin):
+                self.manager.unregister(plugin)
+            self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"registered a malformed hook: {_short(exc)}")
+            return False
+        except ValueError as exc:  # a name registered twice
+            self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, str(exc))
+            return False
+        if not self._register_codes(plugin, name):
+            self.manager.unregister(plugin)
+            return False
+        module = getattr(plugin, "__name__", type(plugin).__module__)
+        self.infos[name] = PluginInfo(
+            name=name,
+            distribution=distribution,
+            version=version,
+            module=module,
+            hooks=self.hooks_of(plugin),
+            builtin=builtin,
+            core_requirement=core_requirement,
+        )
+        return True
+
+    def unregister(self, name: str) -> None:
+        plugin = self.manager.get_plugin(name)
+        if plugin is not None:
+            self.manager.unregister(plugin)
+        self.infos.pop(name, None)
+
+    @contextlib.contextmanager
+    def temporarily(self, plugin: object, name: str) -> Iterator[None]:
+        """Register ``plugin`` for the duration of a ``with`` block (tests)."""
+        if not self.register(plugin, name, distribution=None, version=None):
+            raise RuntimeError(f"plugin {name} could not be registered: {self.diagnostics[-1].message}")
+        try:
+            yield
+        finally:
+            self.unregister(name)
+
+    def _register_codes(self, plugin: object, name: str) -> bool:
+        impl = getattr(plugin, "streamt_error_codes", None)
+        if impl is None:
+            return True
+        try:
+            codes = impl() or []
+            for code in codes:
+                if not isinstance(code, ErrorCode):
+                    raise TypeError("streamt_error_codes must return ErrorCode objects")
+                Codes.register(code)
+        except Exception as exc:  # a plugin bug must not take the CLI down
+            self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"declared invalid error codes: {_short(exc)}")
+            return False
+        return True
+
+    def report(self, code: ErrorCode, name: str, problem: str, suggestion: str | None = None) -> None:
+        self.diagnostics.append(
+            Diagnostic(
+                code,
+                f"Plugin '{name}' {problem}",
+                suggestion or "Reinstall or upgrade the plugin, or disable it with STREAMT_DISABLED_PLUGINS.",
+                details={"plugin": name},
+            )
+        )
+
+    def load_entry_points(self, entry_points: Iterable[metadata.EntryPoint], environ: dict[str, str]) -> None:
+        allow = _name_set(environ.get("STREAMT_LOAD_PLUGINS"))
+        deny = _name_set(environ.get("STREAMT_DISABLED_PLUGINS")) or set()
+        for ep in sorted(entry_points, key=lambda e: e.name):
+            dist_name = ep.dist.name if ep.dist is not None else None
+            names = {ep.name, dist_name}
+            if allow is not None and not names & allow:
+                continue
+            if names & deny:
+                continue
+            requirement = _core_requirement(ep.dist)
+            if not self._compatible(ep.name, requirement):
+                continue
+            try:
+                plugin = ep.load()
+            except Exception as exc:  # any import-time failure is the plugin's, not ours
+                self.report(Codes.E901_PLUGIN_LOAD_FAILED, ep.name, f"failed to import: {_short(exc)}")
+                continue
+            self.register(
+                plugin,
+                ep.name,
+                distribution=dist_name,
+                version=ep.dist.version if ep.dist is not None else None,
+                core_requirement=requirement,
+            )
+
+    def _compatible(self, name: str, requirement: str | None) -> bool:
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+        if requirement is None:
+            self.report(
+                Codes.E902_PLUGIN_INCOMPATIBLE,
+                name,
+                "does not declare which streamt-core versions it supports",
+                "The plugin's distribution must depend on streamt-core with a version range.",
+            )
+            return False
+        try:
+            spec = SpecifierSet(requirement)
+        except InvalidSpecifier:
+            self.report(Codes.E902_PLUGIN_INCOMPATIBLE, name, f"declares an invalid streamt-core range {requirement!r}")
+            return False
+        if not spec.contains(CORE_VERSION, prereleases=True):
+            self.report(
+                Codes.E902_PLUGIN_INCOMPATIBLE,
+                name,
+                f"supports streamt-core {requirement} but this is streamt-core {CORE_VERSION}",
+                "Install a release of the plugin built for this streamt-core, or disable it.",
+            )
+            return False
+        return True
+
+
+def _core_requirement(dist: metadata.Distribution | None) -> str | None:
+    """The version range a plugin distribution declares on streamt-core."""
+    if dist is None:
+        return None
+    for line in dist.requires or []:
+        match = _REQUIREMENT_RE.match(line)
+        if match is None or match.group("marker"):
+            continue
+        name = re.sub(r"[-_.]+", "-", match.group("name")).lower()
+        if name == CORE_DISTRIBUTION:
+            return match.group("spec").replace(" ", "") or None
+    return None
+
+
+# Requires-Dist lines are PEP 508 strings. Only name and version range matter
+# here, and this avoids importing packaging.requirements (and its marker
+# grammar) on every CLI start; the range itself is checked with
+# packaging.specifiers.
+_REQUIREMENT_RE = re.compile(
+    r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*\(?(?P<spec>[^;()]*)\)?\s*(?P<marker>;.*)?$"
+)
+
+
+def _name_set(value: str | None) -> set[str] | None:
+    if value is None:
+        return None
+    return {part.strip() for part in value.split(",") if part.strip()}
+
+
+def _short(exc: BaseException) -> str:
+    # The exception type and first line only: enough to act on, and it keeps
+    # long provider messages (which may carry secrets) out of the output.
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = text[:200]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+_PLUGINS: Plugins | None = None
+
+
+def get_plugins() -> Plugins:
+    """The process-wide plugin set, loaded on first use."""
+    global _PLUGINS
+    if _PLUGINS is None:
+        _PLUGINS = _load()
+    return _PLUGINS
+
+
+def reset_plugins() -> None:
+    """Forget the loaded plugins (tests that change the environment use it)."""
+    global _PLUGINS
+    _PLUGINS = None
+
+
+def _load() -> Plugins:
+    from streamt import builtin
+
+    plugins = Plugins()
+    plugins.register(builtin, BUILTIN_NAME, distribution=CORE_DISTRIBUTION, version=CORE_VERSION, builtin=True)
+    plugins.load_entry_points(metadata.entry_points(group=ENTRY_POINT_GROUP), dict(os.environ))
+    return plugins

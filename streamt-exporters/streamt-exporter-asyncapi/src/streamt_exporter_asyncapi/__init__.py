@@ -1,0 +1,3 @@
+"""AsyncAPI 3 exporter for streamt."""
+
+__version__ = "0.1.0"

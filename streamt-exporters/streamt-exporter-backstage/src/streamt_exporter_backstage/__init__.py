@@ -1,0 +1,3 @@
+"""Backstage Software Catalog exporter for streamt."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,27 @@
+"""streamt plugin: the `docs backstage` exporter.
+
+The command is mounted so that it is discoverable, but the export itself is
+not implemented in this release: it fails with ``E904_NOT_IMPLEMENTED``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamt import hookimpl
+from streamt.capabilities import Exporter
+from streamt.pending import pending_command
+
+_HELP = "Export Backstage Software Catalog entities."
+
+
+@hookimpl
+def streamt_exporters() -> list[Any]:
+    return [
+        Exporter(
+            name="backstage",
+            group="docs",
+            description="Export Backstage Software Catalog entities.",
+            command_factory=lambda: pending_command("docs backstage", "streamt-exporter-backstage", _HELP),
+        ),
+    ]

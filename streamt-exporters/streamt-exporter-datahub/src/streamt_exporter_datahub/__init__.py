@@ -1,0 +1,3 @@
+"""DataHub metadata-file exporter for streamt."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+"""Open Data Contract Standard exporter for streamt."""
+
+__version__ = "0.1.0"

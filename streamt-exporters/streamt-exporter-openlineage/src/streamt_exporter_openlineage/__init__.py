@@ -1,0 +1,3 @@
+"""OpenLineage design metadata exporter for streamt."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+"""Strimzi KafkaTopic exporter for streamt."""
+
+__version__ = "0.1.0"

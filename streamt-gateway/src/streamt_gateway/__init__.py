@@ -1,0 +1,3 @@
+"""Conduktor Gateway virtual topics for streamt."""
+
+__version__ = "0.1.0"

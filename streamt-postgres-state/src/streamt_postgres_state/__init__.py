@@ -1,0 +1,3 @@
+"""PostgreSQL deployment-state backend for streamt."""
+
+__version__ = "0.1.0"
