@@ -1,0 +1,96 @@
+"""Artifacts: the deployable things a project compiles to.
+
+A provider plugin returns ``Artifact`` objects from ``streamt_compile``; core
+orders them, checksums them, writes them under ``generated/`` and plans them.
+The checksum covers the canonical JSON bytes of ``spec`` and nothing else, so
+the same declaration always yields the same checksum, across processes,
+``PYTHONHASHSEED`` values and file discovery order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import attrs
+
+# The artifact kinds core knows how to lay out; a plugin may add others (they
+# go under ``<kind>/`` in the output directory and ``artifacts.<kind>`` in the
+# manifest).
+KIND_TOPIC = "topic"
+KIND_SCHEMA = "schema"
+KIND_FLINK_JOB = "flink_job"
+KIND_CONNECTOR = "connector"
+KIND_GATEWAY_RULE = "gateway_rule"
+KIND_KAFKA_STREAMS_JOB = "kafka_streams_job"
+KIND_TEST_JOB = "test_job"
+KIND_CONNECTOR_REMOVAL = "connector_removal"
+KIND_GATEWAY_RULE_REMOVAL = "gateway_rule_removal"
+
+OWNERSHIP_MODES = ("managed", "external", "adopted")
+
+
+def canonical_json(value: Any) -> bytes:
+    """The one canonical byte form: sorted keys, no insignificant spaces, UTF-8."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def sha256_checksum(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+@attrs.frozen
+class Artifact:
+    """One deployable thing.
+
+    * ``kind`` — ``topic``, ``schema``, ``flink_job``, ``connector``,
+      ``gateway_rule``, ``kafka_streams_job`` ... (see the ``KIND_*`` names).
+    * ``name`` — the logical name: the declaration that owns it (model,
+      source or test name). ``streamt adopt --name`` uses it.
+    * ``identity`` — the physical identity at the provider: topic name,
+      subject, connector name, Flink job name, alias topic ...
+    * ``spec`` — canonical JSON-compatible data (dicts, lists, str, int,
+      bool, None; no floats whose printing may vary). It is what gets written,
+      planned and checksummed.
+    * ``ownership`` — ``managed`` (create/update), ``external`` (declared
+      only, never mutated) or ``adopted`` (claimed through ``streamt adopt``).
+    * ``provider`` — the distribution that compiled it, for messages.
+    * ``depends_on`` — ``(kind, identity)`` pairs that must exist first
+      (a Flink job depends on its sink topic), used to order plan actions.
+    * ``files`` — extra rendered files keyed by file suffix, e.g.
+      ``{".sql": "..."}`` for a Flink job, written next to the JSON spec.
+    """
+
+    kind: str
+    name: str
+    identity: str
+    spec: dict[str, Any]
+    ownership: str = "managed"
+    provider: str = "streamt-core"
+    depends_on: tuple[tuple[str, str], ...] = ()
+    files: dict[str, str] = attrs.field(factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        if self.ownership not in OWNERSHIP_MODES:
+            raise ValueError(f"artifact {self.kind}/{self.identity}: unknown ownership {self.ownership!r}")
+
+    @property
+    def canonical_bytes(self) -> bytes:
+        return canonical_json(self.spec)
+
+    @property
+    def checksum(self) -> str:
+        return sha256_checksum(self.canonical_bytes)
+
+    @property
+    def sort_key(self) -> tuple[str, str]:
+        return (self.kind, self.identity)
+
+    def resource_id(self, project: str, env: str) -> str:
+        return resource_id(project, env, self.kind, self.name)
+
+
+def resource_id(project: str, env: str, kind: str, logical_name: str) -> str:
+    """``streamt://<project>/<env>/<kind>/<logical-name>`` as the seed defines it."""
+    return f"streamt://{project}/{env}/{kind}/{logical_name}"
