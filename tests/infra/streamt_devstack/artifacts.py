@@ -127,10 +127,15 @@ def apicurio_home(log=print) -> Path:
 
 def _set_files(set_name: str) -> dict[str, Path]:
     out = jar_dir(set_name)
+    if not out.exists():
+        return {}
     return {f"{set_name}/{p.name}": p for p in sorted(out.iterdir()) if not p.name.startswith(".")}
 
 
 def _pyflink_files() -> dict[str, Path]:
+    venv = CACHE_DIR / f"flink-{config.FLINK_VERSION}-venv"
+    if not (venv / ".installed").exists():
+        return {}
     lib = flink_venv() / "lib"
     return {f"pyflink/lib/{p.name}": p for p in sorted(lib.glob("*.jar"))}
 
@@ -203,5 +208,6 @@ def fetch_all(*, update_checksums: bool = False, log=print) -> None:
     _verify_files(all_files(), update=update_checksums)
 
 
-def verify_all() -> None:
+def verify_present() -> None:
+    """Verify every artifact fetched so far (a partial ``up --only`` fetched only some)."""
     _verify_files(all_files(), update=False)
