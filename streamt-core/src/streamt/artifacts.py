@@ -5,6 +5,33 @@ orders them, checksums them, writes them under ``generated/`` and plans them.
 The checksum covers the canonical JSON bytes of ``spec`` and nothing else, so
 the same declaration always yields the same checksum, across processes,
 ``PYTHONHASHSEED`` values and file discovery order.
+
+The compile contract between core and providers:
+
+* Core (``streamt.compile``) walks declarations in DAG order and calls
+  ``streamt_compile(project, declaration, env)`` for every source, model and
+  test; it compiles lifecycle tombstones into removal artifacts itself. It
+  refuses two artifacts with the same (kind, identity), sorts them, and
+  writes the output directory (dsl.md section 18): ``manifest.json``,
+  ``topics/<topic>.json``, ``schemas/<subject>.json``, ``flink/<job>.sql`` and
+  ``.json``, ``connect/<model>.json``, ``gateway/<model>.json``,
+  ``kafka_streams/<model>.json``; continuous-test jobs go under ``flink/`` as
+  ``test_<test>``. Manifest ``artifacts`` keys: ``schemas, topics, flink_jobs,
+  connectors, gateway_rules, kafka_streams_jobs, test_jobs,
+  connector_removals, gateway_rule_removals``.
+* A model whose materialization (or executor) no installed plugin declares
+  through ``streamt_materializations`` fails with ``E903_PLUGIN_REQUIRED``
+  naming the extra; one declared with ``implemented=False`` fails with
+  ``E904_NOT_IMPLEMENTED``.
+* Providers return artifacts only for declarations they own (else ``[]``),
+  never write files, never contact services while compiling, import their
+  compiler modules lazily inside the hook, and flip their
+  ``Materialization(implemented=True)`` once the compiler works.
+* Provider-specific diagnostics go through ``streamt_validate``; the pure
+  "runtime block missing" checks (E201/E202/E204/E205/E207/E208) live in core
+  validation (``streamt.validation``).
+* The project model is ``streamt.project`` (``load_project``); see its package
+  docstring for the API.
 """
 
 from __future__ import annotations
