@@ -53,6 +53,37 @@ ENDPOINT_KEYS = (
 HOST = "127.0.0.1"
 
 
+def _java_major(home: Path) -> int:
+    try:
+        for line in (home / "release").read_text().splitlines():
+            if line.startswith("JAVA_VERSION="):
+                v = line.split("=", 1)[1].strip().strip('"')
+                return int(v.split(".")[0])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def java_bin_at_least(major: int) -> str:
+    """A java of at least ``major``: JAVA_HOME, then the oldest fitting JDK under /usr/lib/jvm.
+
+    Apicurio 3.3 is built for Java 21 while the rest of the stack runs on the default 17; the
+    machine image carries a Temurin JDK beside it (override with STREAMT_DEVSTACK_JAVA21_HOME).
+    """
+    candidates = []
+    for env in ("STREAMT_DEVSTACK_JAVA21_HOME", "JAVA_HOME"):
+        if os.environ.get(env):
+            candidates.append(Path(os.environ[env]))
+    jvms = Path("/usr/lib/jvm")
+    if jvms.is_dir():
+        candidates += sorted((p for p in jvms.iterdir() if (p / "bin" / "java").exists()),
+                             key=_java_major)
+    for home in candidates:
+        if _java_major(home) >= major and (home / "bin" / "java").exists():
+            return str(home / "bin" / "java")
+    raise RuntimeError(f"no Java {major}+ found (JAVA_HOME, /usr/lib/jvm); set STREAMT_DEVSTACK_JAVA21_HOME")
+
+
 def java_bin() -> str:
     home = os.environ.get("JAVA_HOME")
     if home and (Path(home) / "bin" / "java").exists():

@@ -8,7 +8,7 @@ restart starts empty, which is what tests want.
 from __future__ import annotations
 
 from . import artifacts, probes, procs
-from .config import HOST, STATE_DIR, java_bin
+from .config import HOST, STATE_DIR, java_bin_at_least
 from .service import Context, Service
 
 CCOMPAT = "/apis/ccompat/v7"
@@ -21,6 +21,7 @@ class Registry(Service):
 
     def fetch(self, ctx: Context) -> None:
         artifacts.apicurio_home(ctx.log)
+        java_bin_at_least(21)  # fail at fetch time, with a clear message
 
     def start(self, ctx: Context) -> None:
         port = ctx.port("schema_registry", fresh=True)
@@ -29,7 +30,7 @@ class Registry(Service):
         work.mkdir(parents=True, exist_ok=True)
         procs.spawn(
             "schema-registry",
-            [java_bin(), "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC",
+            [java_bin_at_least(21), "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC",
              f"-Dquarkus.http.port={port}", f"-Dquarkus.http.host={HOST}",
              # Exactly these keys; other spellings are silently ignored (Apicurio #9116).
              "-Dapicurio.rest.deletion.group.enabled=true",
