@@ -176,6 +176,12 @@ class _Registry:
             raise ValueError(f"error code {code.code} is already registered by {existing.owner}")
         self._codes[code.code] = code
 
+    def unregister(self, code: str) -> None:
+        """Forget a plugin's code (its plugin was unregistered); core codes stay."""
+        existing = self._codes.get(code)
+        if existing is not None and existing.owner != "streamt-core":
+            del self._codes[code]
+
     def get(self, code: str) -> ErrorCode:
         return self._codes[code]
 

@@ -67,6 +67,8 @@ class Plugins:
         self.manager.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
         self.diagnostics: list[Diagnostic] = []
+        # Codes each plugin added, so that unregistering takes them away too.
+        self.codes_by_plugin: dict[str, list[str]] = {}
 
     @property
     def hook(self) -> Any:
@@ -118,6 +120,8 @@ class Plugins:
         if plugin is not None:
             self.manager.unregister(plugin)
         self.infos.pop(name, None)
+        for code in self.codes_by_plugin.pop(name, []):
+            Codes.unregister(code)
 
     @contextlib.contextmanager
     def temporarily(self, plugin: object, name: str) -> Iterator[None]:
@@ -133,15 +137,21 @@ class Plugins:
         impl = getattr(plugin, "streamt_error_codes", None)
         if impl is None:
             return True
+        added: list[str] = []
         try:
             codes = impl() or []
             for code in codes:
                 if not isinstance(code, ErrorCode):
                     raise TypeError("streamt_error_codes must return ErrorCode objects")
+                if code.code not in Codes:
+                    added.append(code.code)
                 Codes.register(code)
         except Exception as exc:  # a plugin bug must not take the CLI down
+            for code_name in added:
+                Codes.unregister(code_name)
             self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"declared invalid error codes: {_short(exc)}")
             return False
+        self.codes_by_plugin[name] = added
         return True
 
     def report(self, code: ErrorCode, name: str, problem: str, suggestion: str | None = None) -> None:
@@ -169,7 +179,7 @@ class Plugins:
                 continue
             try:
                 plugin = ep.load()
-            except Exception as exc:  # any import-time failure is the plugin's, not ours
+            except (Exception, SystemExit) as exc:  # any import-time failure is the plugin's, not ours
                 self.report(Codes.E901_PLUGIN_LOAD_FAILED, ep.name, f"failed to import: {_short(exc)}")
                 continue
             self.register(

@@ -48,50 +48,64 @@ def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> N
         raise ResultReady(Result("version", data={"version": __version__}, text=f"streamt {__version__}"))
 
 
-@click.group(
-    cls=LazyGroup,
-    invoke_without_command=True,
-    context_settings={"help_option_names": ["--help", "-h"]},
-)
-@click.option(
-    "--output",
-    "-o",
-    type=click.Choice(FORMATS),
-    default=TEXT,
-    show_default=True,
-    help="Output format: text for people, json for one machine-readable envelope.",
-)
-@click.option(
-    "--version",
-    is_flag=True,
-    expose_value=False,
-    is_eager=True,
-    callback=_show_version,
-    help="Show the version and exit.",
-)
-@click.pass_context
-def cli(ctx: click.Context, output: str) -> Any:
-    """streamt — declare, validate, compile, plan and apply streaming pipelines.
-
-    Every command accepts the global -o json to print one JSON envelope
-    {status, command, data, errors, warnings}; exit code 0 means success.
-    """
+def _root_callback(ctx: click.Context, output: str) -> None:
     ctx.obj = Context(output)
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
         ctx.exit()
 
 
-def build_cli() -> click.Group:
+def make_root() -> LazyGroup:
+    """A fresh root group with the global options and no subcommands yet.
+
+    Built anew for every ``run`` so that commands mounted by a plugin that a
+    test registered temporarily do not outlive it.
+    """
+    group = LazyGroup(
+        name="streamt",
+        callback=click.pass_context(_root_callback),
+        invoke_without_command=True,
+        context_settings={"help_option_names": ["--help", "-h"]},
+        help=_ROOT_HELP,
+        params=[
+            click.Option(
+                ["--output", "-o"],
+                type=click.Choice(FORMATS),
+                default=TEXT,
+                show_default=True,
+                help="Output format: text for people, json for one machine-readable envelope.",
+            ),
+            click.Option(
+                ["--version"],
+                is_flag=True,
+                expose_value=False,
+                is_eager=True,
+                callback=_show_version,
+                help="Show the version and exit.",
+            ),
+        ],
+    )
+    return group
+
+
+_ROOT_HELP = """streamt — declare, validate, compile, plan and apply streaming pipelines.
+
+Every command accepts the global -o json to print one JSON envelope
+{status, command, data, errors, warnings}; exit code 0 means success.
+"""
+
+
+def build_cli() -> LazyGroup:
     """Assemble the command tree: core's built-in plugin and every other plugin."""
     from streamt.plugins import get_plugins
 
+    root = make_root()
     plugins = get_plugins()
-    plugins.hook.streamt_commands(cli=cli)
+    plugins.hook.streamt_commands(cli=root)
     from streamt.cli.exporters import mount_exporters
 
-    mount_exporters(cli, plugins)
-    return cli
+    mount_exporters(root, plugins)
+    return root
 
 
 def _sniff_output(argv: Sequence[str]) -> str:
@@ -192,9 +206,8 @@ def _help_or_exit(command: str, text: str, code: int) -> Result:
 
 
 def _group_help(argv: list[str]) -> str:
-    with contextlib.redirect_stdout(io.StringIO()) as out:
-        with contextlib.suppress(click.exceptions.Exit):
-            cli.main(args=[*argv, "--help"], prog_name="streamt", standalone_mode=False)
+    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.suppress(click.exceptions.Exit):
+        build_cli().main(args=[*argv, "--help"], prog_name="streamt", standalone_mode=False)
     return out.getvalue()
 
 

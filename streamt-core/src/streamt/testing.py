@@ -1,0 +1,176 @@
+"""Test helpers for streamt and for plugin authors (a pytest plugin).
+
+Installed with streamt-core and loaded by pytest automatically (entry point
+``pytest11``), so a plugin's test suite can use these fixtures without any
+import:
+
+``streamt_project``
+    ``streamt_project({"stream_project.yml": {...}, "models/x.sql": "..."})``
+    writes a project directory (mappings and lists become YAML, strings are
+    written verbatim) and returns its path.
+``streamt_cli``
+    ``streamt_cli("validate", "--project-dir", path)`` runs the CLI in this
+    process with ``-o json`` and returns a ``CliOutcome`` whose ``envelope``
+    is the one parsed JSON document (it fails the test if stdout holds
+    anything else).
+``streamt_plugin``
+    ``streamt_plugin(my_module)`` registers a plugin object on the process'
+    plugin manager until the test ends; its hooks and commands are live for
+    ``streamt_cli``.
+
+``write_distribution`` builds a minimal installed distribution (module plus
+``.dist-info``) in a directory, to test discovery through real entry points
+by putting that directory on ``sys.path`` or ``PYTHONPATH``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import textwrap
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+
+@attrs.frozen
+class CliOutcome:
+    """One CLI run: the exit code, the parsed envelope and the raw streams."""
+
+    exit_code: int
+    envelope: dict[str, Any]
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and self.envelope["status"] == "ok"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.envelope["data"]
+
+    @property
+    def error_codes(self) -> list[str]:
+        return [error["code"] for error in self.envelope["errors"]]
+
+    @property
+    def warning_codes(self) -> list[str]:
+        return [warning["code"] for warning in self.envelope["warnings"]]
+
+
+def run_cli(*args: str | Path) -> CliOutcome:
+    """Run ``streamt -o json ARGS`` in-process and parse its single envelope."""
+    from streamt.cli import run
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    exit_code = run(["-o", "json", *map(str, args)], stdout=stdout, stderr=stderr)
+    text = stdout.getvalue()
+    try:
+        envelope = json.loads(text)  # refuses trailing text: one document, nothing else
+    except json.JSONDecodeError as exc:
+        raise AssertionError(f"stdout is not one JSON document ({exc}):\n{text}") from None
+    if not isinstance(envelope, dict) or set(envelope) != {"status", "command", "data", "errors", "warnings"}:
+        raise AssertionError(f"not a streamt envelope:\n{text}")
+    return CliOutcome(exit_code, envelope, text, stderr.getvalue())
+
+
+def write_project(root: Path, files: Mapping[str, Any]) -> Path:
+    """Write ``files`` (relative path -> content) under ``root`` and return it."""
+    root.mkdir(parents=True, exist_ok=True)
+    for relative, content in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content if isinstance(content, str) else _to_yaml(content), encoding="utf-8")
+    return root
+
+
+def _to_yaml(value: Any) -> str:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    out = io.StringIO()
+    yaml.dump(value, out)
+    return out.getvalue()
+
+
+def write_distribution(
+    site: Path,
+    name: str,
+    *,
+    module: str,
+    source: str,
+    entry_point: str | None = None,
+    requires: Sequence[str] = ("streamt-core>=0.1,<0.2",),
+    version: str = "1.0.0",
+) -> Path:
+    """Lay out an installed distribution ``name`` in the directory ``site``.
+
+    ``source`` becomes ``<module>.py``; ``entry_point`` (default: the module
+    name) is registered in the ``streamt`` group; ``requires`` are its
+    Requires-Dist lines, which the loader reads for the streamt-core range.
+    """
+    site.mkdir(parents=True, exist_ok=True)
+    (site / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    dist_info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+    dist_info.mkdir(exist_ok=True)
+    metadata = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    metadata += [f"Requires-Dist: {requirement}" for requirement in requires]
+    (dist_info / "METADATA").write_text("\n".join(metadata) + "\n", encoding="utf-8")
+    (dist_info / "entry_points.txt").write_text(f"[streamt]\n{entry_point or module} = {module}\n", encoding="utf-8")
+    return site
+
+
+@pytest.fixture
+def streamt_project(tmp_path: Path) -> Callable[..., Path]:
+    """A factory that writes a project directory from a dict of files."""
+    counter = iter(range(1_000_000))
+
+    def make(files: Mapping[str, Any], name: str | None = None) -> Path:
+        return write_project(tmp_path / (name or f"project{next(counter)}"), files)
+
+    return make
+
+
+@pytest.fixture
+def streamt_cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., CliOutcome]]:
+    """Run the CLI in-process with ``-o json``; ``env=`` sets variables first.
+
+    Variables that steer plugin loading (``STREAMT_LOAD_PLUGINS``...) take
+    effect because the plugin set is reloaded after ``env`` is applied. Do not
+    combine ``env=`` with ``streamt_plugin``: the reload drops registrations.
+    """
+    from streamt.plugins import reset_plugins
+
+    def invoke(*args: str | Path, env: Mapping[str, str | None] | None = None) -> CliOutcome:
+        if env is not None:
+            for key, value in env.items():
+                if value is None:
+                    monkeypatch.delenv(key, raising=False)
+                else:
+                    monkeypatch.setenv(key, value)
+            reset_plugins()
+        return run_cli(*args)
+
+    yield invoke
+    reset_plugins()
+
+
+@pytest.fixture
+def streamt_plugin() -> Iterator[Callable[..., object]]:
+    """Register plugin objects until the test ends: ``streamt_plugin(obj, name=...)``."""
+    from streamt.plugins import get_plugins
+
+    with contextlib.ExitStack() as stack:
+
+        def register(plugin: object, name: str | None = None) -> object:
+            plugin_name = name or getattr(plugin, "__name__", None) or f"test-plugin-{id(plugin)}"
+            stack.enter_context(get_plugins().temporarily(plugin, plugin_name))
+            return plugin
+
+        yield register
