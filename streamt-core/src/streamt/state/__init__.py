@@ -1,0 +1,12 @@
+"""Deployment state: what streamt owns, and the durable record of operations in flight.
+
+* ``records`` — ``OwnershipState`` / ``OwnershipRecord`` / ``OperationControl``
+  documents with integrity checksums;
+* ``lock`` — the same-host bounded file lock (``E422`` on timeout);
+* ``local`` — the embedded ``local`` backend (``.streamt/state/``).
+
+Other backends (PostgreSQL) come from plugins through ``streamt_state_backends``
+and follow the same protocol: ``operation_lock()``, ``require_clear()``,
+``begin_operation()``, ``record_progress()``, ``mark_recovery_required()``,
+``commit()``, ``status()``.
+"""

@@ -1,0 +1,233 @@
+"""The embedded ``local`` deployment-state backend.
+
+Files, per environment, under ``<project>/.streamt/state/``:
+
+* ``<env>.json`` — ownership state (serial, checksum, records);
+* ``<env>.control.json`` — durable intent and ordered progress of the
+  operation under way (absent means clear);
+* ``<env>.history/<serial>.json`` — one immutable entry per committed serial;
+* ``<env>.lock`` — the same-host ``flock`` target.
+
+A commit writes the history entry (exclusive create), then replaces the
+state file, then clears the control sidecar, each step atomic. A crash
+between steps leaves the control marker in place, which blocks further
+mutation (``E419``) until reviewed recovery reconciles the three. This is
+safe for one user on one machine only; shared CI should use PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import json
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from streamt.artifacts import canonical_json
+from streamt.errors import Codes, StreamtError
+from streamt.fsutil import atomic_write, create_exclusive, fsync_dir
+from streamt.state.lock import exclusive_lock
+from streamt.state.records import (
+    CLEAR,
+    IN_PROGRESS,
+    RECOVERY_REQUIRED,
+    ActionProgress,
+    OperationControl,
+    OwnershipRecord,
+    OwnershipState,
+    state_address,
+)
+
+DEFAULT_NAMESPACE = "local"
+DEFAULT_LOCK_TIMEOUT_SECONDS = 30.0
+
+
+def _read_json(path: Path, what: str) -> Any | None:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        raise StreamtError(
+            Codes.E420_STATE_BACKEND_UNAVAILABLE,
+            f"The local {what} could not be read.",
+            "Check the permissions of .streamt/state/.",
+        ) from None
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise StreamtError(
+            Codes.E411_STATE_INVALID,
+            f"The local {what} is not valid JSON.",
+            "Do not hand-edit state metadata; restore it from a backup.",
+        ) from None
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@attrs.define
+class LocalStateBackend:
+    """Ownership state for one ``streamt-state://`` address, kept in files."""
+
+    project_dir: Path
+    project: str
+    env: str
+    namespace: str = DEFAULT_NAMESPACE
+    lock_timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECONDS
+
+    name = "local"
+
+    @property
+    def directory(self) -> Path:
+        return Path(self.project_dir) / ".streamt" / "state"
+
+    @property
+    def state_path(self) -> Path:
+        return self.directory / f"{self.env}.json"
+
+    @property
+    def control_path(self) -> Path:
+        return self.directory / f"{self.env}.control.json"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.directory / f"{self.env}.lock"
+
+    @property
+    def history_dir(self) -> Path:
+        return self.directory / f"{self.env}.history"
+
+    @property
+    def address(self) -> str:
+        return state_address(self.namespace, self.project, self.env)
+
+    # -- reading (never creates files) -------------------------------------
+
+    def read_state(self) -> OwnershipState | None:
+        document = _read_json(self.state_path, "ownership state")
+        return None if document is None else OwnershipState.from_document(document, self.address)
+
+    def read_control(self) -> OperationControl:
+        document = _read_json(self.control_path, "operation control sidecar")
+        return OperationControl() if document is None else OperationControl.from_document(document)
+
+    def status(self) -> dict[str, Any]:
+        """Safe metadata for ``state status`` and plan output."""
+        state = self.read_state()
+        control = self.read_control()
+        return {
+            "backend": self.name,
+            "store_id": state.store_id if state else None,
+            "address": self.address,
+            "state_status": "present" if state else "absent",
+            "serial": state.serial if state else 0,
+            "checksum": state.checksum if state else None,
+            "operation_status": control.safe_status(),
+        }
+
+    # -- the operation protocol (call under operation_lock) ----------------
+
+    @contextlib.contextmanager
+    def operation_lock(self) -> Iterator[None]:
+        with exclusive_lock(self.lock_path, self.lock_timeout_seconds):
+            yield
+
+    def require_clear(self) -> OperationControl:
+        control = self.read_control()
+        if control.status != CLEAR:
+            raise StreamtError(
+                Codes.E419_STATE_RECOVERY_REQUIRED,
+                f"An unfinished operation ({control.status}) blocks changes to {self.env!r}.",
+                "Keep .streamt/state/ as it is; inspect it with `streamt state status` and use "
+                "`streamt state recovery-plan` / `streamt state recover`.",
+                details={"operation_id": control.operation_id},
+                data={"operation_id": control.operation_id},
+            )
+        return control
+
+    def begin_operation(self, kind: str, actions: Sequence[dict[str, Any]]) -> OperationControl:
+        """Record the durable intent before the first mutation."""
+        self.require_clear()
+        state = self.read_state()
+        control = OperationControl(
+            status=IN_PROGRESS,
+            operation_id=str(uuid.uuid4()),
+            operation_kind=kind,
+            started_at=_now(),
+            base_serial=state.serial if state else 0,
+            actions=tuple(actions),
+        )
+        self._write_control(control)
+        return control
+
+    def record_progress(self, control: OperationControl, index: int, outcome: str) -> OperationControl:
+        updated = attrs.evolve(control, progress=(*control.progress, ActionProgress(index, outcome)))
+        self._write_control(updated)
+        return updated
+
+    def mark_recovery_required(self, control: OperationControl, failure_code: str) -> OperationControl:
+        updated = attrs.evolve(control, status=RECOVERY_REQUIRED, failure_code=failure_code)
+        self._write_control(updated)
+        return updated
+
+    def commit(self, control: OperationControl, records: Sequence[OwnershipRecord]) -> OwnershipState:
+        """Advance the serial by one with ``records`` and clear the control marker."""
+        current = self.read_state()
+        serial = current.serial if current else 0
+        if control.base_serial != serial:
+            raise StreamtError(
+                Codes.E424_STATE_CONFLICT,
+                "The ownership state changed while the operation ran.",
+                "Re-plan; do not replay the operation.",
+                details={"operation_id": control.operation_id},
+                data={"operation_id": control.operation_id},
+            )
+        new_state = OwnershipState(
+            store_id=current.store_id if current else str(uuid.uuid4()),
+            address=self.address,
+            serial=serial + 1,
+            records=tuple(sorted(records, key=lambda r: r.resource_id)),
+        )
+        entry = {
+            "serial": new_state.serial,
+            "operation_id": control.operation_id,
+            "operation_kind": control.operation_kind,
+            "previous_checksum": current.checksum if current else None,
+            "state_checksum": new_state.checksum,
+            "committed_at": _now(),
+        }
+        self.history_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            create_exclusive(self.history_dir / f"{new_state.serial:010d}.json", canonical_json(entry) + b"\n")
+        except FileExistsError:
+            raise StreamtError(
+                Codes.E424_STATE_CONFLICT,
+                f"A history entry for serial {new_state.serial} already exists.",
+                "Inspect `streamt state status`; an earlier commit may have been interrupted.",
+                details={"operation_id": control.operation_id},
+                data={"operation_id": control.operation_id},
+            ) from None
+        atomic_write(self.state_path, canonical_json(new_state.to_document()) + b"\n", mode=0o600)
+        self.clear(control)
+        return new_state
+
+    def clear(self, control: OperationControl) -> None:
+        """Remove the control marker of ``control`` (and only of it)."""
+        current = self.read_control()
+        if current.operation_id != control.operation_id:
+            raise StreamtError(
+                Codes.E424_STATE_CONFLICT,
+                "The operation control marker belongs to another operation.",
+                "Inspect `streamt state status`.",
+            )
+        self.control_path.unlink(missing_ok=True)
+        fsync_dir(self.directory)
+
+    def _write_control(self, control: OperationControl) -> None:
+        atomic_write(self.control_path, canonical_json(control.to_document()) + b"\n", mode=0o600)

@@ -1,0 +1,203 @@
+"""Ownership state and operation control: the documents a state backend keeps.
+
+Both documents carry a ``checksum`` over their canonical JSON (without the
+checksum field), so that a truncated, hand-edited or foreign file is detected
+and refused with ``E411_STATE_INVALID`` instead of being trusted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from streamt.artifacts import canonical_json, sha256_checksum
+from streamt.errors import Codes, StreamtError
+
+STATE_FORMAT = "streamt.ownership-state"
+STATE_VERSION = 1
+CONTROL_FORMAT = "streamt.operation-control"
+CONTROL_VERSION = 2
+
+CLEAR = "clear"
+IN_PROGRESS = "in_progress"
+RECOVERY_REQUIRED = "recovery_required"
+CONTROL_STATUSES = (CLEAR, IN_PROGRESS, RECOVERY_REQUIRED)
+
+
+def state_address(namespace: str, project: str, env: str) -> str:
+    """``streamt-state://<namespace>/<project>/<environment>``."""
+    for part, label in ((namespace, "namespace"), (project, "project"), (env, "environment")):
+        if not part or "/" in part:
+            raise StreamtError(
+                Codes.E411_STATE_INVALID,
+                f"The state {label} must be a non-empty name without '/'.",
+                "Fix deployment_state.namespace or the project name.",
+            )
+    return f"streamt-state://{namespace}/{project}/{env}"
+
+
+def _checksum_of(document: dict[str, Any]) -> str:
+    body = {k: v for k, v in document.items() if k != "checksum"}
+    return sha256_checksum(canonical_json(body))
+
+
+def _invalid(what: str) -> StreamtError:
+    return StreamtError(
+        Codes.E411_STATE_INVALID,
+        f"The {what} is malformed or was modified outside streamt.",
+        "Do not hand-edit state metadata; inspect it with `streamt state status` and restore it from a backup.",
+    )
+
+
+@attrs.frozen
+class OwnershipRecord:
+    """One resource streamt manages or has adopted."""
+
+    resource_id: str
+    kind: str
+    name: str
+    identity: str
+    ownership: str
+    artifact_checksum: str
+    provider: str
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+@attrs.frozen
+class OwnershipState:
+    """What streamt owns at one state address; ``serial`` only ever grows."""
+
+    store_id: str
+    address: str
+    serial: int
+    records: tuple[OwnershipRecord, ...] = ()
+
+    @property
+    def by_resource(self) -> dict[str, OwnershipRecord]:
+        return {r.resource_id: r for r in self.records}
+
+    def to_document(self) -> dict[str, Any]:
+        document: dict[str, Any] = {
+            "format": STATE_FORMAT,
+            "version": STATE_VERSION,
+            "store_id": self.store_id,
+            "address": self.address,
+            "serial": self.serial,
+            "resources": [r.to_json() for r in sorted(self.records, key=lambda r: r.resource_id)],
+        }
+        document["checksum"] = _checksum_of(document)
+        return document
+
+    @property
+    def checksum(self) -> str:
+        return str(self.to_document()["checksum"])
+
+    @classmethod
+    def from_document(cls, document: Any, address: str) -> OwnershipState:
+        try:
+            if document.get("format") != STATE_FORMAT or document.get("version") != STATE_VERSION:
+                raise _invalid("ownership state")
+            if document.get("checksum") != _checksum_of(document):
+                raise _invalid("ownership state")
+            records = tuple(OwnershipRecord(**r) for r in document["resources"])
+            state = cls(str(document["store_id"]), str(document["address"]), int(document["serial"]), records)
+        except StreamtError:
+            raise
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise _invalid("ownership state") from None
+        if state.address != address:
+            raise StreamtError(
+                Codes.E411_STATE_INVALID,
+                "The ownership state belongs to another project or environment.",
+                "Check the project name and --env; state files are never shared between addresses.",
+            )
+        return state
+
+
+@attrs.frozen
+class ActionProgress:
+    """The durable outcome of one started action: ``started``, ``done`` or ``failed``."""
+
+    index: int
+    outcome: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "outcome": self.outcome}
+
+
+@attrs.frozen
+class OperationControl:
+    """Durable intent and progress of one state-changing operation.
+
+    Written before the first mutation and after every action, so that a crash
+    leaves the truth behind: which operation, which actions it meant to run,
+    and which ones had started or finished.
+    """
+
+    status: str = CLEAR
+    operation_id: str | None = None
+    operation_kind: str | None = None
+    started_at: str | None = None
+    base_serial: int | None = None
+    actions: tuple[dict[str, Any], ...] = ()
+    progress: tuple[ActionProgress, ...] = ()
+    failure_code: str | None = None
+
+    @property
+    def last_success_index(self) -> int | None:
+        done = [p.index for p in self.progress if p.outcome == "done"]
+        return max(done) if done else None
+
+    def to_document(self) -> dict[str, Any]:
+        document: dict[str, Any] = {
+            "format": CONTROL_FORMAT,
+            "version": CONTROL_VERSION,
+            "status": self.status,
+            "operation_id": self.operation_id,
+            "operation_kind": self.operation_kind,
+            "started_at": self.started_at,
+            "base_serial": self.base_serial,
+            "actions": list(self.actions),
+            "progress": [p.to_json() for p in self.progress],
+            "failure_code": self.failure_code,
+        }
+        document["checksum"] = _checksum_of(document)
+        return document
+
+    def safe_status(self) -> dict[str, Any]:
+        """The fields that may be shown anywhere: no action contents."""
+        return {
+            "status": self.status,
+            "operation_id": self.operation_id,
+            "operation_kind": self.operation_kind,
+            "failure_code": self.failure_code,
+            "last_success_index": self.last_success_index,
+        }
+
+    @classmethod
+    def from_document(cls, document: Any) -> OperationControl:
+        try:
+            if document.get("format") != CONTROL_FORMAT or document.get("version") != CONTROL_VERSION:
+                raise _invalid("operation control sidecar")
+            if document.get("checksum") != _checksum_of(document):
+                raise _invalid("operation control sidecar")
+            control = cls(
+                status=document["status"],
+                operation_id=document["operation_id"],
+                operation_kind=document["operation_kind"],
+                started_at=document["started_at"],
+                base_serial=document["base_serial"],
+                actions=tuple(document["actions"]),
+                progress=tuple(ActionProgress(int(p["index"]), str(p["outcome"])) for p in document["progress"]),
+                failure_code=document["failure_code"],
+            )
+        except StreamtError:
+            raise
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise _invalid("operation control sidecar") from None
+        if control.status not in CONTROL_STATUSES:
+            raise _invalid("operation control sidecar")
+        return control

@@ -1,0 +1,159 @@
+"""The local state backend against a real filesystem and real processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from streamt.errors import StreamtError
+from streamt.state.local import LocalStateBackend
+from streamt.state.records import OwnershipRecord
+
+
+def _backend(tmp_path: Path, **kwargs) -> LocalStateBackend:
+    return LocalStateBackend(project_dir=tmp_path, project="payments", env="dev", **kwargs)
+
+
+def _record(name: str) -> OwnershipRecord:
+    return OwnershipRecord(
+        resource_id=f"streamt://payments/dev/topic/{name}",
+        kind="topic",
+        name=name,
+        identity=f"{name}.v1",
+        ownership="managed",
+        artifact_checksum="sha256:" + "0" * 64,
+        provider="streamt-kafka",
+    )
+
+
+def test_status_of_a_fresh_project_creates_nothing(tmp_path: Path) -> None:
+    status = _backend(tmp_path).status()
+    assert status["state_status"] == "absent"
+    assert status["serial"] == 0
+    assert status["operation_status"]["status"] == "clear"
+    assert status["address"] == "streamt-state://local/payments/dev"
+    assert not (tmp_path / ".streamt").exists()
+
+
+def test_commit_advances_the_serial_and_clears_the_marker(tmp_path: Path) -> None:
+    backend = _backend(tmp_path)
+    with backend.operation_lock():
+        control = backend.begin_operation("apply", [{"action": "create", "resource": "orders"}])
+        assert backend.read_control().status == "in_progress"
+        control = backend.record_progress(control, 0, "done")
+        state = backend.commit(control, [_record("orders")])
+    assert state.serial == 1
+    assert backend.read_control().status == "clear"
+    assert not backend.control_path.exists()
+    reread = backend.read_state()
+    assert reread is not None and reread.checksum == state.checksum
+    assert [r.name for r in reread.records] == ["orders"]
+    history = sorted(backend.history_dir.iterdir())
+    assert [p.name for p in history] == ["0000000001.json"]
+    assert json.loads(history[0].read_text())["operation_id"] == control.operation_id
+
+    with backend.operation_lock():
+        second = backend.begin_operation("apply", [])
+        state2 = backend.commit(second, [_record("orders"), _record("payments")])
+    assert state2.serial == 2
+    assert state2.store_id == state.store_id
+
+
+def test_an_unfinished_operation_blocks_the_next_one(tmp_path: Path) -> None:
+    backend = _backend(tmp_path)
+    with backend.operation_lock():
+        control = backend.begin_operation("apply", [{"action": "create"}])
+        backend.mark_recovery_required(control, "E407_DEPLOY_ERROR")
+    with backend.operation_lock(), pytest.raises(StreamtError) as caught:
+        backend.begin_operation("apply", [])
+    diag = caught.value.diagnostics[0]
+    assert diag.code.code == "E419_STATE_RECOVERY_REQUIRED"
+    assert caught.value.data["operation_id"] == control.operation_id
+    assert backend.status()["operation_status"]["failure_code"] == "E407_DEPLOY_ERROR"
+
+
+@pytest.mark.parametrize("target", ["state", "control"])
+def test_tampered_documents_are_refused(tmp_path: Path, target: str) -> None:
+    backend = _backend(tmp_path)
+    with backend.operation_lock():
+        control = backend.begin_operation("apply", [])
+        if target == "state":
+            backend.commit(control, [_record("orders")])
+    path = backend.state_path if target == "state" else backend.control_path
+    document = json.loads(path.read_text())
+    if target == "state":
+        document["serial"] = 7
+    else:
+        document["status"] = "clear"
+    path.write_text(json.dumps(document))
+    with pytest.raises(StreamtError) as caught:
+        backend.status()
+    assert caught.value.diagnostics[0].code.code == "E411_STATE_INVALID"
+
+
+def test_state_of_another_address_is_refused(tmp_path: Path) -> None:
+    backend = _backend(tmp_path)
+    with backend.operation_lock():
+        backend.commit(backend.begin_operation("apply", []), [])
+    other = LocalStateBackend(project_dir=tmp_path, project="billing", env="dev")
+    with pytest.raises(StreamtError) as caught:
+        other.read_state()
+    assert caught.value.diagnostics[0].code.code == "E411_STATE_INVALID"
+
+
+def test_garbage_state_file_is_a_structured_error(tmp_path: Path) -> None:
+    backend = _backend(tmp_path)
+    backend.directory.mkdir(parents=True)
+    backend.state_path.write_bytes(b"\x00\xffnot json")
+    with pytest.raises(StreamtError) as caught:
+        backend.read_state()
+    assert caught.value.diagnostics[0].code.code == "E411_STATE_INVALID"
+
+
+_HOLDER = """
+import sys
+from pathlib import Path
+from streamt.state.local import LocalStateBackend
+backend = LocalStateBackend(project_dir=Path(sys.argv[1]), project="payments", env="dev")
+with backend.operation_lock():
+    print("locked", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def _start_holder(project_dir: Path) -> subprocess.Popen[str]:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(project_dir)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    return holder
+
+
+def test_a_second_process_times_out_on_the_lock(tmp_path: Path) -> None:
+    holder = _start_holder(tmp_path)
+    try:
+        waiter = _backend(tmp_path, lock_timeout_seconds=0.3)
+        started = time.monotonic()
+        with pytest.raises(StreamtError) as caught, waiter.operation_lock():
+            pass
+        assert caught.value.diagnostics[0].code.code == "E422_STATE_LOCK_TIMEOUT"
+        assert time.monotonic() - started >= 0.3
+    finally:
+        holder.communicate("\n", timeout=30)
+    with _backend(tmp_path, lock_timeout_seconds=5).operation_lock():
+        pass  # released once the holder is gone
+
+
+def test_the_lock_is_released_when_the_holder_is_killed(tmp_path: Path) -> None:
+    holder = _start_holder(tmp_path)
+    holder.kill()
+    holder.wait(30)
+    with _backend(tmp_path, lock_timeout_seconds=5).operation_lock():
+        pass
