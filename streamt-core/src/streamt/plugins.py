@@ -133,6 +133,35 @@ class Plugins:
         finally:
             self.unregister(name)
 
+    def call_each(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        """Call each implementation of a hook on its own, in pluggy's order.
+
+        ``hook.<name>(...)`` stops at the first exception, so one broken
+        plugin would take every other plugin's commands down with it. Here a
+        failing implementation is reported (E901, naming the plugin) and the
+        rest still run. Returns ``(plugin name, result)`` pairs.
+        """
+        results: list[tuple[str, Any]] = []
+        caller = getattr(self.manager.hook, hook_name)
+        for impl in reversed(caller.get_hookimpls()):  # pluggy calls the last registered first
+            if impl.hookwrapper or getattr(impl, "wrapper", False):
+                continue  # wrappers only make sense around a full pluggy call
+            try:
+                result = impl.function(*(kwargs[arg] for arg in impl.argnames))
+            except Exception as exc:
+                self.report(Codes.E901_PLUGIN_LOAD_FAILED, impl.plugin_name, f"failed in {hook_name}: {_short(exc)}")
+                continue
+            results.append((impl.plugin_name, result))
+        return results
+
+    def owner_of(self, module_name: str) -> str | None:
+        """The registered plugin whose package contains ``module_name``, if any."""
+        for info in self.infos.values():
+            package = info.module.split(".")[0]
+            if not info.builtin and (module_name == package or module_name.startswith(package + ".")):
+                return info.name
+        return None
+
     def _register_codes(self, plugin: object, name: str) -> bool:
         impl = getattr(plugin, "streamt_error_codes", None)
         if impl is None:
@@ -155,14 +184,16 @@ class Plugins:
         return True
 
     def report(self, code: ErrorCode, name: str, problem: str, suggestion: str | None = None) -> None:
-        self.diagnostics.append(
-            Diagnostic(
-                code,
-                f"Plugin '{name}' {problem}",
-                suggestion or "Reinstall or upgrade the plugin, or disable it with STREAMT_DISABLED_PLUGINS.",
-                details={"plugin": name},
-            )
+        diagnostic = Diagnostic(
+            code,
+            f"Plugin '{name}' {problem}",
+            suggestion or "Reinstall or upgrade the plugin, or disable it with STREAMT_DISABLED_PLUGINS.",
+            details={"plugin": name},
         )
+        # Hooks run again each time the CLI is assembled in one process (tests,
+        # embedding): the same failure is one diagnostic, not one per run.
+        if diagnostic not in self.diagnostics:
+            self.diagnostics.append(diagnostic)
 
     def load_entry_points(self, entry_points: Iterable[metadata.EntryPoint], environ: dict[str, str]) -> None:
         allow = _name_set(environ.get("STREAMT_LOAD_PLUGINS"))

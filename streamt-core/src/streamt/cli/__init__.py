@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
 import click
 
 from streamt import __version__
@@ -101,7 +102,7 @@ def build_cli() -> LazyGroup:
 
     root = make_root()
     plugins = get_plugins()
-    plugins.hook.streamt_commands(cli=root)
+    plugins.call_each("streamt_commands", cli=root)
     from streamt.cli.exporters import mount_exporters
 
     mount_exporters(root, plugins)
@@ -184,12 +185,18 @@ def _execute(argv: list[str], command: str, stderr: Any) -> Result:
         return _help_or_exit(command, captured.getvalue(), exc.exit_code)
     except Exception as exc:  # the last line of defence: no traceback ever
         _log_internal(exc)
-        return _error(
+        culprit = _plugin_in_traceback(exc)
+        where = f" in plugin '{culprit}'" if culprit else ""
+        result = _error(
             command,
             Codes.E999_INTERNAL_ERROR,
-            f"Unexpected internal error ({type(exc).__name__}).",
-            "Re-run with STREAMT_LOG_LEVEL=DEBUG for the location, and report it.",
+            f"Unexpected internal error{where} ({type(exc).__name__}).",
+            "Re-run with STREAMT_LOG_LEVEL=DEBUG for the location, and report it"
+            + (f" to the maintainers of '{culprit}'." if culprit else "."),
         )
+        if culprit:
+            result = attrs.evolve(result, errors=(attrs.evolve(result.errors[0], details={"plugin": culprit}),))
+        return result
     stray = captured.getvalue()
     if isinstance(rv, Result):
         if stray:
@@ -225,12 +232,29 @@ def _plugin_diagnostics() -> list[Diagnostic]:
 def _with_plugin_diagnostics(result: Result, diagnostics: tuple[Diagnostic, ...]) -> Result:
     # A broken plugin is reported on every command, as a warning: the command
     # itself ran without it. `streamt plugins` reports them as errors.
-    import attrs
-
     if result.command == "plugins":
         return result
     as_warnings = tuple(Diagnostic(d.code, d.message, d.suggestion, d.location, d.details) for d in diagnostics)
     return attrs.evolve(result, warnings=result.warnings + as_warnings)
+
+
+def _plugin_in_traceback(exc: BaseException) -> str | None:
+    """The plugin whose code raised ``exc`` (innermost frame first), if any."""
+    from streamt import plugins
+
+    loaded = plugins._PLUGINS
+    if loaded is None:
+        return None
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_globals.get("__name__", ""))
+        tb = tb.tb_next
+    for module_name in reversed(frames):
+        owner = loaded.owner_of(module_name)
+        if owner is not None:
+            return owner
+    return None
 
 
 def _log_internal(exc: BaseException) -> None:

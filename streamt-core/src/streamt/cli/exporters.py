@@ -16,20 +16,20 @@ _GROUP_HELP = {
 
 
 def mount_exporters(cli: LazyGroup, plugins: Plugins) -> None:
-    for batch in plugins.hook.streamt_exporters():
+    for plugin_name, batch in plugins.call_each("streamt_exporters"):
         for exporter in batch or []:
-            _mount(cli, plugins, exporter)
+            _mount(cli, plugins, plugin_name, exporter)
 
 
-def _mount(cli: LazyGroup, plugins: Plugins, exporter: Exporter) -> None:
-    group = cli.add_group(exporter.group, _GROUP_HELP.get(exporter.group, exporter.group))
+def _mount(cli: LazyGroup, plugins: Plugins, plugin_name: str, exporter: Exporter) -> None:
     try:
+        if not isinstance(exporter, Exporter):
+            raise TypeError("streamt_exporters must return streamt.capabilities.Exporter objects")
         command = exporter.command_factory()
         if not isinstance(command, click.Command):
             raise TypeError("command_factory must return a click.Command")
     except Exception as exc:
-        plugins.report(
-            Codes.E901_PLUGIN_LOAD_FAILED, exporter.name, f"could not build its command: {type(exc).__name__}"
-        )
+        plugins.report(Codes.E901_PLUGIN_LOAD_FAILED, plugin_name, f"could not build an exporter command: {exc}")
         return
+    group = cli.add_group(exporter.group, _GROUP_HELP.get(exporter.group, exporter.group))
     group.add_command(command, exporter.name)

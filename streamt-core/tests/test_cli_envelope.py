@@ -1,0 +1,154 @@
+"""`streamt -o json <anything>` prints exactly one envelope, for every command, success or failure.
+
+The command list is read from the assembled CLI, so a command added later
+(by core or by any installed plugin) is covered without editing this file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+from streamt.cli import build_cli
+from streamt.errors import Codes
+from streamt.testing import CliOutcome, run_cli
+
+
+def every_command_path() -> list[tuple[str, ...]]:
+    ctx = click.Context(build_cli())
+    paths: list[tuple[str, ...]] = []
+
+    def walk(group: click.Group, prefix: tuple[str, ...], ctx: click.Context) -> None:
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None, f"listed but not resolvable: {' '.join((*prefix, name))}"
+            paths.append((*prefix, name))
+            if isinstance(command, click.Group):
+                walk(command, (*prefix, name), click.Context(command, parent=ctx))
+
+    walk(ctx.command, (), ctx)  # type: ignore[arg-type]
+    return paths
+
+
+COMMANDS = every_command_path()
+IDS = [" ".join(path) for path in COMMANDS]
+
+
+def assert_consistent(outcome: CliOutcome) -> None:
+    """Status, exit code and codes agree; every code is registered and explained."""
+    envelope = outcome.envelope
+    assert envelope["status"] in ("ok", "error")
+    assert outcome.exit_code == (0 if envelope["status"] == "ok" else 1)
+    if envelope["status"] == "error":
+        assert envelope["errors"], "an error envelope names at least one error"
+    for diagnostic in envelope["errors"] + envelope["warnings"]:
+        assert diagnostic["code"] in Codes, diagnostic
+        assert diagnostic["message"]
+        assert "suggestion" in diagnostic
+    for diagnostic in envelope["errors"]:
+        assert diagnostic["suggestion"], f"errors carry a suggestion: {diagnostic}"
+    assert "Traceback" not in outcome.stdout + outcome.stderr
+
+
+@pytest.fixture(autouse=True)
+def empty_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # Commands that default to the current directory find no project here.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("STREAMT_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("STREAMT_ENV", raising=False)
+    return tmp_path
+
+
+def test_the_walk_sees_core_plugin_and_group_commands() -> None:
+    assert {"validate", "plugins", "export", "state"} <= {path[0] for path in COMMANDS}
+    assert ("state", "status") in COMMANDS and ("docs", "dictionary") in COMMANDS
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=IDS)
+def test_every_command_without_arguments_prints_one_envelope(path: tuple[str, ...]) -> None:
+    outcome = run_cli(*path)
+    assert_consistent(outcome)
+    assert outcome.envelope["command"] in (" ".join(path), "help")
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=IDS)
+def test_every_command_with_an_unknown_option_fails_with_one_envelope(path: tuple[str, ...]) -> None:
+    outcome = run_cli(*path, "--no-such-option-anywhere")
+    assert_consistent(outcome)
+    assert outcome.envelope["status"] == "error"
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=IDS)
+def test_every_command_with_a_missing_project_dir_answers_one_envelope(path: tuple[str, ...], tmp_path: Path) -> None:
+    # Beneath a regular file, so that not even `init` can create it.
+    (tmp_path / "a-file").write_text("")
+    outcome = run_cli(*path, "--project-dir", tmp_path / "a-file" / "project")
+    assert_consistent(outcome)
+    if outcome.envelope["status"] == "ok":
+        # Only groups answer with their help, and that is a success.
+        assert isinstance(build_cli().get_command(click.Context(build_cli()), path[0]), click.Group)
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=IDS)
+def test_every_command_answers_help_in_the_envelope(path: tuple[str, ...]) -> None:
+    outcome = run_cli(*path, "--help")
+    assert_consistent(outcome)
+    if outcome.ok:
+        assert "Usage: streamt" in outcome.data["help"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--help"],
+        ["-h"],
+        ["--version"],
+        ["no-such-command"],
+        ["export", "no-such-exporter"],
+        ["--bogus"],
+        ["plugins", "--all", "--all", "extra-argument"],
+        ["--", "validate"],
+    ],
+    ids=repr,
+)
+def test_root_level_oddities_print_one_envelope(argv: list[str]) -> None:
+    assert_consistent(run_cli(*argv))
+
+
+def test_usage_errors_use_e900_and_exit_1() -> None:
+    outcome = run_cli("no-such-command")
+    assert outcome.exit_code == 1
+    assert outcome.error_codes == ["E900_USAGE_ERROR"]
+    assert "no-such-command" in outcome.envelope["errors"][0]["message"]
+
+
+def test_version_is_data_not_text() -> None:
+    from streamt import __version__
+
+    outcome = run_cli("--version")
+    assert outcome.ok and outcome.data == {"version": __version__}
+
+
+@pytest.mark.parametrize("spelling", [["-o", "json"], ["--output", "json"], ["--output=json"], ["-ojson"]])
+def test_every_spelling_of_json_mode_is_honoured_even_for_usage_errors(spelling: list[str]) -> None:
+    import io
+    import json
+
+    from streamt.cli import run
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = run([*spelling, "--no-such-option"], stdout=stdout, stderr=stderr)
+    assert code == 1
+    assert json.loads(stdout.getvalue())["errors"][0]["code"] == "E900_USAGE_ERROR"
+
+
+def test_an_unknown_output_format_is_a_usage_error_in_text_mode() -> None:
+    import io
+
+    from streamt.cli import run
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert run(["-o", "yaml", "plugins"], stdout=stdout, stderr=stderr) == 1
+    assert "E900_USAGE_ERROR" in stderr.getvalue() and stdout.getvalue() == ""
