@@ -1,0 +1,104 @@
+"""``${NAME}`` / ``${NAME:-fallback}`` interpolation over parsed YAML (dsl.md §2.2).
+
+The walk also normalises the tree to plain JSON-compatible data (string keys, no dates or bytes)
+and enforces the node budget that defuses alias bombs, so every later stage sees a bounded tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from streamt.errors import Codes, StreamtError
+from streamt.project.yaml_io import MAX_NODES
+
+_PLACEHOLDER = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+Path = tuple[Any, ...]
+
+
+class _Budget:
+    def __init__(self, shown: str) -> None:
+        self.left = MAX_NODES
+        self.shown = shown
+
+    def spend(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise StreamtError(
+                Codes.E501_PARSE_ERROR,
+                f"Invalid YAML in {self.shown}: the document expands to more than {MAX_NODES:,} nodes",
+                "Remove the recursive anchors/aliases; the file looks like an alias bomb.",
+                location=self.shown,
+            )
+
+
+def substitute(text: str, env: Mapping[str, str], missing: set[str]) -> str:
+    """Resolve placeholders in one string; unresolved names are added to ``missing``."""
+    if "$" not in text:
+        return text
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(0) == "$${":
+            return "${"
+        name, fallback = match.group(1), match.group(2)
+        value = env.get(name)
+        if value:
+            return value
+        if fallback is not None:
+            return fallback
+        if value is None:
+            missing.add(name)
+        return ""
+
+    return _PLACEHOLDER.sub(replace, text)
+
+
+def interpolate(
+    document: Any,
+    env: Mapping[str, str],
+    shown: str,
+    missing: set[str],
+    exempt: Callable[[Path], bool] = lambda _path: False,
+) -> Any:
+    """A plain copy of ``document`` with placeholders resolved outside ``exempt`` paths."""
+    return _walk(document, (), env, missing, exempt, _Budget(shown))
+
+
+def _walk(value: Any, path: Path, env: Mapping[str, str], missing: set[str], exempt: Any, budget: _Budget) -> Any:
+    budget.spend()
+    if isinstance(value, str):
+        return value if exempt(path) else substitute(value, env, missing)
+    if isinstance(value, dict):
+        return {_key(k): _walk(v, (*path, _key(k)), env, missing, exempt, budget) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_walk(v, (*path, i), env, missing, exempt, budget) for i, v in enumerate(value)]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, bytes):
+        raise StreamtError(
+            Codes.E501_PARSE_ERROR,
+            f"Invalid YAML in {budget.shown}: binary values (!!binary) are not supported",
+            "Use a plain string.",
+            location=budget.shown,
+        )
+    if isinstance(value, (set, frozenset)):
+        return sorted(str(v) for v in value)
+    return str(value)
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return "null" if key is None else str(key)
+
+
+def missing_error(names: set[str]) -> StreamtError:
+    listed = ", ".join(sorted(names))
+    return StreamtError(
+        Codes.E502_ENV_VAR_ERROR,
+        f"Environment variable(s) not set: {listed}",
+        "Export them, add them to .env (or .env.<env>), or use ${NAME:-default} in the project file.",
+        details={"variables": sorted(names)},
+    )

@@ -1,0 +1,695 @@
+"""The parsed project: immutable attrs classes, one per declaration block of ``dsl.md``.
+
+Shorthands and aliases (top-level ``topic:`` vs ``advanced.topic``, ``connector:`` vs ``sink:``,
+``from: name``, ``on_failure: [..]``) are normalised before structuring, so every class here has
+exactly one place for each fact. Free-form maps (topic configs, connector configs, SLA blocks)
+stay plain dicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+MATERIALIZATIONS = ("topic", "virtual_topic", "flink", "sink")
+OWNERSHIP_MODES = ("managed", "external", "adopted")
+CLASSIFICATIONS = ("public", "internal", "confidential", "sensitive", "highly_sensitive")
+TEST_TYPES = ("schema", "sample", "continuous")
+EXPOSURE_TYPES = ("application", "dashboard", "ml_training", "ml_inference", "api")
+
+
+def _tuple(value: Any) -> tuple[Any, ...]:
+    return tuple(value or ())
+
+
+# --- shared -------------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class Column:
+    name: str
+    type: str | None = None
+    description: str | None = None
+    classification: str | None = None
+    required: bool = False
+    proctime: bool = False
+    nullable: bool | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Ownership:
+    mode: str = "managed"
+
+
+@attrs.frozen(kw_only=True)
+class Watermark:
+    strategy: str = "bounded_out_of_orderness"
+    max_out_of_orderness_ms: int = 5000
+
+
+@attrs.frozen(kw_only=True)
+class EventTime:
+    column: str | None = None
+    watermark: Watermark | None = None
+    allowed_lateness_ms: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Ref:
+    """One ``{source: n}`` or ``{ref: n}`` entry; ``kind`` is ``source`` or ``model``."""
+
+    source: str | None = None
+    ref: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return "source" if self.source is not None else "model"
+
+    @property
+    def name(self) -> str:
+        return self.source if self.source is not None else (self.ref or "")
+
+
+# --- sources ------------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class Schema:
+    registry: str | None = None
+    subject: str | None = None
+    version: Any = None  # a pinned integer or "latest"
+    format: str | None = None
+    definition: str | None = None
+    compatibility: str | None = None
+    fields: tuple[Column, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@attrs.frozen(kw_only=True)
+class Freshness:
+    max_lag_seconds: int | None = None
+    warn_after_seconds: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class SourceAdvanced:
+    event_time: EventTime | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Source:
+    name: str
+    topic: str
+    description: str | None = None
+    owner: str | None = None
+    cluster: str | None = None
+    tags: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    schema: Schema | None = None
+    columns: tuple[Column, ...] = attrs.field(default=(), converter=_tuple)
+    freshness: Freshness | None = None
+    event_time: EventTime | None = None
+    advanced: SourceAdvanced | None = None
+    ownership: Ownership = Ownership(mode="external")
+    region: str | None = None
+
+
+# --- models -------------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class TopicConfig:
+    name: str | None = None
+    partitions: int | None = None
+    replication_factor: int | None = None
+    config: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class FlinkConfig:
+    parallelism: int | None = None
+    checkpoint_interval_ms: int | None = None
+    state_backend: str | None = None
+    state_ttl_ms: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class SinkConfig:
+    connector: str | None = None
+    config: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class VirtualTopic:
+    name: str | None = None
+    compression: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class GatewayConfig:
+    virtual_topic: VirtualTopic | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Policy:
+    """One security policy: ``kind`` is ``mask``, ``allow`` or ``deny``."""
+
+    kind: str
+    column: str | None = None
+    method: str | None = None
+    for_roles: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    roles: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    purpose: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Security:
+    classification: dict[str, str] = attrs.field(factory=dict)
+    policies: tuple[Policy, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@attrs.frozen(kw_only=True)
+class Contract:
+    enforced: bool = True
+    columns: tuple[Column, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@attrs.frozen(kw_only=True)
+class MlOutput:
+    columns: tuple[Column, ...] = attrs.field(default=(), converter=_tuple)
+    description: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Model:
+    """A model after normalisation.
+
+    ``materialized`` is the effective materialization (dsl.md §9.2), ``declared_materialized`` what the
+    file said. ``dependencies`` are the ``source()``/``ref()`` calls actually made by the SQL (or ``from``
+    when there is no SQL), in call order without repeats. ``rendered_sql`` has those calls replaced by
+    physical topic names; it is ``None`` without SQL or when rendering failed (see the diagnostics).
+    """
+
+    name: str
+    description: str | None = None
+    owner: str | None = None
+    tags: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    sql: str | None = None
+    from_: tuple[Ref, ...] = attrs.field(default=(), converter=_tuple)
+    key: str | None = None
+    columns: tuple[Column, ...] = attrs.field(default=(), converter=_tuple)
+    primary_key: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    declared_materialized: str | None = None
+    materialized: str = "topic"
+    executor: str = "flink"
+    access: str = "private"
+    group: str | None = None
+    version: int | None = None
+    security: Security | None = None
+    contract: Contract | None = None
+    ml_outputs: dict[str, MlOutput] = attrs.field(factory=dict)
+    ownership: Ownership = Ownership()
+    topic: TopicConfig = TopicConfig()
+    flink: FlinkConfig | None = None
+    flink_cluster: str | None = None
+    connect_cluster: str | None = None
+    sink: SinkConfig | None = None
+    gateway: GatewayConfig | None = None
+    event_time: EventTime | None = None
+    deprecation: dict[str, Any] = attrs.field(factory=dict)
+    region: str | None = None
+    dependencies: tuple[Ref, ...] = attrs.field(default=(), converter=_tuple)
+    rendered_sql: str | None = None
+
+    @property
+    def topic_name(self) -> str:
+        """The physical Kafka topic this model writes (or aliases)."""
+        return self.topic.name or self.name
+
+    @property
+    def upstream(self) -> tuple[str, ...]:
+        return tuple(ref.name for ref in self.dependencies)
+
+
+# --- tests and exposures ------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class OnFailure:
+    severity: str = "error"
+    actions: tuple[dict[str, Any], ...] = attrs.field(default=(), converter=_tuple)
+
+
+@attrs.frozen(kw_only=True)
+class Test:
+    name: str
+    model: str
+    type: str
+    assertions: tuple[dict[str, Any], ...] = attrs.field(default=(), converter=_tuple)
+    sample_size: int | None = None
+    flink_cluster: str | None = None
+    on_failure: OnFailure | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ExposureRef:
+    source: str | None = None
+    ref: str | None = None
+    columns: tuple[Column, ...] = attrs.field(default=(), converter=_tuple)
+
+    @property
+    def kind(self) -> str:
+        return "source" if self.source is not None else "model"
+
+    @property
+    def name(self) -> str:
+        return self.source if self.source is not None else (self.ref or "")
+
+
+@attrs.frozen(kw_only=True)
+class Exposure:
+    name: str
+    type: str
+    role: str | None = None
+    description: str | None = None
+    owner: str | None = None
+    url: str | None = None
+    repo: str | None = None
+    language: str | None = None
+    tool: str | None = None
+    consumer_group: str | None = None
+    schedule: str | None = None
+    produces: tuple[ExposureRef, ...] = attrs.field(default=(), converter=_tuple)
+    consumes: tuple[ExposureRef, ...] = attrs.field(default=(), converter=_tuple)
+    depends_on: tuple[ExposureRef, ...] = attrs.field(default=(), converter=_tuple)
+    sla: dict[str, Any] = attrs.field(factory=dict)
+    contracts: dict[str, Any] = attrs.field(factory=dict)
+    access: dict[str, Any] = attrs.field(factory=dict)
+    freshness: dict[str, Any] = attrs.field(factory=dict)
+    data_requirements: dict[str, Any] = attrs.field(factory=dict)
+
+
+# --- runtime ------------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class KafkaRuntime:
+    bootstrap_servers: str
+    bootstrap_servers_internal: str | None = None
+    security_protocol: str = "PLAINTEXT"
+    sasl_mechanism: str | None = None
+    sasl_username: str | None = None
+    sasl_password: str | None = attrs.field(default=None, repr=False)
+    ssl_ca_location: str | None = None
+    ssl_certificate_location: str | None = None
+    ssl_key_location: str | None = None
+    ssl_key_password: str | None = attrs.field(default=None, repr=False)
+
+    @property
+    def internal_servers(self) -> str:
+        return self.bootstrap_servers_internal or self.bootstrap_servers
+
+
+@attrs.frozen(kw_only=True)
+class SchemaRegistryRuntime:
+    url: str
+    username: str | None = None
+    password: str | None = attrs.field(default=None, repr=False)
+    ssl_ca_location: str | None = None
+    ssl_certificate_location: str | None = None
+    ssl_key_location: str | None = None
+    ssl_key_password: str | None = attrs.field(default=None, repr=False)
+
+
+@attrs.frozen(kw_only=True)
+class FlinkCluster:
+    type: str = "rest"
+    rest_url: str | None = None
+    sql_gateway_url: str | None = None
+    version: str | None = None
+    environment: str | None = None
+    api_key: str | None = None
+    api_secret: str | None = attrs.field(default=None, repr=False)
+    username: str | None = None
+    password: str | None = attrs.field(default=None, repr=False)
+    namespace: str | None = None
+    service_account: str | None = None
+    image: str | None = None
+    compute_pool_id: str | None = None
+    region: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class FlinkRuntime:
+    default: str | None = None
+    clusters: dict[str, FlinkCluster] = attrs.field(factory=dict)
+
+    @property
+    def default_cluster(self) -> str | None:
+        if self.default:
+            return self.default
+        return next(iter(self.clusters)) if len(self.clusters) == 1 else None
+
+
+@attrs.frozen(kw_only=True)
+class ConnectCluster:
+    rest_url: str
+    username: str | None = None
+    password: str | None = attrs.field(default=None, repr=False)
+    ssl_ca_location: str | None = None
+    ssl_certificate_location: str | None = None
+    ssl_key_location: str | None = None
+    ssl_key_password: str | None = attrs.field(default=None, repr=False)
+
+
+@attrs.frozen(kw_only=True)
+class ConnectRuntime:
+    default: str | None = None
+    clusters: dict[str, ConnectCluster] = attrs.field(factory=dict)
+
+    @property
+    def default_cluster(self) -> str | None:
+        if self.default:
+            return self.default
+        return next(iter(self.clusters)) if len(self.clusters) == 1 else None
+
+
+@attrs.frozen(kw_only=True)
+class GatewayRuntime:
+    admin_url: str | None = None
+    proxy_bootstrap: str | None = None
+    username: str = "admin"
+    password: str = attrs.field(default="conduktor", repr=False)
+    virtual_cluster: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ConsoleRuntime:
+    url: str
+    api_key: str | None = attrs.field(default=None, repr=False)
+
+
+@attrs.frozen(kw_only=True)
+class ConduktorRuntime:
+    gateway: GatewayRuntime | None = None
+    console: ConsoleRuntime | None = None
+
+
+@attrs.frozen(kw_only=True)
+class KafkaStreamsRuntime:
+    image: str
+    docker_network: str
+    initial_offset: str
+    bootstrap_servers: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Runtime:
+    kafka: KafkaRuntime
+    schema_registry: SchemaRegistryRuntime | None = None
+    flink: FlinkRuntime | None = None
+    connect: ConnectRuntime | None = None
+    conduktor: ConduktorRuntime | None = None
+    kafka_streams: KafkaStreamsRuntime | None = None
+
+    @property
+    def gateway(self) -> GatewayRuntime | None:
+        return self.conduktor.gateway if self.conduktor else None
+
+
+# --- defaults, rules, safety, state, lifecycle --------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class TopicDefaults:
+    partitions: int | None = None
+    replication_factor: int | None = None
+    config: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class ModelDefaults:
+    topic: TopicDefaults | None = None
+    cluster: str | None = None
+    flink_cluster: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class TestDefaults:
+    flink_cluster: str | None = None
+    sample_size: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Defaults:
+    topic: TopicDefaults | None = None
+    models: ModelDefaults | None = None
+    tests: TestDefaults | None = None
+
+    @property
+    def partitions(self) -> int:
+        return _topic_default(self, "partitions") or 1
+
+    @property
+    def replication_factor(self) -> int:
+        return _topic_default(self, "replication_factor") or 1
+
+    @property
+    def topic_config(self) -> dict[str, Any]:
+        if self.topic is not None:
+            return dict(self.topic.config)
+        if self.models is not None and self.models.topic is not None:
+            return dict(self.models.topic.config)
+        return {}
+
+    @property
+    def sample_size(self) -> int:
+        return (self.tests.sample_size if self.tests else None) or 100
+
+
+def _topic_default(defaults: Defaults, attribute: str) -> int | None:
+    # `defaults.topic` wins over `defaults.models.topic` (upstream precedence).
+    for block in (defaults.topic, defaults.models.topic if defaults.models else None):
+        value = getattr(block, attribute) if block is not None else None
+        if value is not None:
+            return int(value)
+    return None
+
+
+@attrs.frozen(kw_only=True)
+class TopicRules:
+    min_partitions: int | None = None
+    max_partitions: int | None = None
+    min_replication_factor: int | None = None
+    max_replication_factor: int | None = None
+    required_config: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    max_retention_ms: int | None = None
+    naming_pattern: str | None = None
+    forbidden_prefixes: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@attrs.frozen(kw_only=True)
+class ModelRules:
+    require_description: bool = False
+    require_owner: bool = False
+    valid_owners: tuple[str, ...] | None = None
+    require_tests: bool = False
+    min_tests: int | None = None
+    max_dependencies: int | None = None
+    allowed_materializations: tuple[str, ...] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class SourceRules:
+    require_schema: bool = False
+    require_freshness: bool = False
+    require_columns: bool = False
+    require_owner: bool = False
+    require_description: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class SecurityRules:
+    require_classification: bool = False
+    sensitive_columns_require_masking: bool = False
+    allowed_classifications: tuple[str, ...] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Rules:
+    topics: TopicRules = TopicRules()
+    models: ModelRules = ModelRules()
+    sources: SourceRules = SourceRules()
+    security: SecurityRules = SecurityRules()
+
+
+@attrs.frozen(kw_only=True)
+class Safety:
+    """``confirm_apply`` is ``None`` when unset: it then follows ``protected`` (see ``Environment``)."""
+
+    confirm_apply: bool | None = None
+    allow_destructive: bool = False
+    require_reviewed_plan: bool = False
+    require_remote_state: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class PostgresState:
+    """Names of environment variables (never their values)."""
+
+    dsn_env: str | None = None
+    writer_dsn_env: str | None = None
+    writer_role_env: str | None = None
+    schema: str = "streamt"
+
+
+@attrs.frozen(kw_only=True)
+class DeploymentState:
+    backend: str = "local"
+    namespace: str | None = None
+    lock_timeout_seconds: int = 30
+    postgres: PostgresState | None = None
+
+
+@attrs.frozen(kw_only=True)
+class PriorGatewayRule:
+    name: str
+    virtualTopic: str
+    physicalTopic: str
+    interceptors: tuple[dict[str, Any], ...] = attrs.field(converter=_tuple)
+
+
+@attrs.frozen(kw_only=True)
+class GatewayRuleRemoval:
+    logical_owner: str
+    prior_artifact: PriorGatewayRule
+
+
+@attrs.frozen(kw_only=True)
+class ConnectorRemoval:
+    logical_owner: str
+    name: str
+    cluster: str
+
+
+@attrs.frozen(kw_only=True)
+class Lifecycle:
+    gateway_rule_removals: tuple[GatewayRuleRemoval, ...] = attrs.field(default=(), converter=_tuple)
+    connector_removals: tuple[ConnectorRemoval, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@attrs.frozen(kw_only=True)
+class Notice:
+    """An upstream-only warning without a seed code (dsl.md §17): reported, never fails ``--strict``."""
+
+    code: str
+    message: str
+    subject: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "subject": self.subject}
+
+
+# --- the project --------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class ProjectInfo:
+    name: str
+    version: str = "0.0.0"
+    description: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Environment:
+    """The selected environment: ``default`` in single-environment projects."""
+
+    name: str = "default"
+    description: str | None = None
+    protected: bool = False
+    multi: bool = False
+    safety: Safety = Safety()
+
+    @property
+    def confirm_apply(self) -> bool:
+        return self.protected if self.safety.confirm_apply is None else self.safety.confirm_apply
+
+
+@attrs.frozen(kw_only=True)
+class Project:
+    """A loaded project for one environment. See the package docstring for the public API."""
+
+    root: str
+    info: ProjectInfo
+    environment: Environment
+    runtime: Runtime
+    api_version: str | None = None
+    defaults: Defaults = Defaults()
+    rules: Rules = Rules()
+    sources: tuple[Source, ...] = attrs.field(default=(), converter=_tuple)
+    models: tuple[Model, ...] = attrs.field(default=(), converter=_tuple)
+    tests: tuple[Test, ...] = attrs.field(default=(), converter=_tuple)
+    exposures: tuple[Exposure, ...] = attrs.field(default=(), converter=_tuple)
+    deployment_state: DeploymentState = DeploymentState()
+    lifecycle: Lifecycle = Lifecycle()
+    # Where each declaration was read from: ("model", name) -> "models/x.yml".
+    locations: dict[tuple[str, str], str] = attrs.field(factory=dict, eq=False, repr=False)
+    # Load-time findings (W401, E105, notices) that validation reports with its own.
+    diagnostics: tuple[Any, ...] = attrs.field(default=(), converter=_tuple, eq=False, repr=False)
+    notices: tuple[Notice, ...] = attrs.field(default=(), converter=_tuple, eq=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def env(self) -> str:
+        return self.environment.name
+
+    @property
+    def strict(self) -> bool:
+        return self.api_version is not None
+
+    @property
+    def safety(self) -> Safety:
+        return self.environment.safety
+
+    def source(self, name: str) -> Source | None:
+        return _index(self.sources).get(name)
+
+    def model(self, name: str) -> Model | None:
+        return _index(self.models).get(name)
+
+    def test(self, name: str) -> Test | None:
+        return _index(self.tests).get(name)
+
+    def exposure(self, name: str) -> Exposure | None:
+        return _index(self.exposures).get(name)
+
+    def topic_of(self, ref: Ref | ExposureRef) -> str | None:
+        """Physical topic of a source or model reference (``None`` if it does not exist)."""
+        if ref.kind == "source":
+            source = self.source(ref.name)
+            return source.topic if source else None
+        model = self.model(ref.name)
+        return model.topic_name if model else None
+
+    def downstream(self, name: str) -> tuple[str, ...]:
+        """Models that depend directly on the source or model ``name``, in declaration order."""
+        return tuple(m.name for m in self.models if name in m.upstream)
+
+
+_INDEX_CACHE: dict[int, tuple[tuple[Any, ...], dict[str, Any]]] = {}
+
+
+def _index(items: tuple[Any, ...]) -> dict[str, Any]:
+    # First declaration wins on duplicates (those are reported as E103 by validation).
+    cached = _INDEX_CACHE.get(id(items))
+    if cached is not None and cached[0] is items:
+        return cached[1]
+    index: dict[str, Any] = {}
+    for item in items:
+        index.setdefault(item.name, item)
+    if len(_INDEX_CACHE) > 256:
+        _INDEX_CACHE.clear()
+    _INDEX_CACHE[id(items)] = (items, index)
+    return index

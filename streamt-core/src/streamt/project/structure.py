@@ -1,0 +1,107 @@
+"""cattrs structuring of normalised blocks into the immutable model, with strict scalar types.
+
+cattrs' default hooks coerce (``str(5)``, ``bool("no")``); a project file with the wrong type must be
+an ``E501_PARSE_ERROR`` instead, so scalars are checked exactly. Failures come back as
+``(path, message)`` pairs relative to the block, for the loader to turn into located diagnostics.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import cattrs
+
+T = TypeVar("T")
+
+
+class StructureError(Exception):
+    def __init__(self, problems: list[tuple[tuple[Any, ...], str]]) -> None:
+        super().__init__(problems[0][1] if problems else "invalid value")
+        self.problems = problems
+
+
+def _strict_str(value: Any, _type: Any) -> str:
+    if isinstance(value, str):
+        return value
+    # Unquoted numbers in name-like fields (`version: 1.0`, `group: 7`) are a YAML accident, not a type error.
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise TypeError(f"expected a string, got {_kind(value)}")
+
+
+def _strict_int(value: Any, _type: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise TypeError(f"expected an integer, got {_kind(value)}")
+
+
+def _strict_float(value: Any, _type: Any) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise TypeError(f"expected a number, got {_kind(value)}")
+
+
+def _strict_bool(value: Any, _type: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise TypeError(f"expected true or false, got {_kind(value)}")
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    names = {dict: "a map", list: "a list", str: "a string", bool: "a boolean", int: "an integer", float: "a number"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _make_converter() -> cattrs.Converter:
+    converter = cattrs.Converter(detailed_validation=True)
+    converter.register_structure_hook(str, _strict_str)
+    converter.register_structure_hook(int, _strict_int)
+    converter.register_structure_hook(float, _strict_float)
+    converter.register_structure_hook(bool, _strict_bool)
+    converter.register_structure_hook_func(lambda t: t is Any, lambda value, _t: value)
+    return converter
+
+
+CONVERTER = _make_converter()
+
+
+def structure(data: Any, cls: type[T]) -> T:
+    """Build ``cls`` from ``data`` or raise ``StructureError`` listing every problem."""
+    if not isinstance(data, dict):
+        raise StructureError([((), f"expected a map, got {_kind(data)}")])
+    try:
+        return CONVERTER.structure(data, cls)
+    except Exception as exc:  # cattrs raises exception groups; flatten them into path + message
+        problems = _flatten(exc, ())
+        raise StructureError(problems or [((), str(exc))]) from None
+
+
+def _flatten(exc: BaseException, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], str]]:
+    if isinstance(exc, BaseExceptionGroup):
+        out: list[tuple[tuple[Any, ...], str]] = []
+        for inner in exc.exceptions:
+            note = _note_of(inner)
+            out.extend(_flatten(inner, (*path, note) if note is not None else path))
+        return out
+    if isinstance(exc, KeyError):
+        return [(path, "required field missing")]
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, (ValueError, TypeError)) and "expected" not in message:
+        message = f"invalid value ({message})"
+    return [(path, message)]
+
+
+def _note_of(exc: BaseException) -> Any:
+    for note in getattr(exc, "__notes__", ()):
+        # cattrs notes: "Structuring class Model @ attribute name", "... @ index 2", "... @ key 'x'"
+        for marker in ("@ attribute ", "@ index ", "@ key "):
+            if marker in note:
+                raw = note.split(marker, 1)[1]
+                if marker == "@ index ":
+                    return int(raw)
+                return raw.strip("'")
+    return None

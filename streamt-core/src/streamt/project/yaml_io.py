@@ -1,0 +1,148 @@
+"""Reading project YAML: fast on the happy path, precise on the error path.
+
+Documents are parsed with libyaml (PyYAML's C ``CSafeLoader``) because a pure-Python round-trip
+parser dominates ``validate`` time on large projects. Line and column numbers are recovered only
+when there is something to report: ``locate`` re-composes the one file involved and walks to the
+key. Every failure is an ``E501_PARSE_ERROR`` naming the file; nothing here raises anything else.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from streamt.errors import Codes, StreamtError
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+# Anchors let a small document describe a huge tree ("billion laughs"); every consumer walks the
+# tree, so the number of nodes reachable through aliases is capped.
+MAX_NODES = 2_000_000
+
+
+class _Loader(yaml.CSafeLoader):
+    """Safe loading, plus: duplicate keys are errors, timestamps stay strings."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    mapping: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            duplicate = key in mapping
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                None, None, "found an unhashable key (a list or map used as a key)", key_node.start_mark
+            ) from None
+        if duplicate:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping",
+                node.start_mark,
+                f"found duplicate key {key!r}",
+                key_node.start_mark,
+            )
+        mapping[key] = loader.construct_object(value_node, deep=True)
+    return mapping
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+
+
+def display_path(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def read_text(path: Path, shown: str) -> str:
+    """The file's text; only regular, readable, UTF-8 files of a sane size are accepted."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise _error(shown, f"cannot read file ({exc.strerror or 'unreadable'})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _error(shown, "not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise _error(shown, f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise _error(shown, f"cannot read file ({exc.strerror or 'unreadable'})") from None
+    if b"\x00" in data:
+        raise _error(shown, "file is binary, not YAML text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise _error(shown, f"file is not UTF-8 text (byte {exc.start})") from None
+
+
+def load_yaml(path: Path, shown: str) -> Any:
+    """Parse one YAML file (a single document). Empty files yield ``None``."""
+    text = read_text(path, shown)
+    return parse_yaml(text, shown)
+
+
+def parse_yaml(text: str, shown: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        if mark is None:
+            raise _error(shown, problem) from None
+        raise _error(f"{shown}:{mark.line + 1}:{mark.column + 1}", problem) from None
+    except yaml.YAMLError as exc:
+        raise _error(shown, str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
+    except RecursionError:
+        raise _error(shown, "document is nested too deeply") from None
+
+
+def _error(where: str, problem: str) -> StreamtError:
+    return StreamtError(
+        Codes.E501_PARSE_ERROR,
+        f"Invalid YAML in {where}: {problem}",
+        "Fix the YAML syntax at the reported position.",
+        location=where,
+    )
+
+
+def locate(path: Path, keys: tuple[Any, ...]) -> tuple[int, int] | None:
+    """1-based (line, column) of the node at ``keys`` (map keys and list indexes) in ``path``.
+
+    Walks as deep as the path exists, so a missing key points at its parent map.
+    """
+    try:
+        node = yaml.compose(read_text(path, str(path)), Loader=_Loader)
+    except (StreamtError, yaml.YAMLError, RecursionError):
+        return None
+    best = node
+    for key in keys:
+        if isinstance(node, yaml.MappingNode):
+            match = None
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
+                    best, match = key_node, value_node
+                    break
+            if match is None:
+                break
+            node = match
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+            node = node.value[key]
+            best = node
+        else:
+            break
+    if best is None:
+        return None
+    return best.start_mark.line + 1, best.start_mark.column + 1
