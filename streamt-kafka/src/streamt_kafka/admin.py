@@ -1,0 +1,96 @@
+"""Building a Kafka admin client from runtime config, and naming its failures.
+
+Provider errors are classified into the seed's codes and never echoed raw:
+a broker message can carry hostnames or principal names, and a connection
+error can carry the bootstrap list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from streamt.errors import Codes, StreamtError
+
+# streamt's runtime.kafka keys -> kafka-python client keys.
+_CLIENT_KEYS = {
+    "security_protocol": "security_protocol",
+    "sasl_mechanism": "sasl_mechanism",
+    "sasl_username": "sasl_plain_username",
+    "sasl_password": "sasl_plain_password",
+    "ssl_ca_location": "ssl_cafile",
+    "ssl_certificate_location": "ssl_certfile",
+    "ssl_key_location": "ssl_keyfile",
+    "ssl_key_password": "ssl_password",
+}
+
+REQUEST_TIMEOUT_MS = 15_000
+
+
+def client_config(kafka_runtime: dict[str, Any]) -> dict[str, Any]:
+    """kafka-python settings for a ``runtime.kafka`` mapping."""
+    servers = kafka_runtime.get("bootstrap_servers")
+    if isinstance(servers, (list, tuple)):
+        servers = ",".join(servers)
+    if not servers:
+        raise StreamtError(
+            Codes.E208_MISSING_CONFIG,
+            "runtime.kafka.bootstrap_servers is not set.",
+            "Set runtime.kafka.bootstrap_servers for this environment.",
+        )
+    config: dict[str, Any] = {
+        "bootstrap_servers": str(servers).split(","),
+        "client_id": "streamt",
+        "request_timeout_ms": REQUEST_TIMEOUT_MS,
+    }
+    for ours, theirs in _CLIENT_KEYS.items():
+        value = kafka_runtime.get(ours)
+        if value is not None:
+            config[theirs] = value.upper() if ours == "security_protocol" else value
+    return config
+
+
+@contextmanager
+def admin_client(kafka_runtime: dict[str, Any]) -> Iterator[Any]:
+    """An open ``KafkaAdminClient``; failures become structured, secret-free errors."""
+    from kafka import KafkaAdminClient
+
+    config = client_config(kafka_runtime)
+    try:
+        client = KafkaAdminClient(**config)
+    except Exception as exc:
+        raise classify(exc, "connect to Kafka") from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def classify(exc: BaseException, doing: str) -> StreamtError:
+    """Map a kafka-python exception to a seed code without its raw message."""
+    name = type(exc).__name__
+    text = str(exc).lower()
+    if "sasl" in name.lower() or "authentication" in name.lower() or "authorization" in name.lower():
+        return StreamtError(
+            Codes.E404_AUTH_FAILED,
+            f"Kafka refused the credentials while trying to {doing}.",
+            "Check runtime.kafka.sasl_* for this environment.",
+        )
+    if "ssl" in name.lower() or "ssl" in text:
+        return StreamtError(
+            Codes.E405_SSL_ERROR,
+            f"The TLS handshake with Kafka failed while trying to {doing}.",
+            "Check runtime.kafka.ssl_* and the broker certificate.",
+        )
+    if name in ("NoBrokersAvailable", "KafkaConnectionError", "KafkaTimeoutError", "NodeNotReadyError"):
+        return StreamtError(
+            Codes.E406_CONNECTION_REFUSED,
+            f"Kafka did not answer while trying to {doing}.",
+            "Check that the brokers are reachable (runtime.kafka.bootstrap_servers).",
+        )
+    return StreamtError(
+        Codes.E407_DEPLOY_ERROR,
+        f"Kafka failed while trying to {doing} ({name}).",
+        "Re-run with STREAMT_LOG_LEVEL=DEBUG for the error class; the raw broker message is not shown.",
+    )

@@ -1,0 +1,177 @@
+"""Reading and changing Kafka topics in batches.
+
+Observing N topics costs two admin requests whatever N is: one Metadata
+request for partitions and replicas, one DescribeConfigs request for exactly
+the config keys the artifacts declare (so broker defaults and keys streamt
+does not manage never show up as drift). Mutations are batched the same way:
+one CreateTopics, one CreatePartitions and one IncrementalAlterConfigs request
+per apply step, with a per-topic outcome for each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+from streamt.observation import ABSENT, PRESENT, Observation
+
+_UNKNOWN_TOPIC = 3  # Kafka protocol error UNKNOWN_TOPIC_OR_PARTITION
+UNKNOWN_OUTCOME = "UnknownOutcome"
+
+
+@attrs.frozen
+class DesiredTopic:
+    """The part of a topic artifact that is compared with the live topic."""
+
+    name: str
+    partitions: int
+    replication_factor: int
+    config: Mapping[str, str] = attrs.field(factory=dict)
+
+
+@attrs.define
+class RequestCounter:
+    """How many admin requests each phase sent (benchmarks read it)."""
+
+    counts: dict[str, int] = attrs.field(factory=dict)
+
+    def add(self, phase: str) -> None:
+        self.counts[phase] = self.counts.get(phase, 0) + 1
+
+
+def observe_topics(
+    admin: Any, desired: Iterable[DesiredTopic], counter: RequestCounter | None = None
+) -> dict[str, Observation]:
+    """Observations for every desired topic, in two requests."""
+    from kafka.admin import ConfigResource, ConfigResourceType
+
+    wanted = {topic.name: topic for topic in desired}
+    if not wanted:
+        return {}
+    metadata = admin.describe_topics(sorted(wanted))
+    if counter is not None:
+        counter.add("describe_topics")
+    present: dict[str, dict[str, Any]] = {}
+    for entry in metadata:
+        name = entry.get("name")
+        if name in wanted and entry.get("error_code", 0) != _UNKNOWN_TOPIC:
+            present[name] = entry
+    configs: dict[str, dict[str, Any]] = {}
+    resources = [
+        ConfigResource(ConfigResourceType.TOPIC, name, configs=dict.fromkeys(sorted(wanted[name].config)))
+        for name in sorted(present)
+        if wanted[name].config
+    ]
+    if resources:
+        described = admin.describe_configs(resources, config_filter="all")
+        if counter is not None:
+            counter.add("describe_configs")
+        configs = described.get("topic", {})
+    observations: dict[str, Observation] = {}
+    for name, topic in wanted.items():
+        entry = present.get(name)
+        if entry is None:
+            observations[name] = Observation("topic", name, ABSENT)
+            continue
+        partitions = entry.get("partitions") or []
+        replicas = {len(p.get("replica_nodes") or []) for p in partitions}
+        live_config = configs.get(name, {})
+        observations[name] = Observation(
+            "topic",
+            name,
+            PRESENT,
+            {
+                "partitions": len(partitions),
+                "replication_factor": max(replicas) if replicas else 0,
+                "config": {key: _config_value(live_config.get(key)) for key in sorted(topic.config)},
+            },
+        )
+    return observations
+
+
+def _config_value(entry: Any) -> str | None:
+    if entry is None:
+        return None
+    value = entry.get("value") if isinstance(entry, dict) else entry
+    return None if value is None else str(value)
+
+
+def create_topics(
+    admin: Any, topics: Iterable[DesiredTopic], counter: RequestCounter | None = None
+) -> dict[str, str | None]:
+    """Create topics in one request; per topic ``None`` on success or the error class name."""
+    batch = {
+        t.name: {
+            "num_partitions": t.partitions,
+            "replication_factor": t.replication_factor,
+            "configs": {k: str(v) for k, v in sorted(t.config.items())},
+        }
+        for t in topics
+    }
+    if not batch:
+        return {}
+    response = admin.create_topics(batch, raise_errors=False)
+    if counter is not None:
+        counter.add("create_topics")
+    return _per_topic_errors(response, batch)
+
+
+def increase_partitions(
+    admin: Any, totals: Mapping[str, int], counter: RequestCounter | None = None
+) -> dict[str, str | None]:
+    if not totals:
+        return {}
+    response = admin.create_partitions(dict(sorted(totals.items())), raise_errors=False)
+    if counter is not None:
+        counter.add("create_partitions")
+    return _per_topic_errors(response, totals)
+
+
+def alter_topic_configs(
+    admin: Any, changes: Mapping[str, Mapping[str, str]], counter: RequestCounter | None = None
+) -> dict[str, str | None]:
+    """Set only the given keys (incremental), never resetting other keys."""
+    from kafka.admin import ConfigResource, ConfigResourceType
+
+    if not changes:
+        return {}
+    resources = [
+        ConfigResource(ConfigResourceType.TOPIC, name, configs={k: ("SET", str(v)) for k, v in sorted(keys.items())})
+        for name, keys in sorted(changes.items())
+    ]
+    response = admin.alter_configs(resources, raise_on_unknown=False, incremental=True)
+    if counter is not None:
+        counter.add("alter_configs")
+    return {name: _alter_outcome(response, name) for name in changes}
+
+
+def _per_topic_errors(response: Any, names: Iterable[str]) -> dict[str, str | None]:
+    """Per topic: ``None`` when the broker reported success, else the error class name.
+
+    A topic missing from the response keeps ``UnknownOutcome``: the caller must
+    treat it as unknown, never as success.
+    """
+    import kafka.errors as Errors
+
+    results: dict[str, str | None] = dict.fromkeys(names, UNKNOWN_OUTCOME)
+    if isinstance(response, dict):
+        entries = [(e.get("name"), e.get("error_code")) for e in response.get("topics", [])]
+    else:
+        entries = [(getattr(e, "name", None), getattr(e, "error_code", None)) for e in getattr(response, "results", [])]
+    for name, code in entries:
+        if name in results and code is not None:
+            error = Errors.for_code(code)
+            results[name] = None if error is Errors.NoError else error.__name__
+    return results
+
+
+def _alter_outcome(response: Any, name: str) -> str | None:
+    # kafka-python answers incremental alters as {"topic": {name: "OK" | "<error text>"}};
+    # only the error class is kept, the broker's text may name internals.
+    value = response.get("topic", {}).get(name) if isinstance(response, dict) else None
+    if value == "OK":
+        return None
+    if isinstance(value, str) and "Error" in value:
+        return value.split(":", 1)[0].split("] ")[-1].strip()
+    return UNKNOWN_OUTCOME

@@ -1,0 +1,77 @@
+"""Batched topic observation and mutation against the real local broker."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from streamt_kafka.admin import admin_client
+from streamt_kafka.topics_live import (
+    DesiredTopic,
+    RequestCounter,
+    alter_topic_configs,
+    create_topics,
+    increase_partitions,
+    observe_topics,
+)
+
+pytestmark = pytest.mark.kafka
+
+
+@pytest.fixture()
+def admin(kafka_bootstrap: str):
+    with admin_client({"bootstrap_servers": kafka_bootstrap}) as client:
+        yield client
+
+
+def _name(prefix: str) -> str:
+    return f"streamt-test.{prefix}.{uuid.uuid4().hex[:8]}"
+
+
+def test_create_observe_grow_and_alter(admin) -> None:
+    name = _name("lifecycle")
+    desired = DesiredTopic(name, partitions=2, replication_factor=1, config={"retention.ms": "3600000"})
+    counter = RequestCounter()
+
+    assert observe_topics(admin, [desired], counter)[name].status == "absent"
+    assert create_topics(admin, [desired], counter) == {name: None}
+
+    seen = observe_topics(admin, [desired], counter)[name]
+    assert seen.status == "present"
+    assert seen.spec == {"partitions": 2, "replication_factor": 1, "config": {"retention.ms": "3600000"}}
+
+    assert increase_partitions(admin, {name: 4}, counter) == {name: None}
+    assert alter_topic_configs(admin, {name: {"retention.ms": "7200000"}}, counter) == {name: None}
+    seen = observe_topics(admin, [desired], counter)[name]
+    assert seen.spec == {"partitions": 4, "replication_factor": 1, "config": {"retention.ms": "7200000"}}
+    assert counter.counts["create_topics"] == 1
+    admin.delete_topics([name])
+
+
+def test_observing_many_topics_is_two_requests(admin) -> None:
+    topics = [DesiredTopic(_name(f"many{i}"), 1, 1, {"cleanup.policy": "compact"}) for i in range(60)]
+    counter = RequestCounter()
+    assert set(create_topics(admin, topics, counter).values()) == {None}
+    observed = observe_topics(admin, topics, counter)
+    assert {o.status for o in observed.values()} == {"present"}
+    assert {o.spec["config"]["cleanup.policy"] for o in observed.values()} == {"compact"}
+    assert counter.counts == {"create_topics": 1, "describe_topics": 1, "describe_configs": 1}
+    admin.delete_topics([t.name for t in topics])
+
+
+def test_the_broker_refusal_is_reported_per_topic(admin) -> None:
+    good = DesiredTopic(_name("good"), 1, 1)
+    bad = DesiredTopic(_name("bad"), 1, 1, {"retention.ms": "not-a-number"})
+    outcome = create_topics(admin, [good, bad])
+    assert outcome[good.name] is None
+    assert outcome[bad.name] == "InvalidConfigurationError"
+    assert observe_topics(admin, [bad])[bad.name].status == "absent"
+    admin.delete_topics([good.name])
+
+
+def test_a_partition_count_the_broker_refuses_is_an_error(admin) -> None:
+    name = _name("shrink")
+    create_topics(admin, [DesiredTopic(name, 3, 1)])
+    outcome = increase_partitions(admin, {name: 2})
+    assert outcome[name] == "InvalidPartitionsError"
+    admin.delete_topics([name])
