@@ -1,0 +1,159 @@
+"""The Confluent-compatible Schema Registry REST API: read, check, register.
+
+Works against Confluent Schema Registry and any registry serving its API
+(e.g. Apicurio's ``/apis/ccompat/v7``). Response bodies are never shown to
+users: registry error messages can echo the schema or internal URLs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+import attrs
+from streamt.errors import Codes, StreamtError
+from streamt.observation import ABSENT, PRESENT, Observation
+
+CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+TIMEOUT_SECONDS = 15
+# Confluent's error codes for "no such subject" and "no such version".
+_SUBJECT_NOT_FOUND = 40401
+_VERSION_NOT_FOUND = 40402
+
+
+@attrs.frozen
+class RegistryClient:
+    """A thin client bound to one registry base URL and optional basic auth."""
+
+    url: str
+    username: str | None = None
+    password: str | None = attrs.field(default=None, repr=False)
+
+    def _request(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+        import requests
+
+        auth = (self.username, self.password or "") if self.username else None
+        try:
+            response = requests.request(
+                method,
+                self.url.rstrip("/") + path,
+                data=None if body is None else json.dumps(body),
+                headers={"Content-Type": CONTENT_TYPE, "Accept": CONTENT_TYPE},
+                auth=auth,
+                timeout=TIMEOUT_SECONDS,
+            )
+        except requests.exceptions.SSLError:
+            raise StreamtError(
+                Codes.E405_SSL_ERROR,
+                "The TLS handshake with the Schema Registry failed.",
+                "Check runtime.schema_registry.url and its certificate.",
+            ) from None
+        except requests.exceptions.RequestException:
+            raise StreamtError(
+                Codes.E406_CONNECTION_REFUSED,
+                "The Schema Registry did not answer.",
+                "Check that runtime.schema_registry.url is reachable.",
+            ) from None
+        if response.status_code in (401, 403):
+            raise StreamtError(
+                Codes.E404_AUTH_FAILED,
+                "The Schema Registry refused the credentials.",
+                "Check runtime.schema_registry.username/password.",
+            )
+        try:
+            payload = response.json() if response.content else None
+        except ValueError:
+            payload = None
+        return response.status_code, payload
+
+    def latest(self, subject: str) -> dict[str, Any] | None:
+        """The latest registered version of ``subject``, or ``None`` if it has none."""
+        status, payload = self._request("GET", f"/subjects/{quote(subject, safe='')}/versions/latest")
+        if status == 404:
+            return None
+        if status != 200 or not isinstance(payload, dict):
+            raise self._unexpected("read subject", status)
+        return payload
+
+    def is_compatible(self, subject: str, schema: str, schema_type: str) -> bool:
+        """Whether ``schema`` may be registered under ``subject`` by its compatibility rule."""
+        body = self._body(schema, schema_type)
+        status, payload = self._request(
+            "POST", f"/compatibility/subjects/{quote(subject, safe='')}/versions/latest", body
+        )
+        if (
+            status == 404
+            and isinstance(payload, dict)
+            and payload.get("error_code")
+            in (
+                _SUBJECT_NOT_FOUND,
+                _VERSION_NOT_FOUND,
+            )
+        ):
+            return True  # nothing registered yet: any schema is compatible
+        if status != 200 or not isinstance(payload, dict) or "is_compatible" not in payload:
+            raise self._unexpected("check compatibility", status)
+        return bool(payload["is_compatible"])
+
+    def register(self, subject: str, schema: str, schema_type: str) -> int:
+        """Register ``schema``; returns the schema id. Incompatible → ``E402``."""
+        status, payload = self._request(
+            "POST", f"/subjects/{quote(subject, safe='')}/versions", self._body(schema, schema_type)
+        )
+        if status == 409:
+            raise StreamtError(
+                Codes.E402_SCHEMA_INCOMPATIBLE,
+                f"The Schema Registry refused an incompatible schema for subject '{subject}'.",
+                "Make the change compatible, or register it under a new subject version policy.",
+            )
+        if status != 200 or not isinstance(payload, dict) or "id" not in payload:
+            raise self._unexpected("register schema", status)
+        return int(payload["id"])
+
+    @staticmethod
+    def _body(schema: str, schema_type: str) -> dict[str, Any]:
+        body: dict[str, Any] = {"schema": schema}
+        if schema_type.upper() != "AVRO":
+            body["schemaType"] = schema_type.upper()
+        return body
+
+    @staticmethod
+    def _unexpected(doing: str, status: int) -> StreamtError:
+        return StreamtError(
+            Codes.E407_DEPLOY_ERROR,
+            f"The Schema Registry answered HTTP {status} when asked to {doing}.",
+            "Check the registry's health; the response body is not shown.",
+        )
+
+
+def observe_subject(client: RegistryClient, subject: str, schema: str, schema_type: str) -> Observation:
+    """The live subject, with whether the compiled schema is identical or compatible."""
+    latest = client.latest(subject)
+    if latest is None:
+        return Observation("schema", subject, ABSENT)
+    same = _canonical(latest.get("schema", ""), schema_type) == _canonical(schema, schema_type)
+    compatible = True if same else client.is_compatible(subject, schema, schema_type)
+    return Observation(
+        "schema",
+        subject,
+        PRESENT,
+        {
+            "version": latest.get("version"),
+            "id": latest.get("id"),
+            "schema_type": (latest.get("schemaType") or "AVRO").upper(),
+            "identical": same,
+            "compatible": compatible,
+        },
+    )
+
+
+def _canonical(schema: str, schema_type: str) -> str:
+    # Registries reformat Avro/JSON schemas (Apicurio returns compact JSON), so
+    # compare parsed documents, not text.
+    if schema_type.upper() in ("AVRO", "JSON"):
+        try:
+            return json.dumps(json.loads(schema), sort_keys=True, separators=(",", ":"))
+        except ValueError:
+            return schema
+    return schema.strip()
