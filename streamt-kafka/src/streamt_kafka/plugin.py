@@ -1,9 +1,9 @@
 """streamt plugin: Kafka topics and Schema Registry subjects.
 
-Registered through the ``streamt`` entry-point group. Compilation, observation,
-planning and deployment arrive in later releases; until then the plugin
-declares what it will provide with ``implemented=False`` so that core reports
-``E904_NOT_IMPLEMENTED`` instead of pretending.
+Registered through the ``streamt`` entry-point group. Compilation and
+planning are implemented; observation and deployment arrive with the online
+release. Compiler modules are imported inside the hooks so that loading the
+plugin for ``--help`` stays cheap.
 """
 
 from __future__ import annotations
@@ -22,6 +22,28 @@ def streamt_materializations() -> list[Any]:
             description="Kafka topic per model",
             extra="kafka",
             runtime_sections=("runtime.kafka", "runtime.schema_registry"),
-            implemented=False,
         ),
     ]
+
+
+@hookimpl
+def streamt_compile(project: Any, declaration: Any) -> list[Any]:
+    from streamt.project.model import Model, Source
+
+    from streamt_kafka.schemas import schema_artifact
+    from streamt_kafka.topics import model_topic, source_topic
+
+    if isinstance(declaration, Source):
+        schema = schema_artifact(declaration)
+        return [source_topic(project, declaration), *([schema] if schema else [])]
+    if isinstance(declaration, Model):
+        topic = model_topic(project, declaration)
+        return [topic] if topic else []
+    return []
+
+
+@hookimpl
+def streamt_planners() -> list[Any]:
+    from streamt_kafka.planning import SchemaPlanner, TopicPlanner
+
+    return [TopicPlanner(), SchemaPlanner()]

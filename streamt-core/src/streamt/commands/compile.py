@@ -1,0 +1,80 @@
+"""`streamt compile`: load, validate and write the artifacts of a project."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import click
+
+from streamt.cli.options import env_option, project_dir_option
+from streamt.result import Result
+
+
+def output_target(project_dir: str, output_dir: str | None, default: str) -> tuple[Path, str]:
+    """The directory to write and how to show it: ``--output-dir`` as given, else inside the project."""
+    if output_dir is not None:
+        return Path(output_dir), output_dir.rstrip("/") or "/"
+    return Path(project_dir) / default, os.path.normpath(os.path.join(project_dir, default))
+
+
+def produce(project_dir: str, env: str | None, target: Path | None, checksums: bool) -> tuple[Any, dict[str, bytes]]:
+    """Compile and, unless ``target`` is None (dry run), replace ``target`` with the output."""
+    from streamt.compile import CHECKSUMS, checksum_file, load_and_compile, render, write_output
+
+    loaded = load_and_compile(project_dir, env)
+    files, _ = render(loaded.compiled)
+    if checksums:
+        files[CHECKSUMS] = checksum_file(files)
+    if target is not None:
+        write_output(target, files, project_root=loaded.root)
+    return loaded, files
+
+
+def tree_lines(paths: list[str]) -> list[str]:
+    """``topics/`` then its files indented, as the CLI reference prints them."""
+    lines: list[str] = []
+    current = None
+    for path in paths:
+        directory, _, name = path.rpartition("/")
+        if not directory:
+            continue
+        if directory != current:
+            lines.append(f"  {directory}/")
+            current = directory
+        lines.append(f"    {name}")
+    return lines
+
+
+def artifact_summaries(compiled: Any) -> list[dict[str, Any]]:
+    return [
+        {"checksum": a.checksum, "identity": a.identity, "kind": a.kind, "name": a.name, "ownership": a.ownership}
+        for a in compiled.artifacts
+    ]
+
+
+@click.command("compile")
+@project_dir_option
+@env_option
+@click.option("--output-dir", default=None, help="Output directory (default: generated/ in the project).")
+@click.option("--dry-run", is_flag=True, help="Show what would be generated without writing.")
+def compile_command(project_dir: str, env: str | None, output_dir: str | None, dry_run: bool) -> Result:
+    """Parse, validate and generate deployment artifacts."""
+    target, shown = output_target(project_dir, output_dir, "generated")
+    loaded, files = produce(project_dir, env, None if dry_run else target, checksums=False)
+    paths = sorted(files)
+    lines = ["Compiling project...", "", "Generated artifacts:" if not dry_run else "Would generate:"]
+    lines += tree_lines(paths) or ["  (none)"]
+    lines += ["", "Dry run: nothing written." if dry_run else f"Manifest written to: {shown}/manifest.json"]
+    data = {
+        "artifacts": artifact_summaries(loaded.compiled),
+        "counts": dict(sorted(Counter(a.kind for a in loaded.compiled.artifacts).items())),
+        "dry_run": dry_run,
+        "environment": loaded.compiled.environment,
+        "files": paths,
+        "manifest": None if dry_run else f"{shown}/manifest.json",
+        "output_dir": None if dry_run else shown,
+    }
+    return Result("compile", data=data, text="\n".join(lines), warnings=loaded.warnings)

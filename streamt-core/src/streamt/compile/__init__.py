@@ -1,0 +1,34 @@
+"""Compiling a project into artifacts, and writing them out.
+
+Public API:
+
+* ``compile_project(project, plugins=None) -> CompiledProject`` — the walk
+  over every declaration through the ``streamt_compile`` hooks.
+* ``load_and_compile(project_dir, env) -> Loaded`` — load, validate, compile;
+  what commands and exporters call.
+* ``render(compiled) -> (files, manifest)`` — every output file as bytes.
+* ``manifest_checksum(manifest)`` — the digest reviewed plans bind to.
+* ``write_output(target, files, project_root)`` / ``checksum_file(files)`` —
+  atomic directory output and the ``sha256sum -c`` file of ``build``.
+* ``compiled_view(project, model_name)`` — the compiled block of ``show model``.
+"""
+
+from streamt.compile.engine import CompiledProject, compile_project
+from streamt.compile.layout import MANIFEST, manifest_checksum, render
+from streamt.compile.loading import Loaded, load_and_compile
+from streamt.compile.output import CHECKSUMS, checksum_file, write_output
+from streamt.compile.view import compiled_view
+
+__all__ = [
+    "CHECKSUMS",
+    "MANIFEST",
+    "CompiledProject",
+    "Loaded",
+    "checksum_file",
+    "compile_project",
+    "compiled_view",
+    "load_and_compile",
+    "manifest_checksum",
+    "render",
+    "write_output",
+]

@@ -1,0 +1,189 @@
+"""The compile walk: every declaration, in DAG order, through every provider.
+
+Core knows no materialization. It checks that some installed plugin declares
+each one a project uses, asks every ``streamt_compile`` implementation for the
+artifacts of each declaration, adds the removal artifacts of lifecycle
+tombstones itself, refuses collisions and returns one ordered, immutable
+``CompiledProject``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import attrs
+
+from streamt.artifacts import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL, Artifact
+from streamt.capabilities import install_hint
+from streamt.compile.order import artifact_order, declaration_order
+from streamt.errors import Codes, Diagnostic, StreamtError
+
+
+@attrs.frozen
+class CompiledProject:
+    """The artifacts of one project in one environment, dependencies first."""
+
+    project_name: str
+    project_version: str
+    project_description: str | None
+    environment: str
+    artifacts: tuple[Artifact, ...]
+
+    def of_kind(self, kind: str) -> tuple[Artifact, ...]:
+        return tuple(a for a in self.artifacts if a.kind == kind)
+
+    def find(self, kind: str, identity: str) -> Artifact | None:
+        return next((a for a in self.artifacts if a.kind == kind and a.identity == identity), None)
+
+
+def compile_project(project: Any, plugins: Any = None, declarations: list[Any] | None = None) -> CompiledProject:
+    """Compile ``project`` (a loaded, validated ``streamt.project.Project``).
+
+    ``declarations`` limits the walk (``compiled_view`` compiles one model);
+    by default every source, model and test is compiled. Raises
+    ``StreamtError`` carrying every problem found, not just the first.
+    """
+    if plugins is None:
+        from streamt.plugins import get_plugins
+
+        plugins = get_plugins()
+    walk = declaration_order(project) if declarations is None else declarations
+    problems = _capability_problems(project, plugins, walk)
+    if problems:
+        raise StreamtError.from_diagnostics(problems)
+    artifacts: list[Artifact] = []
+    impls = list(reversed(plugins.manager.hook.streamt_compile.get_hookimpls()))
+    kwargs = {"project": project, "env": project.env}
+    for declaration in walk:
+        kwargs["declaration"] = declaration
+        for impl in impls:
+            artifacts.extend(_call(impl, kwargs, declaration, problems))
+    if declarations is None:
+        artifacts.extend(tombstone_artifacts(project))
+    problems.extend(_collisions(artifacts))
+    if problems:
+        raise StreamtError.from_diagnostics(problems)
+    return CompiledProject(
+        project_name=project.name,
+        project_version=project.info.version,
+        project_description=project.info.description,
+        environment=project.env,
+        artifacts=tuple(artifact_order(artifacts)),
+    )
+
+
+def _call(impl: Any, kwargs: dict[str, Any], declaration: Any, problems: list[Diagnostic]) -> list[Artifact]:
+    try:
+        returned = impl.function(*(kwargs[arg] for arg in impl.argnames)) or []
+    except StreamtError as exc:
+        problems.extend(exc.diagnostics)
+        return []
+    except Exception as exc:  # a provider bug fails the compile, naming the provider, never a traceback
+        problems.append(
+            Diagnostic(
+                Codes.E999_INTERNAL_ERROR,
+                f"Plugin '{impl.plugin_name}' failed compiling '{declaration.name}' ({type(exc).__name__}).",
+                f"Report it to the maintainers of '{impl.plugin_name}'.",
+                details={"plugin": impl.plugin_name},
+            )
+        )
+        return []
+    good = [a for a in returned if isinstance(a, Artifact)]
+    if len(good) != len(returned):
+        problems.append(
+            Diagnostic(
+                Codes.E999_INTERNAL_ERROR,
+                f"Plugin '{impl.plugin_name}' returned something other than Artifact for '{declaration.name}'.",
+                f"Report it to the maintainers of '{impl.plugin_name}'.",
+                details={"plugin": impl.plugin_name},
+            )
+        )
+    return good
+
+
+def _required_capabilities(declaration: Any) -> list[str]:
+    """The materialization and executor a model needs a plugin for."""
+    materialized = getattr(declaration, "materialized", None)
+    if materialized is None or not hasattr(declaration, "executor"):
+        return []
+    needed = [materialized]
+    if materialized == "topic" and declaration.sql:
+        needed.append(declaration.executor)
+    return needed
+
+
+def _capability_problems(project: Any, plugins: Any, walk: list[Any]) -> list[Diagnostic]:
+    declared: dict[str, Any] = {}
+    for batch in plugins.manager.hook.streamt_materializations():
+        for materialization in batch or []:
+            # An implemented declaration wins over a placeholder of the same name.
+            if materialization.name not in declared or materialization.implemented:
+                declared[materialization.name] = materialization
+    users: dict[str, list[str]] = defaultdict(list)
+    for declaration in walk:
+        for capability in _required_capabilities(declaration):
+            users[capability].append(declaration.name)
+    problems = []
+    for capability in sorted(users):
+        names = ", ".join(sorted(users[capability]))
+        found = declared.get(capability)
+        if found is None:
+            problems.append(
+                Diagnostic(
+                    Codes.E903_PLUGIN_REQUIRED,
+                    f"No installed plugin compiles '{capability}' (needed by: {names}).",
+                    install_hint(capability),
+                    details={"capability": capability},
+                )
+            )
+        elif not found.implemented:
+            problems.append(
+                Diagnostic(
+                    Codes.E904_NOT_IMPLEMENTED,
+                    f"The '{capability}' compiler is not implemented in this release (needed by: {names}).",
+                    "Upgrade the plugin that provides it when a release implements it.",
+                    details={"capability": capability},
+                )
+            )
+    return problems
+
+
+def tombstone_artifacts(project: Any) -> list[Artifact]:
+    """Removal artifacts for ``lifecycle`` tombstones; core owns them (dsl.md section 15)."""
+    lifecycle = project.lifecycle
+    artifacts = []
+    for rule in lifecycle.gateway_rule_removals:
+        prior = rule.prior_artifact
+        spec = {
+            "logical_owner": rule.logical_owner,
+            "prior_artifact": {
+                "interceptors": [dict(i) for i in prior.interceptors],
+                "name": prior.name,
+                "physicalTopic": prior.physicalTopic,
+                "virtualTopic": prior.virtualTopic,
+            },
+        }
+        artifacts.append(Artifact(KIND_GATEWAY_RULE_REMOVAL, rule.logical_owner, prior.name, spec))
+    for connector in lifecycle.connector_removals:
+        spec = {"cluster": connector.cluster, "logical_owner": connector.logical_owner, "name": connector.name}
+        artifacts.append(Artifact(KIND_CONNECTOR_REMOVAL, connector.logical_owner, connector.name, spec))
+    return artifacts
+
+
+def _collisions(artifacts: list[Artifact]) -> list[Diagnostic]:
+    seen: dict[tuple[str, str], Artifact] = {}
+    problems = []
+    for artifact in artifacts:
+        first = seen.setdefault(artifact.sort_key, artifact)
+        if first is not artifact:
+            problems.append(
+                Diagnostic(
+                    Codes.E111_NAME_COLLISION,
+                    f"Two declarations compile to the same {artifact.kind} '{artifact.identity}': "
+                    f"'{first.name}' and '{artifact.name}'.",
+                    "Give one of them another physical name (for example advanced.topic.name).",
+                    details={"kind": artifact.kind, "identity": artifact.identity},
+                )
+            )
+    return problems

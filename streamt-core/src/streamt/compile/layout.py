@@ -1,0 +1,139 @@
+"""Where each artifact goes on disk, and the manifest that lists them (dsl.md section 18).
+
+The output is a mapping of relative path to bytes, built entirely in memory
+and deterministic: JSON with sorted keys and a trailing newline, paths sorted.
+Writing it is ``streamt.compile.output``'s job.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from streamt import __version__
+from streamt.artifacts import (
+    KIND_CONNECTOR,
+    KIND_CONNECTOR_REMOVAL,
+    KIND_FLINK_JOB,
+    KIND_GATEWAY_RULE,
+    KIND_GATEWAY_RULE_REMOVAL,
+    KIND_KAFKA_STREAMS_JOB,
+    KIND_SCHEMA,
+    KIND_TEST_JOB,
+    KIND_TOPIC,
+    Artifact,
+    canonical_json,
+    sha256_checksum,
+)
+from streamt.compile.engine import CompiledProject
+from streamt.errors import Codes, Diagnostic, StreamtError
+
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT_VERSION = 1
+
+# kind -> (directory, manifest key). Other kinds go under "<kind>/" and "<kind>".
+LAYOUT: dict[str, tuple[str, str]] = {
+    KIND_TOPIC: ("topics", "topics"),
+    KIND_SCHEMA: ("schemas", "schemas"),
+    KIND_FLINK_JOB: ("flink", "flink_jobs"),
+    KIND_TEST_JOB: ("flink", "test_jobs"),
+    KIND_CONNECTOR: ("connect", "connectors"),
+    KIND_GATEWAY_RULE: ("gateway", "gateway_rules"),
+    KIND_KAFKA_STREAMS_JOB: ("kafka_streams", "kafka_streams_jobs"),
+    KIND_CONNECTOR_REMOVAL: ("lifecycle/connector_removals", "connector_removals"),
+    KIND_GATEWAY_RULE_REMOVAL: ("lifecycle/gateway_rule_removals", "gateway_rule_removals"),
+}
+STANDARD_KEYS = tuple(sorted(key for _, key in LAYOUT.values()))
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def file_stem(identity: str) -> str:
+    """A file name for a physical identity that can never leave its directory.
+
+    Topic names are already safe; anything else (``/`` in a subject, a
+    leading dot) is percent-encoded, so distinct identities stay distinct.
+    """
+    stem = _SAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), identity)
+    return "%2E" + stem[1:] if stem.startswith(".") else stem
+
+
+def placement(kind: str) -> tuple[str, str]:
+    return LAYOUT.get(kind, (kind, kind))
+
+
+def artifact_files(artifact: Artifact) -> dict[str, bytes]:
+    """The files of one artifact: its spec as JSON plus any rendered extras (``.sql``)."""
+    directory, _ = placement(artifact.kind)
+    base = f"{directory}/{file_stem(artifact.identity)}"
+    files = {f"{base}.json": pretty_json(artifact.spec)}
+    for suffix, text in sorted(artifact.files.items()):
+        files[f"{base}{suffix}"] = text.encode("utf-8")
+    return files
+
+
+def pretty_json(value: Any) -> bytes:
+    return (json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def render(compiled: CompiledProject) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """All output files (path -> bytes, sorted by path, manifest included) and the manifest."""
+    files: dict[str, bytes] = {}
+    owners: dict[str, Artifact] = {}
+    entries: dict[str, list[dict[str, Any]]] = {key: [] for key in STANDARD_KEYS}
+    problems = []
+    for artifact in compiled.artifacts:
+        produced = artifact_files(artifact)
+        for path in produced:
+            # Case-insensitive file systems would merge names differing by case only.
+            other = owners.setdefault(path.lower(), artifact)
+            if other is not artifact:
+                problems.append(_path_collision(path, other, artifact))
+        files.update(produced)
+        _, key = placement(artifact.kind)
+        entries.setdefault(key, []).append(_entry(artifact, sorted(produced)))
+    if problems:
+        raise StreamtError.from_diagnostics(problems)
+    manifest = {
+        "artifacts": {key: sorted(items, key=lambda e: e["identity"]) for key, items in sorted(entries.items())},
+        "environment": compiled.environment,
+        "files": sorted(files),
+        "format_version": MANIFEST_FORMAT_VERSION,
+        "generator": {"name": "streamt-core", "version": __version__},
+        "project": {
+            "description": compiled.project_description,
+            "name": compiled.project_name,
+            "version": compiled.project_version,
+        },
+    }
+    files[MANIFEST] = pretty_json(manifest)
+    return dict(sorted(files.items())), manifest
+
+
+def manifest_checksum(manifest: dict[str, Any]) -> str:
+    """The digest plans bind to: every artifact checksum, path and ownership, canonically."""
+    return sha256_checksum(canonical_json(manifest))
+
+
+def _entry(artifact: Artifact, paths: list[str]) -> dict[str, Any]:
+    return {
+        "checksum": artifact.checksum,
+        "depends_on": [{"identity": identity, "kind": kind} for kind, identity in artifact.depends_on],
+        "files": paths,
+        "identity": artifact.identity,
+        "kind": artifact.kind,
+        "name": artifact.name,
+        "ownership": artifact.ownership,
+        "provider": artifact.provider,
+        "spec": artifact.spec,
+    }
+
+
+def _path_collision(path: str, first: Artifact, second: Artifact) -> Diagnostic:
+    return Diagnostic(
+        Codes.E111_NAME_COLLISION,
+        f"'{first.name}' ({first.kind}) and '{second.name}' ({second.kind}) would both be written to '{path}'.",
+        "Rename one of them; output file names must differ in more than letter case.",
+        details={"path": path},
+    )

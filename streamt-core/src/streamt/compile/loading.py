@@ -1,0 +1,41 @@
+"""From a project directory to a compiled project: load, validate, compile.
+
+Compile, build, plan and every exporter start here, so they all see the same
+project the same way: a validation error stops them before any artifact is
+produced, and validation warnings ride along on the result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from streamt.compile.engine import CompiledProject, compile_project
+from streamt.errors import Diagnostic, StreamtError
+
+
+@attrs.frozen
+class Loaded:
+    """A compiled project together with what loading and validation reported."""
+
+    project: Any
+    compiled: CompiledProject
+    warnings: tuple[Diagnostic, ...] = ()
+
+    @property
+    def root(self) -> Path:
+        return Path(self.project.root)
+
+
+def load_and_compile(project_dir: str | Path, env: str | None) -> Loaded:
+    """Load ``project_dir`` for ``env``, validate it and compile it (no file is written)."""
+    from streamt.project.loader import load_project
+    from streamt.validation import validate_project
+
+    project = load_project(project_dir, env)
+    report = validate_project(project)
+    if report.errors:
+        raise StreamtError.from_diagnostics(list(report.errors))
+    return Loaded(project=project, compiled=compile_project(project), warnings=report.warnings)

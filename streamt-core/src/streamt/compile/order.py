@@ -1,0 +1,109 @@
+"""Deterministic orders: declarations for the compile walk, artifacts for plans.
+
+Nothing here depends on dict or set iteration order, file discovery order or
+``PYTHONHASHSEED``: every tie is broken by names.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from streamt.artifacts import (
+    KIND_CONNECTOR,
+    KIND_CONNECTOR_REMOVAL,
+    KIND_FLINK_JOB,
+    KIND_GATEWAY_RULE,
+    KIND_GATEWAY_RULE_REMOVAL,
+    KIND_KAFKA_STREAMS_JOB,
+    KIND_SCHEMA,
+    KIND_TEST_JOB,
+    KIND_TOPIC,
+    Artifact,
+)
+from streamt.errors import Codes, StreamtError
+
+# When no dependency decides, storage comes before what reads or writes it:
+# topics, then subjects, then jobs and connectors, then removals.
+KIND_RANK: dict[str, int] = {
+    KIND_TOPIC: 0,
+    KIND_SCHEMA: 1,
+    KIND_FLINK_JOB: 2,
+    KIND_KAFKA_STREAMS_JOB: 3,
+    KIND_CONNECTOR: 4,
+    KIND_GATEWAY_RULE: 5,
+    KIND_TEST_JOB: 6,
+    KIND_CONNECTOR_REMOVAL: 7,
+    KIND_GATEWAY_RULE_REMOVAL: 8,
+}
+_UNKNOWN_RANK = 100
+
+
+def kind_rank(kind: str) -> tuple[int, str]:
+    return (KIND_RANK.get(kind, _UNKNOWN_RANK), kind)
+
+
+def topological(nodes: Iterable[Any], edges: Mapping[Any, Iterable[Any]], tie: Any) -> list[Any]:
+    """Kahn's algorithm; ``edges[n]`` are the nodes ``n`` needs first.
+
+    Among ready nodes the smallest ``tie(node)`` goes first. Edges to unknown
+    nodes are ignored (an external dependency that compiles to nothing).
+    Raises ``ValueError`` with the remaining nodes on a cycle.
+    """
+    nodes = list(nodes)
+    known = set(nodes)
+    needs: dict[Any, set[Any]] = {n: {d for d in edges.get(n, ()) if d in known and d != n} for n in nodes}
+    users: dict[Any, list[Any]] = {n: [] for n in nodes}
+    for node, deps in needs.items():
+        for dep in deps:
+            users[dep].append(node)
+    ready = [(tie(n), i, n) for i, n in enumerate(nodes) if not needs[n]]
+    heapq.heapify(ready)
+    index = {n: i for i, n in enumerate(nodes)}
+    ordered: list[Any] = []
+    while ready:
+        _, _, node = heapq.heappop(ready)
+        ordered.append(node)
+        for user in users[node]:
+            needs[user].discard(node)
+            if not needs[user]:
+                heapq.heappush(ready, (tie(user), index[user], user))
+    if len(ordered) != len(nodes):
+        raise ValueError(sorted(str(n) for n in nodes if needs[n]))
+    return ordered
+
+
+def declaration_order(project: Any) -> list[Any]:
+    """Sources by name, models upstream first, then tests by name."""
+    models = {m.name: m for m in project.models}
+    edges = {name: [r.name for r in m.dependencies if r.kind == "model"] for name, m in models.items()}
+    try:
+        names = topological(sorted(models), edges, tie=lambda n: n)
+    except ValueError as exc:
+        raise StreamtError(
+            Codes.E104_CYCLE_DETECTED,
+            f"Circular dependency among models: {', '.join(exc.args[0])}",
+            "Run `streamt validate` for the cycle path and break it.",
+        ) from None
+    sources = sorted(project.sources, key=lambda s: s.name)
+    tests = sorted(project.tests, key=lambda t: t.name)
+    return [*sources, *(models[n] for n in names), *tests]
+
+
+def artifact_order(artifacts: Iterable[Artifact]) -> list[Artifact]:
+    """Dependencies first; otherwise by kind rank, then identity."""
+    items = list(artifacts)
+    by_key = {a.sort_key: a for a in items}
+    edges = {a.sort_key: list(a.depends_on) for a in items}
+    try:
+        keys = topological(
+            sorted(by_key, key=lambda k: (kind_rank(k[0]), k[1])), edges, tie=lambda k: (kind_rank(k[0]), k[1])
+        )
+    except ValueError as exc:
+        raise StreamtError(
+            Codes.E104_CYCLE_DETECTED,
+            f"Compiled artifacts depend on each other in a cycle: {', '.join(exc.args[0])}",
+            "A provider plugin declared circular depends_on; report it to its maintainers.",
+        ) from None
+    return [by_key[k] for k in keys]

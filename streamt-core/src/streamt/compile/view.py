@@ -1,0 +1,37 @@
+"""The compiled view of one model, for ``show model`` (the seed's JSON example).
+
+``sql`` is the rendered statement, ``topic`` the compiled topic block and
+``flink`` the declared job settings; ``artifacts`` lists what the model
+compiles to, so a reader sees the same thing ``compile`` would write.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from streamt.artifacts import KIND_TOPIC
+from streamt.compile.engine import compile_project
+from streamt.errors import Codes, StreamtError
+
+
+def compiled_view(project: Any, model_name: str, plugins: Any = None) -> dict[str, Any]:
+    """``{"sql", "topic"?, "flink"?, "artifacts"}`` for ``model_name`` (E102 if unknown)."""
+    model = project.model(model_name)
+    if model is None:
+        raise StreamtError(Codes.E102_MODEL_NOT_FOUND, f"Model '{model_name}' not found")
+    compiled = compile_project(project, plugins, declarations=[model])
+    view: dict[str, Any] = {
+        "sql": model.rendered_sql if model.rendered_sql is not None else model.sql,
+        "artifacts": [
+            {"checksum": a.checksum, "identity": a.identity, "kind": a.kind, "ownership": a.ownership}
+            for a in compiled.artifacts
+        ],
+    }
+    topic = next((a for a in compiled.artifacts if a.kind == KIND_TOPIC), None)
+    if topic is not None:
+        view["topic"] = {k: v for k, v in topic.spec.items() if k != "name"}
+    if model.flink is not None:
+        view["flink"] = {k: v for k, v in attrs.asdict(model.flink).items() if v is not None}
+    return view

@@ -1,0 +1,143 @@
+"""Plan values: what a planner sees (Observation) and says (Action, SafetyBlocker).
+
+All of them are immutable and serialise to canonical JSON, because a reviewed
+plan file binds their exact bytes with its integrity checksum.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import attrs
+
+from streamt.artifacts import Artifact
+
+CREATE, UPDATE, DELETE, NOOP, ADOPT = "create", "update", "delete", "noop", "adopt"
+ACTIONS = (CREATE, UPDATE, DELETE, NOOP, ADOPT)
+
+# Observation statuses. Offline planning never reads live state: it assumes
+# managed resources are absent and says so in the evidence.
+ABSENT, PRESENT, UNAVAILABLE = "absent", "present", "unavailable"
+
+
+@attrs.frozen
+class Observation:
+    """What a provider saw live for one artifact (or assumed, offline)."""
+
+    status: str
+    spec: dict[str, Any] | None = None
+    assumed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"assumed": self.assumed, "spec": self.spec, "status": self.status}
+
+
+ASSUMED_ABSENT = Observation(ABSENT, assumed=True)
+
+
+@attrs.frozen
+class Action:
+    """One step of a plan for one artifact.
+
+    ``summary`` is the human detail shown after the name (``12 partitions,
+    rf=3`` or ``partitions: 6 → 12``); ``evidence`` the canonical facts the
+    decision rests on (observation, changed keys), bound by plan files.
+    """
+
+    action: str = attrs.field(validator=attrs.validators.in_(ACTIONS))
+    kind: str
+    name: str
+    identity: str
+    ownership: str
+    provider: str
+    checksum: str
+    summary: str = ""
+    evidence: dict[str, Any] = attrs.field(factory=dict)
+
+    @classmethod
+    def for_artifact(
+        cls, action: str, artifact: Artifact, summary: str, observation: Observation, **evidence: Any
+    ) -> Action:
+        """The usual construction: identity from the artifact, the observation as evidence."""
+        return cls(
+            action=action,
+            kind=artifact.kind,
+            name=artifact.name,
+            identity=artifact.identity,
+            ownership=artifact.ownership,
+            provider=artifact.provider,
+            checksum=artifact.checksum,
+            summary=summary,
+            evidence={"observation": observation.to_json(), **evidence},
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "checksum": self.checksum,
+            "evidence": self.evidence,
+            "identity": self.identity,
+            "kind": self.kind,
+            "name": self.name,
+            "ownership": self.ownership,
+            "provider": self.provider,
+            "summary": self.summary,
+        }
+
+
+@attrs.frozen
+class SafetyBlocker:
+    """A change that may be reviewed but not applied (``kafka_partition_reduction`` ...)."""
+
+    reason: str
+    kind: str
+    identity: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"identity": self.identity, "kind": self.kind, "message": self.message, "reason": self.reason}
+
+
+@attrs.frozen
+class StateReference:
+    """The exact ownership state an online plan was made against (the online issue fills it)."""
+
+    backend: str
+    address: str
+    serial: int
+    checksum: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"address": self.address, "backend": self.backend, "checksum": self.checksum, "serial": self.serial}
+
+
+@attrs.frozen
+class Plan:
+    """Ordered actions and blockers for one project in one environment.
+
+    ``state`` is ``None`` for an offline plan: nothing live was read, so the
+    plan can be reviewed but never authorizes apply.
+    """
+
+    project: str
+    environment: str
+    offline: bool
+    manifest_checksum: str
+    environment_fingerprint: str
+    actions: tuple[Action, ...]
+    safety_blockers: tuple[SafetyBlocker, ...] = ()
+    state: StateReference | None = None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        tally = Counter(a.action for a in self.actions)
+        return {action: tally.get(action, 0) for action in ACTIONS}
+
+    @property
+    def is_apply_blocked(self) -> bool:
+        return bool(self.safety_blockers)
+
+    @property
+    def can_authorize_apply(self) -> bool:
+        return not self.offline and self.state is not None

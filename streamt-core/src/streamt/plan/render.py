@@ -1,0 +1,59 @@
+"""Plan text as the CLI reference shows it, and the JSON ``data`` of ``plan``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamt.compile.order import kind_rank
+from streamt.plan.model import Plan
+
+SECTION_TITLES = {
+    "topic": "Topics",
+    "schema": "Schemas",
+    "flink_job": "Flink Jobs",
+    "kafka_streams_job": "Kafka Streams Jobs",
+    "connector": "Connectors",
+    "gateway_rule": "Gateway Rules",
+    "test_job": "Test Jobs",
+    "connector_removal": "Connector Removals",
+    "gateway_rule_removal": "Gateway Rule Removals",
+}
+_SYMBOL = {"create": "+", "update": "~", "delete": "-", "noop": "=", "adopt": "&"}
+
+
+def plan_text(plan: Plan, plan_file: str | None = None) -> str:
+    counts = plan.counts
+    lines = [f"Plan: {counts['create']} to create, {counts['update']} to update, {counts['delete']} to delete"]
+    if plan.offline:
+        lines.append("(offline: managed resources assumed absent; this plan cannot authorize apply)")
+    kinds = sorted({a.kind for a in plan.actions}, key=kind_rank)
+    for kind in kinds:
+        lines += ["", f"{SECTION_TITLES.get(kind, kind)}:"]
+        for action in (a for a in plan.actions if a.kind == kind):
+            detail = f" ({action.summary})" if action.summary else ""
+            lines.append(f"  {_SYMBOL[action.action]} {action.identity}{detail}")
+    if not plan.actions:
+        lines += ["", "No artifacts: nothing to plan."]
+    if plan.safety_blockers:
+        lines += ["", "Safety blockers (apply is blocked):"]
+        lines += [f"  ! {b.kind} {b.identity}: {b.message}" for b in plan.safety_blockers]
+    if plan_file:
+        lines += ["", f"Plan written to: {plan_file}"]
+    return "\n".join(lines)
+
+
+def plan_data(plan: Plan, plan_file: str | None = None) -> dict[str, Any]:
+    return {
+        "actions": [dict(a.to_json(), position=i) for i, a in enumerate(plan.actions)],
+        "can_authorize_apply": plan.can_authorize_apply,
+        "counts": plan.counts,
+        "environment": plan.environment,
+        "environment_fingerprint": plan.environment_fingerprint,
+        "is_apply_blocked": plan.is_apply_blocked,
+        "manifest_checksum": plan.manifest_checksum,
+        "offline": plan.offline,
+        "plan_file": plan_file,
+        "project": plan.project,
+        "safety_blockers": [b.to_json() for b in plan.safety_blockers],
+        "state": plan.state.to_json() if plan.state else None,
+    }

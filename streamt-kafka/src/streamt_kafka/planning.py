@@ -1,0 +1,65 @@
+"""Planners for topics and subjects: desired artifact + observation -> actions.
+
+Pure functions of their inputs. They compare declared keys only (a broker
+default is never drift), turn a partition decrease into a safety blocker
+instead of an update, and never plan a delete (removal is a tombstone).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamt.artifacts import KIND_SCHEMA, KIND_TOPIC, Artifact
+from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, Action, Observation, SafetyBlocker
+
+from streamt_kafka.topics import describe
+
+
+def changed_keys(desired: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
+    """Declared keys whose live value differs; ``config`` is compared per declared entry."""
+    changes: dict[str, Any] = {}
+    for key, want in sorted(desired.items()):
+        have = live.get(key)
+        if key == "config" and isinstance(want, dict):
+            have = have if isinstance(have, dict) else {}
+            for name, value in sorted(want.items()):
+                if have.get(name) != value:
+                    changes[f"config.{name}"] = {"from": have.get(name), "to": value}
+        elif have != want:
+            changes[key] = {"from": have, "to": want}
+    return changes
+
+
+class TopicPlanner:
+    kinds = (KIND_TOPIC,)
+
+    def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
+        if observation.status == ABSENT:
+            return [Action.for_artifact(CREATE, artifact, describe(artifact.spec), observation)]
+        if observation.status != PRESENT:
+            raise ValueError(f"cannot plan topic {artifact.identity} from a {observation.status} observation")
+        changes = changed_keys(artifact.spec, observation.spec or {})
+        if not changes:
+            return [Action.for_artifact(NOOP, artifact, "no changes", observation)]
+        summary = ", ".join(f"{k}: {v['from']} → {v['to']}" for k, v in changes.items())
+        out: list[Any] = [Action.for_artifact(UPDATE, artifact, summary, observation, changes=changes)]
+        partitions = changes.get("partitions")
+        if partitions and isinstance(partitions["from"], int) and partitions["to"] < partitions["from"]:
+            before, after = partitions["from"], partitions["to"]
+            message = f"Kafka cannot reduce partitions of '{artifact.identity}' ({before} → {after})."
+            out.append(SafetyBlocker("kafka_partition_reduction", KIND_TOPIC, artifact.identity, message))
+        return out
+
+
+class SchemaPlanner:
+    kinds = (KIND_SCHEMA,)
+
+    def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
+        if observation.status == ABSENT:
+            return [Action.for_artifact(CREATE, artifact, artifact.spec.get("format", ""), observation)]
+        if observation.status != PRESENT:
+            raise ValueError(f"cannot plan subject {artifact.identity} from a {observation.status} observation")
+        changes = changed_keys(artifact.spec, observation.spec or {})
+        if not changes:
+            return [Action.for_artifact(NOOP, artifact, "no changes", observation)]
+        return [Action.for_artifact(UPDATE, artifact, "new schema version", observation, changes=changes)]
