@@ -1,9 +1,9 @@
 """streamt plugin: Flink SQL jobs.
 
-Registered through the ``streamt`` entry-point group. Compilation, observation,
-planning and deployment arrive in later releases; until then the plugin
-declares what it will provide with ``implemented=False`` so that core reports
-``E904_NOT_IMPLEMENTED`` instead of pretending.
+Registered through the ``streamt`` entry-point group. Compiles models materialized ``flink`` (and
+``topic`` models with SQL and the default executor, as ``<model>_processor``) into Flink SQL job
+artifacts, and continuous tests into ``test_<test>`` jobs. Compiler modules are imported inside
+the hooks: the CLI imports this module at start-up.
 """
 
 from __future__ import annotations
@@ -22,6 +22,35 @@ def streamt_materializations() -> list[Any]:
             description="Flink SQL job writing to a Kafka topic",
             extra="flink",
             runtime_sections=("runtime.flink",),
-            implemented=False,
         ),
     ]
+
+
+@hookimpl
+def streamt_validate(project: Any, env: str) -> list[Any]:
+    from streamt_flink.validation import check
+
+    return check(project)
+
+
+@hookimpl
+def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
+    from streamt.project.model import Model, Test
+
+    if isinstance(declaration, Test) and declaration.type == "continuous":
+        from streamt_flink.continuous import compile_test
+
+        artifact = compile_test(project, declaration)
+        return [artifact] if artifact is not None else []
+    if isinstance(declaration, Model) and _runs_on_flink(declaration):
+        from streamt_flink.job import compile_model
+
+        return [compile_model(project, declaration)]
+    return []
+
+
+def _runs_on_flink(model: Any) -> bool:
+    if model.materialized == "flink":
+        return True
+    # dsl.md section 9.2: a `topic` model with SQL gets a processing job unless another executor runs it.
+    return model.materialized == "topic" and bool(model.sql) and model.executor == "flink"

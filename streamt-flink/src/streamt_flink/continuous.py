@@ -1,0 +1,118 @@
+"""Continuous tests -> a Flink job ``test_<test>`` writing one row per violation (dsl.md section 11).
+
+Row-level assertions become ``SELECT ... WHERE <violated>`` branches of one ``UNION ALL``
+written to the ``_streamt_test_failures`` topic. Assertions that need state across rows
+(``unique_key``, ``throughput``, ``distribution``, ``foreign_key``) or only the schema
+(``accepted_types``) are not compiled yet: the job spec lists them under ``skipped``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamt.artifacts import KIND_TEST_JOB, KIND_TOPIC, Artifact
+
+from streamt_flink import ddl, options
+from streamt_flink.job import PROVIDER, cluster_of, connection, job_settings, source_statement
+from streamt_flink.relations import Relation, model_relation, source_relation
+
+FAILURES_TOPIC = "_streamt_test_failures"
+FAILURES_TABLE = "_streamt_test_failures_sink"
+FAILURE_COLUMNS = (
+    ddl.TableColumn("test_name", "STRING"),
+    ddl.TableColumn("model", "STRING"),
+    ddl.TableColumn("assertion", "STRING"),
+    ddl.TableColumn("column_name", "STRING"),
+    ddl.TableColumn("observed", "STRING"),
+    ddl.TableColumn("detected_at", "TIMESTAMP_LTZ(3)"),
+)
+
+
+def literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int | float):
+        return repr(value)
+    return ddl.quote_string(str(value))
+
+
+def _violations(kind: str, body: Any) -> list[tuple[str | None, str]]:
+    """``(column, violated condition)`` pairs for one assertion; empty when not row-level."""
+    body = body if isinstance(body, dict) else {}
+    column = body.get("column")
+    q = ddl.quote_ident
+    if kind == "not_null":
+        return [(c, f"{q(c)} IS NULL") for c in body.get("columns") or ()]
+    if kind == "accepted_values" and column and body.get("values"):
+        values = ", ".join(literal(v) for v in body["values"])
+        return [(column, f"{q(column)} IS NOT NULL AND {q(column)} NOT IN ({values})")]
+    if kind == "range" and column:
+        bounds = []
+        if body.get("min") is not None:
+            bounds.append(f"{q(column)} < {literal(body['min'])}")
+        if body.get("max") is not None:
+            bounds.append(f"{q(column)} > {literal(body['max'])}")
+        return [(column, " OR ".join(bounds))] if bounds else []
+    if kind == "max_lag" and column and body.get("max_seconds") is not None:
+        lag = f"TIMESTAMPDIFF(SECOND, {q(column)}, CAST(CURRENT_TIMESTAMP AS TIMESTAMP(3)))"
+        return [(column, f"{lag} > {int(body['max_seconds'])}")]
+    if kind == "custom_sql" and body.get("where"):
+        return [(body.get("detail_column"), str(body["where"]))]
+    if kind == "expression" and body.get("sql"):
+        return [(None, f"NOT ({body['sql']})")]
+    return []
+
+
+def compile_test(project: Any, test: Any) -> Artifact | None:
+    model = project.model(test.model)
+    source = project.source(test.model) if model is None else None
+    if model is None and source is None:
+        return None
+    relation: Relation = model_relation(project, model) if model is not None else source_relation(source)
+    table = ddl.quote_ident(ddl.table_name_for_topic(relation.topic))
+    job = f"test_{test.name}"
+    branches: list[str] = []
+    skipped: list[str] = []
+    referenced: set[str] = set()
+    for assertion in test.assertions:
+        for kind, body in assertion.items():
+            violations = _violations(kind, body)
+            if not violations:
+                skipped.append(kind)
+            for column, condition in violations:
+                if column:
+                    referenced.add(column)
+                observed = f"CAST({ddl.quote_ident(column)} AS STRING)" if column else "CAST(NULL AS STRING)"
+                branches.append(
+                    f"SELECT {ddl.quote_string(test.name)} AS `test_name`, {ddl.quote_string(test.model)} AS `model`, "
+                    f"{ddl.quote_string(kind)} AS `assertion`, "
+                    f"{ddl.quote_string(column) if column else 'CAST(NULL AS STRING)'} AS `column_name`, "
+                    f"{observed} AS `observed`, CURRENT_TIMESTAMP AS `detected_at`\n"
+                    f"FROM {table}\nWHERE {condition}"
+                )
+    if not branches:
+        return None
+    statements = [ddl.set_statement(k, v) for k, v in sorted(job_settings(job, None).items())]
+    statements.append(source_statement(project, relation, job, tuple(sorted(referenced))))
+    sink_options = options.sink_options(connection(project), FAILURES_TOPIC)
+    statements.append(ddl.create_table(FAILURES_TABLE, FAILURE_COLUMNS, sink_options))
+    statements.append(ddl.insert_into(FAILURES_TABLE, "\nUNION ALL\n".join(branches)))
+    defaults = project.defaults.tests
+    spec = {
+        "job_name": job,
+        "test": test.name,
+        "model": test.model,
+        "cluster": cluster_of(project, test.flink_cluster, defaults.flink_cluster if defaults else None),
+        "failures_topic": FAILURES_TOPIC,
+        "skipped": sorted(set(skipped)),
+        "statements": statements,
+    }
+    return Artifact(
+        kind=KIND_TEST_JOB,
+        name=test.name,
+        identity=job,
+        spec=spec,
+        provider=PROVIDER,
+        depends_on=((KIND_TOPIC, FAILURES_TOPIC), (KIND_TOPIC, relation.topic)),
+        files={".sql": ddl.script(statements)},
+    )

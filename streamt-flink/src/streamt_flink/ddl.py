@@ -1,0 +1,132 @@
+"""Flink SQL text builders: identifiers, literals, CREATE TABLE, SET and INSERT INTO.
+
+Pure functions of plain values, written to the Flink 1.20 grammar (``CREATE TABLE [IF NOT EXISTS]``
+with a column list, ``WATERMARK FOR <col> AS <expr>``, ``PRIMARY KEY (...) NOT ENFORCED`` and a
+``WITH ('key' = 'value', ...)`` option list; ``SET 'key' = 'value'``). Every identifier is
+backtick-quoted so that column names which happen to be reserved words (``value``, ``timestamp``,
+``year`` ...) never change the meaning of a statement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+import attrs
+
+# Flink's SQL types as declared in dsl.md columns: a name, optional parameters, optional NOT NULL is
+# added by us. Anything else is refused so that a typo cannot smuggle SQL into a DDL statement.
+_TYPE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ ]*(\([0-9, ]+\))?( WITH (LOCAL )?TIME ZONE)?(\([0-9]+\))?$")
+_COMPLEX_TYPE_RE = re.compile(r"^(ARRAY|MAP|ROW|MULTISET)\s*<.*>$", re.IGNORECASE | re.DOTALL)
+
+
+@attrs.frozen
+class TableColumn:
+    """One column of a generated table: a physical column, or a computed one (``AS <expr>``)."""
+
+    name: str
+    type: str = "STRING"
+    not_null: bool = False
+    computed: str | None = None
+
+
+@attrs.frozen
+class Watermark:
+    column: str
+    max_out_of_orderness_ms: int = 0
+
+
+def quote_ident(name: str) -> str:
+    """Backtick-quote an identifier; a backtick inside is doubled (Flink's escape)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def quote_string(value: str) -> str:
+    """A SQL string literal; a quote inside is doubled."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def normalize_type(sql_type: str | None) -> str:
+    """The declared type, upper-cased and checked; ``STRING`` when none was declared."""
+    if not sql_type:
+        return "STRING"
+    text = " ".join(sql_type.split())
+    if _COMPLEX_TYPE_RE.match(text):
+        return text
+    if not _TYPE_RE.match(text):
+        raise ValueError(f"not a Flink SQL type: {sql_type!r}")
+    return text.upper()
+
+
+def watermark_expression(mark: Watermark) -> str:
+    """``c - INTERVAL 'n' SECOND`` (bounded out-of-orderness), or ``c`` (monotonous).
+
+    Whole seconds read best; sub-second bounds keep millisecond precision with a decimal literal.
+    """
+    column = quote_ident(mark.column)
+    ms = mark.max_out_of_orderness_ms
+    if ms <= 0:
+        return column
+    if ms % 1000 == 0:
+        return f"{column} - INTERVAL {quote_string(str(ms // 1000))} SECOND"
+    return f"{column} - INTERVAL {quote_string(f'{ms / 1000:.3f}')} SECOND"
+
+
+def create_table(
+    name: str,
+    columns: Sequence[TableColumn],
+    options: Mapping[str, str],
+    watermark: Watermark | None = None,
+    primary_key: Sequence[str] = (),
+) -> str:
+    """``CREATE TABLE IF NOT EXISTS`` with columns, watermark, primary key and ``WITH`` options.
+
+    Options are written in sorted key order so that the same table always renders the same bytes.
+    """
+    if not columns:
+        raise ValueError(f"table {name!r} needs at least one column")
+    lines = []
+    for column in columns:
+        if column.computed is not None:
+            lines.append(f"{quote_ident(column.name)} AS {column.computed}")
+        else:
+            suffix = " NOT NULL" if column.not_null else ""
+            lines.append(f"{quote_ident(column.name)} {normalize_type(column.type)}{suffix}")
+    if watermark is not None:
+        lines.append(f"WATERMARK FOR {quote_ident(watermark.column)} AS {watermark_expression(watermark)}")
+    if primary_key:
+        keys = ", ".join(quote_ident(key) for key in primary_key)
+        lines.append(f"PRIMARY KEY ({keys}) NOT ENFORCED")
+    body = ",\n".join(f"  {line}" for line in lines)
+    with_list = ",\n".join(f"  {quote_string(key)} = {quote_string(options[key])}" for key in sorted(options))
+    return f"CREATE TABLE IF NOT EXISTS {quote_ident(name)} (\n{body}\n) WITH (\n{with_list}\n)"
+
+
+def set_statement(key: str, value: str) -> str:
+    return f"SET {quote_string(key)} = {quote_string(value)}"
+
+
+def insert_into(table: str, query: str) -> str:
+    return f"INSERT INTO {quote_ident(table)}\n{query.strip()}"
+
+
+def wrap_select(query: str, items: Sequence[tuple[str, str | None]]) -> str:
+    """``SELECT <items> FROM (<query>)``: each item is a column and an optional replacement expression.
+
+    Used to reorder, cast or mask the output of a model query without touching its text.
+    """
+    rendered = []
+    for column, expression in items:
+        rendered.append(f"{expression} AS {quote_ident(column)}" if expression else quote_ident(column))
+    inner = "\n".join(f"  {line}" if line else line for line in query.strip().splitlines())
+    return "SELECT\n  " + ",\n  ".join(rendered) + f"\nFROM (\n{inner}\n) AS `_q`"
+
+
+def script(statements: Iterable[str]) -> str:
+    """The ``.sql`` file: one statement per ``;``, a blank line between statements."""
+    return "".join(f"{statement};\n\n" for statement in statements).rstrip("\n") + "\n"
+
+
+def table_name_for_topic(topic: str) -> str:
+    """The Flink table that reads a topic: ``.`` and ``-`` become ``_`` (dsl.md section 9.4)."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", topic)

@@ -1,0 +1,83 @@
+"""Connector options (the ``WITH`` list) of the Kafka tables a Flink job reads and writes.
+
+Option names are those of flink-sql-connector-kafka 3.x: ``kafka`` for append tables,
+``upsert-kafka`` for tables that receive updates (``key.format``/``value.format`` and a primary
+key). Client security settings are passed through ``properties.*``. The SASL password is never
+written: the JAAS line carries a ``${VAR}`` placeholder that the deployer resolves in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+FORMAT = "json"
+
+_JAAS_MODULES = {
+    "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
+    "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
+    "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule",
+}
+
+
+@attrs.frozen
+class KafkaConnection:
+    """What a Flink table needs to reach Kafka, secrets as placeholders only.
+
+    ``password_placeholder`` is the literal ``${VAR}`` text standing for the SASL password.
+    """
+
+    bootstrap_servers: str
+    security_protocol: str = "PLAINTEXT"
+    sasl_mechanism: str | None = None
+    sasl_username: str | None = None
+    password_placeholder: str | None = None
+
+
+def _client_properties(connection: KafkaConnection) -> dict[str, str]:
+    props = {"properties.bootstrap.servers": connection.bootstrap_servers}
+    protocol = connection.security_protocol.upper()
+    if protocol != "PLAINTEXT":
+        props["properties.security.protocol"] = protocol
+    if connection.sasl_mechanism:
+        mechanism = connection.sasl_mechanism.upper()
+        props["properties.sasl.mechanism"] = mechanism
+        module = _JAAS_MODULES.get(mechanism)
+        if module and connection.sasl_username is not None:
+            username = connection.sasl_username.replace('"', '\\"')
+            password = connection.password_placeholder or ""
+            props["properties.sasl.jaas.config"] = f'{module} required username="{username}" password="{password}";'
+    return props
+
+
+def source_options(connection: KafkaConnection, topic: str, group_id: str) -> dict[str, str]:
+    """An append-only Kafka table read from the earliest offset by a dedicated consumer group."""
+    return {
+        "connector": "kafka",
+        "topic": topic,
+        "properties.group.id": group_id,
+        "scan.startup.mode": "earliest-offset",
+        "format": FORMAT,
+        **_client_properties(connection),
+    }
+
+
+def sink_options(connection: KafkaConnection, topic: str, key_fields: Sequence[str] = ()) -> dict[str, str]:
+    """An append-only Kafka table; ``key_fields`` become the record key (partitioning)."""
+    options = {"connector": "kafka", "topic": topic, "format": FORMAT, **_client_properties(connection)}
+    if key_fields:
+        # Key columns are also kept in the value so that consumers reading values only see them.
+        options.update({"key.format": FORMAT, "key.fields": ";".join(key_fields), "value.fields-include": "ALL"})
+    return options
+
+
+def upsert_sink_options(connection: KafkaConnection, topic: str) -> dict[str, str]:
+    """An ``upsert-kafka`` table: the primary key is the record key, a retraction is a tombstone."""
+    return {
+        "connector": "upsert-kafka",
+        "topic": topic,
+        "key.format": FORMAT,
+        "value.format": FORMAT,
+        **_client_properties(connection),
+    }

@@ -1,0 +1,180 @@
+"""Tables for sources and models: their columns, types and event time, as Flink will read them.
+
+Column types come from declared columns, else inference from the producing model's SELECT
+(direct column references keep their input type, ``COUNT`` is ``BIGINT``, window bounds are
+``TIMESTAMP(3)``, ``CAST(... AS T)`` is ``T``), else ``None`` (unknown: written as ``STRING`` and
+cast explicitly where the job inserts it). The event-time column of a source is ``TIMESTAMP(3)``
+with a watermark; a model inherits its upstream's event time when it passes that column through
+unchanged, so that a downstream windowed query still sees a time attribute.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+
+from streamt_flink.ddl import TableColumn, Watermark, normalize_type
+from streamt_flink.query import QueryShape, analyze, substitute_relations, unquote
+
+EVENT_TIME_TYPE = "TIMESTAMP(3)"
+_CAST_RE = re.compile(r"^CAST\s*\((.*)\s+AS\s+(.+)\)(\s+AS\s+\S+)?$", re.IGNORECASE | re.DOTALL)
+_WINDOW_BOUND_RE = re.compile(r"^(TUMBLE|HOP|SESSION|CUMULATE)_(START|END|ROWTIME)\s*\(", re.IGNORECASE)
+_WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
+
+
+@attrs.frozen
+class OutputColumn:
+    name: str
+    type: str | None  # None: unknown (not declared, not inferable)
+    expression: str | None = None
+
+
+@attrs.frozen
+class Relation:
+    """What a job needs to declare a table over a source or model topic."""
+
+    kind: str  # "source" or "model"
+    name: str
+    topic: str
+    columns: tuple[OutputColumn, ...]
+    event_time: str | None = None
+    watermark_ms: int = 0
+    proctime: tuple[str, ...] = ()
+    not_null: frozenset[str] = frozenset()
+
+    def table_columns(self, extra: tuple[str, ...] = ()) -> list[TableColumn]:
+        """The DDL columns; ``extra`` are referenced names missing from an undeclared source."""
+        out = []
+        for column in self.columns:
+            sql_type = EVENT_TIME_TYPE if column.name == self.event_time else (column.type or "STRING")
+            out.append(TableColumn(column.name, normalize_type(sql_type), column.name in self.not_null))
+        known = {c.name for c in self.columns} | set(self.proctime)
+        out.extend(TableColumn(name, "STRING") for name in extra if name not in known)
+        if self.event_time and self.event_time not in {c.name for c in out}:
+            out.append(TableColumn(self.event_time, EVENT_TIME_TYPE))
+        out.extend(TableColumn(name, computed="PROCTIME()") for name in self.proctime)
+        return out
+
+    @property
+    def watermark(self) -> Watermark | None:
+        return Watermark(self.event_time, self.watermark_ms) if self.event_time else None
+
+
+def _event_time(event_time: Any) -> tuple[str | None, int]:
+    if event_time is None or not event_time.column:
+        return None, 0
+    mark = event_time.watermark
+    if mark is None:
+        return event_time.column, 5000
+    if mark.strategy == "monotonously_increasing":
+        return event_time.column, 0
+    return event_time.column, int(mark.max_out_of_orderness_ms)
+
+
+def source_relation(source: Any) -> Relation:
+    declared = source.columns or (source.schema.fields if source.schema else ())
+    event = source.event_time or (source.advanced.event_time if source.advanced else None)
+    column, ms = _event_time(event)
+    physical = tuple(OutputColumn(c.name, c.type) for c in declared if not c.proctime)
+    return Relation(
+        kind="source",
+        name=source.name,
+        topic=source.topic,
+        columns=physical,
+        event_time=column,
+        watermark_ms=ms,
+        proctime=tuple(c.name for c in declared if c.proctime),
+        not_null=frozenset(c.name for c in declared if c.required),
+    )
+
+
+def model_query(model: Any) -> str:
+    """The model SQL with every ``source()``/``ref()`` call replaced by the logical name.
+
+    Only used for analysis (column names, types); the job itself is rendered separately.
+    """
+    return substitute_relations(model.sql or "", lambda kind, name: name)
+
+
+def model_relation(project: Any, model: Any, _seen: frozenset[str] = frozenset()) -> Relation:
+    """The table over a model's output topic, as a downstream job reads it."""
+    upstream = [r for r in (_relation_of(project, ref, _seen | {model.name}) for ref in model.dependencies) if r]
+    explicit_event = model.event_time
+    event_column, ms = _event_time(explicit_event)
+    if model.columns:
+        columns = tuple(OutputColumn(c.name, c.type) for c in model.columns)
+    elif model.sql:
+        columns = infer_outputs(analyze(model_query(model)), upstream)
+    else:
+        columns = upstream[0].columns if len(upstream) == 1 else ()
+    if event_column is None:
+        # Inherit the upstream event time when this model passes the column through unchanged.
+        for relation in upstream:
+            passed = next((c for c in columns if c.name == relation.event_time), None)
+            if passed is not None and (passed.expression in (None, relation.event_time)):
+                event_column, ms = relation.event_time, relation.watermark_ms
+                break
+    return Relation(kind="model", name=model.name, topic=model.topic_name, columns=columns,
+                    event_time=event_column, watermark_ms=ms)  # fmt: skip
+
+
+def _relation_of(project: Any, ref: Any, seen: frozenset[str]) -> Relation | None:
+    if ref.kind == "source":
+        source = project.source(ref.name)
+        return source_relation(source) if source is not None else None
+    model = project.model(ref.name)
+    if model is None or model.name in seen:
+        return None
+    return model_relation(project, model, seen)
+
+
+def relations_of(project: Any, model: Any) -> list[Relation]:
+    return [r for r in (_relation_of(project, ref, frozenset({model.name})) for ref in model.dependencies) if r]
+
+
+def infer_outputs(shape: QueryShape, upstream: list[Relation]) -> tuple[OutputColumn, ...]:
+    types: dict[str, str | None] = {}
+    for relation in upstream:
+        for column in relation.columns:
+            types.setdefault(column.name, EVENT_TIME_TYPE if column.name == relation.event_time else column.type)
+        if relation.event_time:
+            types.setdefault(relation.event_time, EVENT_TIME_TYPE)
+    out: list[OutputColumn] = []
+    for projection in shape.projections:
+        if projection.expression == "*" or projection.expression.endswith(".*"):
+            for relation in upstream:
+                out.extend(OutputColumn(c.name, types.get(c.name)) for c in relation.columns)
+            continue
+        if projection.name is None:
+            continue
+        expression = _strip_alias(projection.expression, projection.name)
+        out.append(OutputColumn(projection.name, _infer_type(expression, types), expression))
+    return tuple(out)
+
+
+def _strip_alias(expression: str, name: str) -> str:
+    match = re.match(r"^(.*?)\s+(?:AS\s+)?(`?)" + re.escape(name) + r"\2$", expression, re.IGNORECASE | re.DOTALL)
+    return match.group(1).strip() if match else expression
+
+
+def _infer_type(expression: str, types: dict[str, str | None]) -> str | None:
+    bare = unquote(expression.split(".")[-1]) if re.fullmatch(r"[\w`.]+", expression) else None
+    if bare is not None:
+        return types.get(bare) or (EVENT_TIME_TYPE if bare.lower() in _WINDOW_COLUMNS else None)
+    cast = _CAST_RE.match(expression)
+    if cast:
+        return cast.group(2).strip().upper()
+    if _WINDOW_BOUND_RE.match(expression):
+        return EVENT_TIME_TYPE
+    function = re.match(r"^(\w+)\s*\((.*)\)$", expression, re.DOTALL)
+    if function:
+        name, argument = function.group(1).upper(), function.group(2).strip()
+        if name == "COUNT":
+            return "BIGINT"
+        if name in ("SUM", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE") and re.fullmatch(r"[\w`.]+", argument):
+            found = types.get(unquote(argument.split(".")[-1]))
+            # SUM widens DECIMAL precision to 38: leave it unknown so the job casts it explicitly.
+            return None if name == "SUM" and found and found.upper().startswith("DECIMAL") else found
+    return None

@@ -1,0 +1,81 @@
+"""Flink-specific checks (``streamt_validate``): ML functions, state TTL, SQL Gateway address.
+
+The "runtime.flink missing" checks (E202, E207) are core's; these look at what only a Flink
+compiler knows: which queries are stateful and which functions they call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.project.model import Notice
+
+from streamt_flink.query import analyze
+from streamt_flink.relations import model_query
+
+MIN_SENSIBLE_TTL_MS = 1000
+
+
+def flink_models(project: Any) -> list[Any]:
+    return [m for m in project.models if m.materialized == "flink" and m.sql]
+
+
+def check(project: Any) -> list[Any]:
+    found: list[Any] = []
+    flink = project.runtime.flink
+    has_confluent = flink is not None and any(c.type == "confluent" for c in flink.clusters.values())
+    for model in flink_models(project):
+        shape = analyze(model_query(model))
+        where = project.locations.get(("model", model.name))
+        if shape.uses_ml and not has_confluent:
+            used = ", ".join(sorted(shape.functions & {"ML_PREDICT", "ML_EVALUATE"}))
+            found.append(
+                Diagnostic(
+                    Codes.E203_CONFLUENT_FLINK_REQUIRED,
+                    f"Model '{model.name}' calls {used}, which only Confluent Cloud Flink provides",
+                    "Add a runtime.flink cluster with 'type: confluent' and point the model at it.",
+                    where,
+                )
+            )
+        ttl = model.flink.state_ttl_ms if model.flink else None
+        if ttl is not None and ttl <= 0:
+            found.append(
+                Diagnostic(
+                    Codes.E301_INVALID_STATE_TTL,
+                    f"Model '{model.name}' sets state_ttl_ms to {ttl}; it must be a positive number of milliseconds",
+                    "Set advanced.flink.state_ttl_ms to a positive value, or remove it.",
+                    where,
+                )
+            )
+        elif ttl is not None and ttl < MIN_SENSIBLE_TTL_MS:
+            found.append(
+                Notice(
+                    code="STATE_TTL_TOO_SHORT",
+                    message=f"Model '{model.name}' keeps state for only {ttl} ms; results may be wrong",
+                    subject=model.name,
+                )
+            )
+        elif ttl is None and shape.stateful and not shape.windowed:
+            found.append(
+                Diagnostic(
+                    Codes.W101_STATE_TTL_RECOMMENDED,
+                    f"Model '{model.name}' keeps unbounded state (stateful query without a window) and sets no TTL",
+                    "Set advanced.flink.state_ttl_ms so that idle state expires.",
+                    where,
+                )
+            )
+    return found
+
+
+def sql_gateway_url(project: Any, cluster: str | None) -> str:
+    """The SQL Gateway address a job is submitted to; missing -> ``E206`` (raised at plan/apply time)."""
+    flink = project.runtime.flink
+    config = flink.clusters.get(cluster) if flink is not None and cluster else None
+    if config is None or not config.sql_gateway_url:
+        raise StreamtError(
+            Codes.E206_SQL_GATEWAY_NOT_CONFIGURED,
+            f"Flink cluster '{cluster}' has no sql_gateway_url; streamt submits Flink SQL through the SQL Gateway",
+            f"Set runtime.flink.clusters.{cluster}.sql_gateway_url.",
+        )
+    return str(config.sql_gateway_url)
