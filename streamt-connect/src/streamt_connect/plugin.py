@@ -1,9 +1,8 @@
 """streamt plugin: Kafka Connect sink connectors.
 
-Registered through the ``streamt`` entry-point group. Compilation, observation,
-planning and deployment arrive in later releases; until then the plugin
-declares what it will provide with ``implemented=False`` so that core reports
-``E904_NOT_IMPLEMENTED`` instead of pretending.
+Registered through the ``streamt`` entry-point group. Compiles ``sink`` models into connector
+artifacts. "runtime.connect missing" (E205) and "no sink config" (E204) are core validation;
+this plugin adds the check only it can make: an unknown connector short name (E204).
 """
 
 from __future__ import annotations
@@ -22,6 +21,29 @@ def streamt_materializations() -> list[Any]:
             description="Kafka Connect sink connector",
             extra="connect",
             runtime_sections=("runtime.connect",),
-            implemented=False,
         ),
     ]
+
+
+@hookimpl
+def streamt_validate(project: Any, env: str) -> list[Any]:
+    from streamt_connect.compiler import unknown_connector
+
+    found = []
+    for model in project.models:
+        if model.materialized == "sink":
+            diagnostic = unknown_connector(model, project.locations.get(("model", model.name)))
+            if diagnostic is not None:
+                found.append(diagnostic)
+    return found
+
+
+@hookimpl
+def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
+    from streamt.project.model import Model
+
+    if not isinstance(declaration, Model) or declaration.materialized != "sink":
+        return []
+    from streamt_connect.compiler import compile_sink
+
+    return [compile_sink(project, declaration)]

@@ -1,0 +1,71 @@
+"""One sink model -> one ``connector`` artifact bound to a Connect cluster alias."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamt.artifacts import KIND_CONNECTOR, KIND_TOPIC, Artifact
+from streamt.errors import Codes, Diagnostic, StreamtError
+
+from streamt_connect.connector import CONNECTOR_CLASSES, connector_class, connector_config
+
+PROVIDER = "streamt-connect"
+
+
+def sink_topics(project: Any, model: Any) -> list[str]:
+    """Physical topics the connector reads: one per upstream, in dependency order, no repeats."""
+    topics: list[str] = []
+    for ref in model.dependencies or model.from_:
+        topic = project.topic_of(ref)
+        if topic is not None and topic not in topics:
+            topics.append(topic)
+    return topics
+
+
+def masks_of(model: Any) -> list[tuple[str, str]]:
+    if model.security is None:
+        return []
+    return [(p.column, p.method or "null") for p in model.security.policies if p.kind == "mask" and p.column]
+
+
+def unknown_connector(model: Any, location: str | None = None) -> Diagnostic | None:
+    """``E204`` when ``sink.connector`` is a short name streamt does not know."""
+    sink = model.sink
+    if sink is None or not sink.connector or connector_class(sink.connector) is not None:
+        return None
+    return Diagnostic(
+        Codes.E204_MISSING_SINK_CONFIG,
+        f"Sink model '{model.name}' names an unknown connector '{sink.connector}'",
+        "Use one of " + ", ".join(sorted(CONNECTOR_CLASSES)) + ", or a fully-qualified connector class.",
+        location,
+    )
+
+
+def compile_sink(project: Any, model: Any) -> Artifact:
+    sink = model.sink
+    if sink is None or not sink.connector:
+        raise StreamtError(
+            Codes.E204_MISSING_SINK_CONFIG,
+            f"Sink model '{model.name}' has no connector configuration",
+            "Add sink: {connector: jdbc-sink, config: {...}}.",
+        )
+    unknown = unknown_connector(model)
+    if unknown is not None:
+        raise StreamtError.from_diagnostics([unknown])
+    topics = sink_topics(project, model)
+    config = connector_config(model.name, sink.connector, topics, sink.config, masks_of(model))
+    connect = project.runtime.connect
+    spec = {
+        "name": model.name,
+        "cluster": model.connect_cluster or (connect.default_cluster if connect else None),
+        "config": config,
+    }
+    return Artifact(
+        kind=KIND_CONNECTOR,
+        name=model.name,
+        identity=model.name,
+        spec=spec,
+        ownership=model.ownership.mode,
+        provider=PROVIDER,
+        depends_on=tuple((KIND_TOPIC, topic) for topic in topics),
+    )
