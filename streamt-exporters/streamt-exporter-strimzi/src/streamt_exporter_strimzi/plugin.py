@@ -1,8 +1,4 @@
-"""streamt plugin: the `export strimzi` exporter.
-
-The command is mounted so that it is discoverable, but the export itself is
-not implemented in this release: it fails with ``E904_NOT_IMPLEMENTED``.
-"""
+"""streamt plugin: the ``export strimzi`` exporter (Strimzi 1.2.0 ``KafkaTopic`` YAML)."""
 
 from __future__ import annotations
 
@@ -10,9 +6,12 @@ from typing import Any
 
 from streamt import hookimpl
 from streamt.capabilities import Exporter
-from streamt.pending import pending_command
 
-_HELP = "Export managed topics as Strimzi KafkaTopic YAML."
+
+def _command() -> Any:
+    from streamt_exporter_strimzi.command import strimzi_command
+
+    return strimzi_command
 
 
 @hookimpl
@@ -22,6 +21,6 @@ def streamt_exporters() -> list[Any]:
             name="strimzi",
             group="export",
             description="Export managed topics as Strimzi KafkaTopic YAML.",
-            command_factory=lambda: pending_command("export strimzi", "streamt-exporter-strimzi", _HELP),
+            command_factory=_command,
         ),
     ]
