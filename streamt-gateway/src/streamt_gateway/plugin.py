@@ -1,9 +1,9 @@
 """streamt plugin: Conduktor Gateway virtual topics.
 
-Registered through the ``streamt`` entry-point group. Compilation, observation,
-planning and deployment arrive in later releases; until then the plugin
-declares what it will provide with ``implemented=False`` so that core reports
-``E904_NOT_IMPLEMENTED`` instead of pretending.
+Registered through the ``streamt`` entry-point group. Compiles ``virtual_topic`` models into
+Gateway rule artifacts. "No Gateway configured" (E201) is core validation; this plugin reports
+what only it knows: a filter Gateway cannot evaluate (W201) and an alias without exactly one
+upstream (E501).
 """
 
 from __future__ import annotations
@@ -22,6 +22,31 @@ def streamt_materializations() -> list[Any]:
             description="Conduktor Gateway alias topic with interceptors",
             extra="gateway",
             runtime_sections=("runtime.conduktor",),
-            implemented=False,
         ),
     ]
+
+
+@hookimpl
+def streamt_validate(project: Any, env: str) -> list[Any]:
+    from streamt_gateway.compiler import filter_warning, upstream_problem
+
+    found = []
+    for model in project.models:
+        if model.materialized != "virtual_topic":
+            continue
+        location = project.locations.get(("model", model.name))
+        for diagnostic in (upstream_problem(model, location), filter_warning(model, location)):
+            if diagnostic is not None:
+                found.append(diagnostic)
+    return found
+
+
+@hookimpl
+def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
+    from streamt.project.model import Model
+
+    if not isinstance(declaration, Model) or declaration.materialized != "virtual_topic":
+        return []
+    from streamt_gateway.compiler import compile_rule
+
+    return [compile_rule(project, declaration)]
