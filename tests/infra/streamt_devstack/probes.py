@@ -128,3 +128,21 @@ def http_ok(url: str, *, auth: tuple[str, str] | None = None, timeout: float = 3
     if status != 200:
         raise OSError(f"GET {url} -> {status}: {str(body)[:200]}")
     return body
+
+
+def kafka_sasl_plain_login(host: str, port: int, user: str, password: str, timeout: float = 3.0) -> tuple[int, str | None]:
+    """SaslHandshake v1 + SaslAuthenticate v0 with PLAIN; returns (error_code, error_message).
+
+    0 means the credentials were accepted; 58 (SASL_AUTHENTICATION_FAILED) means refused.
+    """
+    mech = b"PLAIN"
+    token = b"\0" + user.encode() + b"\0" + password.encode()
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        sock.settimeout(timeout)
+        body = _kafka_call(sock, 17, 1, 1, struct.pack(">h", len(mech)) + mech)
+        if struct.unpack_from(">h", body, 0)[0]:
+            raise OSError("kafka: SaslHandshake refused PLAIN")
+        body = _kafka_call(sock, 36, 0, 2, struct.pack(">i", len(token)) + token)
+    error = struct.unpack_from(">h", body, 0)[0]
+    message, _ = _read_string(body, 2)
+    return error, message

@@ -1,0 +1,262 @@
+"""pytest plugin: the devstack's endpoints as session fixtures, plus one marker per service.
+
+Load it from the root conftest.py::
+
+    sys.path.insert(0, "tests/infra")
+    pytest_plugins = ["streamt_stack_fixtures"]
+
+Behaviour
+- Endpoints come from ``.stack/endpoints.json`` (``STREAMT_STACK_ENDPOINTS`` overrides the path).
+- Unless ``STREAMT_STACK_AUTOSTART=0``, the services the selected tests need are started
+  (``devstack up --only ...``; idempotent, near-instant when already up).  Services this session
+  started are stopped at the end of the session, even after failures, unless
+  ``STREAMT_STACK_KEEP=1``; a stack that was already running is left alone.
+- A test needs a service if it carries the service's marker (``@pytest.mark.kafka``) or uses one
+  of its fixtures (``kafka_bootstrap``...); the marker is then added automatically, so
+  ``-m "not flink"`` deselects Flink tests.
+- A missing service FAILS the test when ``CI=true``; elsewhere it skips with the reason.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from streamt_devstack import config as _config  # noqa: E402
+
+SERVICE_MARKERS = {
+    "kafka": "needs the devstack Kafka broker (PLAINTEXT and SASL/PLAIN listeners)",
+    "schema_registry": "needs the devstack Confluent-compatible schema registry (Apicurio ccompat)",
+    "connect": "needs the devstack Kafka Connect worker",
+    "flink": "needs the devstack Flink cluster and SQL Gateway",
+    "postgres": "needs the devstack PostgreSQL (owner/writer/status roles)",
+    "gateway": "needs the devstack Conduktor Gateway admin API stub",
+}
+
+FIXTURE_SERVICE = {
+    "kafka_bootstrap": "kafka",
+    "kafka_sasl_bootstrap": "kafka",
+    "kafka_sasl_credentials": "kafka",
+    "schema_registry_url": "schema_registry",
+    "connect_url": "connect",
+    "flink_rest_url": "flink",
+    "flink_sql_gateway_url": "flink",
+    "postgres_dsn": "postgres",
+    "postgres_writer_dsn": "postgres",
+    "postgres_status_dsn": "postgres",
+    "gateway_url": "gateway",
+    "gateway_credentials": "gateway",
+}
+
+SERVICE_KEYS = {
+    "kafka": ("kafka_bootstrap", "kafka_sasl_bootstrap"),
+    "schema_registry": ("schema_registry_url",),
+    "connect": ("connect_url",),
+    "flink": ("flink_rest_url", "flink_sql_gateway_url"),
+    "postgres": ("postgres_dsn", "postgres_writer_dsn", "postgres_status_dsn"),
+    "gateway": ("gateway_url",),
+}
+
+
+def _truthy(name: str, default: str = "") -> bool:
+    return os.environ.get(name, default).strip().lower() in ("1", "true", "yes", "on")
+
+
+def _endpoints_file() -> Path:
+    return Path(os.environ.get("STREAMT_STACK_ENDPOINTS", _config.ENDPOINTS_FILE))
+
+
+class StackManager:
+    """Starts what the session needs once, remembers failures, stops what it started."""
+
+    def __init__(self, needed: set[str]):
+        self.needed = needed
+        self.autostart = os.environ.get("STREAMT_STACK_AUTOSTART", "1").strip() not in ("0", "false", "no")
+        self.strict = _truthy("CI")
+        self.started: list[str] = []
+        self.errors: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._brought_up = False
+
+    def endpoints(self) -> dict:
+        try:
+            return json.loads(_endpoints_file().read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _ensure(self) -> None:
+        with self._lock:
+            if self._brought_up:
+                return
+            self._brought_up = True
+            if not self.autostart or not self.needed:
+                return
+            from streamt_devstack import stack  # imported late: only sessions that need it pay
+
+            before = {s.name for s in stack.SERVICES.values() if s.running()}
+            log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+            try:
+                stack.up(sorted(self.needed), log=log)
+            except stack.StackError as e:
+                text = str(e)
+                for name in self.needed:
+                    if f"[{name}]" in text or not stack.SERVICES[name].running():
+                        self.errors[name] = text
+            after = {s.name for s in stack.SERVICES.values() if s.running()}
+            self.started = sorted(set(self.started) | ((after - before) & set(stack.SERVICES)))
+
+    def require(self, service: str) -> dict:
+        self._ensure()
+        eps = self.endpoints()
+        missing = [k for k in SERVICE_KEYS[service] if not eps.get(k)]
+        if service in self.errors or missing:
+            why = self.errors.get(service) or (
+                f"no {', '.join(missing)} in {_endpoints_file()}"
+                + ("" if self.autostart else " (STREAMT_STACK_AUTOSTART=0; run `./dev stack up`)")
+            )
+            msg = f"devstack service '{service}' unavailable: {why}"
+            if self.strict:
+                pytest.fail(msg, pytrace=False)
+            pytest.skip(msg)
+        return eps
+
+    def teardown(self) -> None:
+        if not self.started or _truthy("STREAMT_STACK_KEEP"):
+            return
+        from streamt_devstack import stack
+
+        stack.down(self.started, log=lambda m: print(m, file=sys.stderr))
+
+
+_manager: StackManager | None = None
+
+
+def pytest_configure(config):
+    for name, help_text in SERVICE_MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {help_text}")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    global _manager
+    needed: set[str] = set()
+    for item in items:
+        services = {m.name for m in item.iter_markers() if m.name in SERVICE_MARKERS}
+        for fx in getattr(item, "fixturenames", ()):
+            svc = FIXTURE_SERVICE.get(fx)
+            if svc and svc not in services:
+                item.add_marker(getattr(pytest.mark, svc))
+                services.add(svc)
+        needed |= services
+    _manager = StackManager(needed)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # Runs after failures and interrupts too; the stack this session started must not leak.
+    if _manager is not None:
+        _manager.teardown()
+
+
+def _mgr() -> StackManager:
+    global _manager
+    if _manager is None:  # plugin loaded after collection (unusual): start on demand
+        _manager = StackManager(set(SERVICE_MARKERS))
+    return _manager
+
+
+def _add_deselected_needs(service: str) -> None:
+    # A service asked for by fixture but not seen at collection (e.g. getfixturevalue).
+    m = _mgr()
+    if service not in m.needed:
+        m.needed.add(service)
+        if m._brought_up:
+            m._brought_up = False
+
+
+@pytest.fixture(autouse=True)
+def _devstack_requirements(request):
+    for marker in request.node.iter_markers():
+        if marker.name in SERVICE_MARKERS:
+            _mgr().require(marker.name)
+
+
+@pytest.fixture(scope="session")
+def stack() -> dict:
+    """All endpoints (keys as in .stack/endpoints.json; ``None`` for a service not running)."""
+    m = _mgr()
+    m._ensure()
+    eps = {k: None for k in _config.ENDPOINT_KEYS}
+    eps.update(m.endpoints())
+    return eps
+
+
+def _endpoint(service: str, key: str) -> str:
+    _add_deselected_needs(service)
+    return _mgr().require(service)[key]
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap() -> str:
+    return _endpoint("kafka", "kafka_bootstrap")
+
+
+@pytest.fixture(scope="session")
+def kafka_sasl_bootstrap() -> str:
+    return _endpoint("kafka", "kafka_sasl_bootstrap")
+
+
+@pytest.fixture(scope="session")
+def kafka_sasl_credentials() -> dict:
+    """SASL/PLAIN users of the SASL listener: ``{"admin": "admin-secret", "alice": ...}``."""
+    _endpoint("kafka", "kafka_sasl_bootstrap")
+    return dict(_config.KAFKA_SASL_USERS)
+
+
+@pytest.fixture(scope="session")
+def schema_registry_url() -> str:
+    return _endpoint("schema_registry", "schema_registry_url")
+
+
+@pytest.fixture(scope="session")
+def connect_url() -> str:
+    return _endpoint("connect", "connect_url")
+
+
+@pytest.fixture(scope="session")
+def flink_rest_url() -> str:
+    return _endpoint("flink", "flink_rest_url")
+
+
+@pytest.fixture(scope="session")
+def flink_sql_gateway_url() -> str:
+    return _endpoint("flink", "flink_sql_gateway_url")
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> str:
+    return _endpoint("postgres", "postgres_dsn")
+
+
+@pytest.fixture(scope="session")
+def postgres_writer_dsn() -> str:
+    return _endpoint("postgres", "postgres_writer_dsn")
+
+
+@pytest.fixture(scope="session")
+def postgres_status_dsn() -> str:
+    return _endpoint("postgres", "postgres_status_dsn")
+
+
+@pytest.fixture(scope="session")
+def gateway_url() -> str:
+    return _endpoint("gateway", "gateway_url")
+
+
+@pytest.fixture(scope="session")
+def gateway_credentials() -> tuple[str, str]:
+    _endpoint("gateway", "gateway_url")
+    return _config.GATEWAY_USER
