@@ -1,9 +1,9 @@
 """streamt plugin: the packaged Kafka Streams runner.
 
-Registered through the ``streamt`` entry-point group. Compilation, observation,
-planning and deployment arrive in later releases; until then the plugin
-declares what it will provide with ``implemented=False`` so that core reports
-``E904_NOT_IMPLEMENTED`` instead of pretending.
+Registered through the ``streamt`` entry-point group. Compiles ``topic`` models with
+``executor: kafka_streams`` into runner plan artifacts (``kafka_streams/<model>.json``). The
+image and ``runtime.kafka_streams`` checks are core validation; this plugin reports SQL outside
+the runner subset (E501). Building and running the runner arrive in later releases.
 """
 
 from __future__ import annotations
@@ -22,9 +22,35 @@ def streamt_materializations() -> list[Any]:
             description="Kafka Streams runner executing a topic model's SQL",
             extra="kstreams",
             runtime_sections=("runtime.kafka_streams",),
-            implemented=False,
         ),
     ]
+
+
+@hookimpl
+def streamt_validate(project: Any, env: str) -> list[Any]:
+    from streamt.errors import StreamtError
+
+    from streamt_kstreams.plan import check, runs_on_kafka_streams
+
+    found = []
+    for model in project.models:
+        if runs_on_kafka_streams(model):
+            try:
+                check(project, model)
+            except StreamtError as error:
+                found.extend(error.diagnostics)
+    return found
+
+
+@hookimpl
+def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
+    from streamt.project.model import Model
+
+    from streamt_kstreams.plan import compile_plan, runs_on_kafka_streams
+
+    if isinstance(declaration, Model) and runs_on_kafka_streams(declaration):
+        return [compile_plan(project, declaration)]
+    return []
 
 
 @hookimpl
