@@ -1,40 +1,25 @@
-"""Options shared by every command that reads a project.
-
-One definition each, so that ``--project-dir`` / ``STREAMT_PROJECT_DIR`` and
-``--env`` / ``STREAMT_ENV`` mean the same everywhere (the flag wins over the
-variable, as the CLI reference says). Use them as decorators::
-
-    @click.command("validate")
-    @project_dir_option
-    @env_option
-    def validate(project_dir: str, env: str | None) -> Result: ...
-"""
+"""Options shared by project commands: ``--project-dir/-p`` and ``--env/-e``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
-PROJECT_DIR_VAR = "STREAMT_PROJECT_DIR"
-ENV_VAR = "STREAMT_ENV"
-
-# No `exists=True`: a missing directory is the project loader's error to
-# report (E501_PARSE_ERROR naming stream_project.yml), not a usage error.
 project_dir_option = click.option(
     "--project-dir",
-    "project_dir",
-    type=click.Path(file_okay=False),
+    "-p",
     default=".",
-    envvar=PROJECT_DIR_VAR,
+    envvar="STREAMT_PROJECT_DIR",
     show_default=True,
-    show_envvar=True,
-    help="Project directory.",
+    type=click.Path(file_okay=False),
+    help="Project directory (env: STREAMT_PROJECT_DIR).",
+)
+env_option = click.option(
+    "--env", "-e", "env", default=None, help="Target environment in multi-environment mode (env: STREAMT_ENV)."
 )
 
-env_option = click.option(
-    "--env",
-    "env",
-    default=None,
-    envvar=ENV_VAR,
-    show_envvar=True,
-    help="Target environment (multi-environment projects).",
-)
+
+def project_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return project_dir_option(env_option(fn))

@@ -1,0 +1,142 @@
+"""``streamt init`` (scaffold mode): a minimal project that validates cleanly. ``--discover`` comes later."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import click
+
+from streamt.errors import Codes, StreamtError
+from streamt.result import Result
+
+_PROJECT = """\
+apiVersion: streamt.dev/v1alpha1
+
+project:
+  name: {name}
+  version: "0.1.0"
+
+runtime:
+  kafka:
+    bootstrap_servers: ${{KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}}
+  flink:
+    default: local
+    clusters:
+      local:
+        rest_url: ${{FLINK_REST_URL:-http://localhost:8082}}
+        sql_gateway_url: ${{FLINK_SQL_GATEWAY_URL:-http://localhost:8084}}
+
+defaults:
+  topic:
+    partitions: 1
+    replication_factor: 1
+"""
+
+_SOURCES = """\
+sources:
+  - name: events_raw
+    topic: events.raw.v1
+    description: Raw events (replace with your input topic)
+    columns:
+      - name: event_id
+        type: STRING
+      - name: payload
+        type: STRING
+"""
+
+_MODELS = """\
+models:
+  - name: events_clean
+    description: Events with an id
+    materialized: flink
+    sql: |
+      SELECT event_id, payload
+      FROM {{ source("events_raw") }}
+      WHERE event_id IS NOT NULL
+    advanced:
+      topic:
+        name: events.clean.v1
+"""
+
+
+@click.command("init")
+@click.option("--project-dir", "-p", default=".", type=click.Path(file_okay=False), help="Directory to initialize.")
+@click.option("--project-name", default=None, help="Project name (default: directory name).")
+@click.option("--force", is_flag=True, help="Overwrite existing project files.")
+@click.option("--dry-run", is_flag=True, help="Show what would be created without writing.")
+@click.option("--discover", is_flag=True, help="Discover sources from existing Kafka infrastructure.")
+@click.option("--executor", type=click.Choice(["flink", "kafka_streams"]), default="flink", show_default=True)
+@click.option("--kafka", default=None, help="Kafka bootstrap servers (with --discover).")
+def init(
+    project_dir: str,
+    project_name: str | None,
+    force: bool,
+    dry_run: bool,
+    discover: bool,
+    executor: str,
+    kafka: str | None,
+) -> Result:
+    """Initialize a new streamt project."""
+    if discover or kafka:
+        raise StreamtError(
+            Codes.E904_NOT_IMPLEMENTED,
+            "init --discover is not implemented yet.",
+            "Use 'streamt init' (scaffold) and 'streamt import' later.",
+        )
+    if executor != "flink":
+        raise StreamtError(
+            Codes.E904_NOT_IMPLEMENTED,
+            "The Kafka Streams starter is not implemented yet.",
+            "Use the default Flink starter.",
+        )
+    root = Path(project_dir)
+    name = project_name or root.resolve().name or "my-project"
+    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", name):
+        raise StreamtError(
+            Codes.E900_USAGE_ERROR, f"Invalid project name '{name}'.", "Use letters, digits, '.', '_' and '-'."
+        )
+    files = {
+        "stream_project.yml": _PROJECT.format(name=name),
+        "sources/events.yml": _SOURCES,
+        "models/events.yml": _MODELS,
+    }
+    existing = sorted(p for p in files if (root / p).exists())
+    if existing and not force:
+        raise StreamtError(
+            Codes.E905_OUTPUT_WRITE_FAILED,
+            f"Project files already exist: {', '.join(existing)}",
+            "Pass --force to overwrite.",
+        )
+    if not dry_run:
+        for relative, content in files.items():
+            write_atomic(root / relative, content)
+    verb = "Would create" if dry_run else "Created"
+    text = "\n".join([f"{verb} project '{name}' in {root}"] + [f"  {p}" for p in files])
+    return Result(
+        "init", data={"project": name, "directory": str(root), "files": list(files), "dry_run": dry_run}, text=text
+    )
+
+
+def write_atomic(path: Path, content: str) -> None:
+    """Temp file in the target directory, fsync, rename: never a partial file."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(content)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise StreamtError(
+            Codes.E905_OUTPUT_WRITE_FAILED, f"Cannot write {path}: {exc.strerror}", "Check permissions and free space."
+        ) from None

@@ -1,0 +1,129 @@
+"""``streamt lineage``: the DAG as ASCII tree, JSON or Mermaid; optionally one model's column lineage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from streamt.cli.options import project_options
+from streamt.errors import Codes, StreamtError, did_you_mean
+from streamt.result import Result
+
+
+@click.command("lineage")
+@project_options
+@click.option("--model", "model", default=None, help="Focus on one model.")
+@click.option("--upstream", is_flag=True, help="Show only upstream dependencies.")
+@click.option("--downstream", is_flag=True, help="Show only downstream dependencies.")
+@click.option("--columns", is_flag=True, help="Show column-level lineage (requires --model).")
+@click.option("--format", "fmt", type=click.Choice(["ascii", "json", "mermaid"]), default="ascii", show_default=True)
+def lineage(
+    project_dir: str, env: str | None, model: str | None, upstream: bool, downstream: bool, columns: bool, fmt: str
+) -> Result:
+    """Display data lineage and dependencies."""
+    from streamt.dag import build_graph
+    from streamt.project import load_project
+
+    project = load_project(project_dir, env)
+    graph = build_graph(project)
+    if columns and model is None:
+        raise StreamtError(Codes.E900_USAGE_ERROR, "--columns requires --model.", "Add --model <name>.")
+    keep = set(graph.nodes)
+    if model is not None:
+        if model not in graph.nodes:
+            raise StreamtError(
+                Codes.E102_MODEL_NOT_FOUND, f"Model '{model}' not found", did_you_mean(model, list(graph.nodes))
+            )
+        up = set(graph.upstream_of(model)) if not downstream or upstream else set()
+        down = set(graph.downstream_of(model)) if not upstream or downstream else set()
+        keep = {model} | up | down
+    names = [n for n in graph.nodes if n in keep]
+    edges = [(a, b) for a, b in graph.edges if a in keep and b in keep]
+    nodes = [
+        {
+            "name": n,
+            "type": graph.nodes[n].type,
+            "materialized": graph.nodes[n].materialized,
+            "upstream": [p for p in graph.parents(n) if p in keep],
+            "downstream": [c for c in graph.children(n) if c in keep],
+        }
+        for n in names
+    ]
+    data: dict[str, Any] = {"nodes": nodes, "edges": [{"from": a, "to": b} for a, b in edges]}
+    if columns and model is not None:
+        data["columns"] = _column_lineage(project, model)
+    if fmt == "json":
+        from streamt.output import to_json_text
+
+        return Result("lineage", data=data, text=to_json_text(data).rstrip("\n"), raw=True)
+    if fmt == "mermaid":
+        text = _mermaid(graph, names, edges)
+        return Result("lineage", data={**data, "mermaid": text}, text=text, raw=True)
+    text = _ascii(graph, names, edges)
+    if columns and model is not None:
+        text += "\n\nColumns:\n" + "\n".join(
+            f"  {c['name']} <- {', '.join(c['from']) or '(derived)'}" for c in data["columns"]
+        )
+    return Result("lineage", data=data, text=text)
+
+
+def _label(graph: Any, name: str) -> str:
+    node = graph.nodes[name]
+    return f"{name} ({node.materialized or node.type})"
+
+
+def _ascii(graph: Any, names: list[str], edges: list[tuple[str, str]]) -> str:
+    children: dict[str, list[str]] = {n: [] for n in names}
+    has_parent: set[str] = set()
+    for a, b in edges:
+        children[a].append(b)
+        has_parent.add(b)
+    roots = [n for n in names if n not in has_parent] or names[:1]
+    lines: list[str] = []
+    printed: set[str] = set()
+
+    def walk(name: str, prefix: str, last: bool, depth: int) -> None:
+        if depth == 0:
+            lines.append(_label(graph, name))
+            child_prefix = "    "
+        else:
+            lines.append(prefix + ("└── " if last else "├── ") + _label(graph, name))
+            child_prefix = prefix + ("        " if last else "│       ")
+        if name in printed:
+            return
+        printed.add(name)
+        kids = children.get(name, [])
+        for i, kid in enumerate(kids):
+            walk(kid, child_prefix if depth else "    ", i == len(kids) - 1, depth + 1)
+
+    for root in roots:
+        walk(root, "", True, 0)
+    return "\n".join(lines) if lines else "(no sources, models or exposures)"
+
+
+def _mermaid(graph: Any, names: list[str], edges: list[tuple[str, str]]) -> str:
+    shapes = {"source": ("[(", ")]"), "model": ("[", "]"), "exposure": ("([", "])")}
+    lines = ["graph LR"]
+    for name in names:
+        left, right = shapes[graph.nodes[name].type]
+        lines.append(f'    {name}{left}"{_label(graph, name)}"{right}')
+    lines += [f"    {a} --> {b}" for a, b in edges]
+    return "\n".join(lines)
+
+
+def _column_lineage(project: Any, name: str) -> list[dict[str, Any]]:
+    from streamt.sql.columns import projection
+
+    model = project.model(name)
+    if model is None or not model.rendered_sql:
+        return [{"name": c.name, "type": c.type, "from": []} for c in (model.columns if model else ())]
+    shape = projection(model.rendered_sql)
+    if shape is None:
+        return []
+    deps = [d.name for d in model.dependencies]
+    out = []
+    for item in shape.columns:
+        origin = [f"{d}.{item.origin}" for d in deps] if item.origin else []
+        out.append({"name": item.name, "type": item.type, "from": origin[:1] if len(deps) == 1 else origin})
+    return out

@@ -1,0 +1,133 @@
+"""``streamt list`` and ``streamt show``: project resources as tables and detail records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from streamt.cli.options import project_options
+from streamt.errors import Codes, StreamtError, did_you_mean
+from streamt.result import Result
+
+KINDS = {"sources": "source", "models": "model", "tests": "test", "exposures": "exposure"}
+
+
+@click.command("list")
+@click.argument("resource_type", type=click.Choice(list(KINDS)))
+@project_options
+@click.option("--select", "selector", default=None, help="tag:x, a name, +name (with upstream), name+ (downstream).")
+@click.option("--sort-by", type=click.Choice(["name", "type", "upstream"]), default="name", show_default=True)
+def list_(resource_type: str, project_dir: str, env: str | None, selector: str | None, sort_by: str) -> Result:
+    """List project resources by type."""
+    from streamt.dag import build_graph
+    from streamt.project import load_project
+    from streamt.selection import select
+
+    project = load_project(project_dir, env)
+    graph = build_graph(project)
+    items = [summary(project, graph, KINDS[resource_type], item) for item in getattr(project, resource_type)]
+    if selector:
+        chosen = select(project, graph, selector)
+        items = [i for i in items if i["name"] in chosen or i.get("model") in chosen]
+    items.sort(key=lambda i: (_sort_key(i, sort_by), i["name"]))
+    data = {"resource_type": resource_type, "count": len(items), "items": items}
+    lines = [f"{len(items)} {resource_type}"]
+    for item in items:
+        kind = item.get("materialized") or item.get("type") or ""
+        up = ", ".join(item.get("upstream", []))
+        lines.append(f"  {item['name']:<32} {kind:<14} {('<- ' + up) if up else ''}".rstrip())
+    return Result("list", data=data, text="\n".join(lines))
+
+
+def _sort_key(item: dict[str, Any], field: str) -> str:
+    if field == "type":
+        return str(item.get("materialized") or item.get("type") or "")
+    if field == "upstream":
+        return ",".join(item.get("upstream", []))
+    return str(item["name"])
+
+
+def summary(project: Any, graph: Any, kind: str, item: Any) -> dict[str, Any]:
+    if kind == "source":
+        return {"name": item.name, "topic": item.topic, "owner": item.owner, "columns": len(item.columns),
+                "ownership": item.ownership.mode, "downstream": graph.children(item.name)}  # fmt: skip
+    if kind == "model":
+        return {"name": item.name, "materialized": item.materialized, "topic": item.topic_name,
+                "upstream": list(item.upstream), "downstream": graph.children(item.name),
+                "owner": item.owner, "tags": list(item.tags)}  # fmt: skip
+    if kind == "test":
+        return {"name": item.name, "model": item.model, "type": item.type, "assertions": len(item.assertions)}
+    return {"name": item.name, "type": item.type, "role": item.role, "owner": item.owner,
+            "upstream": graph.parents(item.name), "downstream": graph.children(item.name)}  # fmt: skip
+
+
+@click.command("show")
+@click.argument("resource_type", type=click.Choice(list(KINDS.values())))
+@click.argument("name")
+@project_options
+@click.option("--diff", is_flag=True, help="Show diff between declared and deployed state.")
+def show(resource_type: str, name: str, project_dir: str, env: str | None, diff: bool) -> Result:
+    """Show detailed information about a single resource."""
+    from streamt.dag import build_graph
+    from streamt.project import load_project
+
+    if diff:
+        raise StreamtError(
+            Codes.E904_NOT_IMPLEMENTED, "show --diff is not implemented yet.", "Run 'streamt show' without --diff."
+        )
+    project = load_project(project_dir, env)
+    item = getattr(project, resource_type)(name)
+    if item is None:
+        pool = [i.name for i in getattr(project, resource_type + "s")]
+        code = {"source": Codes.E101_SOURCE_NOT_FOUND, "model": Codes.E102_MODEL_NOT_FOUND,
+                "test": Codes.E107_TEST_MODEL_NOT_FOUND, "exposure": Codes.E110_EXPOSURE_DEPENDENCY_NOT_FOUND}[resource_type]  # fmt: skip
+        raise StreamtError(code, f"{resource_type.capitalize()} '{name}' not found", did_you_mean(name, pool))
+    graph = build_graph(project)
+    data: dict[str, Any] = {"resource_type": resource_type, **_detail(project, graph, resource_type, item)}
+    lines = [f"{resource_type} {name}"]
+    for key, value in data.items():
+        if key in ("resource_type", "name") or value in (None, [], {}, ""):
+            continue
+        if key == "sql":
+            lines.append("  sql:")
+            lines += [f"    {line}" for line in str(value).rstrip().splitlines()]
+        else:
+            lines.append(f"  {key}: {value}")
+    return Result("show", data=data, text="\n".join(lines))
+
+
+def _detail(project: Any, graph: Any, kind: str, item: Any) -> dict[str, Any]:
+    import attrs
+
+    if kind == "model":
+        return {
+            "name": item.name,
+            "description": item.description,
+            "owner": item.owner,
+            "materialized": item.materialized,
+            "executor": item.executor,
+            "topic_name": item.topic_name,
+            "upstream": list(item.upstream),
+            "downstream": graph.children(item.name),
+            "sql": item.sql,
+            "rendered_sql": item.rendered_sql,
+            "flink": _compact(attrs.asdict(item.flink)) if item.flink else {},
+            "topic": _compact(attrs.asdict(item.topic)),
+            "ownership": item.ownership.mode,
+            "tags": list(item.tags),
+            "columns": [_compact(attrs.asdict(c)) for c in item.columns],
+        }
+    record = _compact(attrs.asdict(item, recurse=True))
+    if kind in ("source", "exposure"):
+        record["upstream"] = graph.parents(item.name)
+        record["downstream"] = graph.children(item.name)
+    return record
+
+
+def _compact(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _compact(v) for k, v in value.items() if v not in (None, (), [], {}) and k != "password"}
+    if isinstance(value, (list, tuple)):
+        return [_compact(v) for v in value]
+    return value

@@ -1,0 +1,124 @@
+"""``streamt validate``: load, check references/runtime/governance, report counts and findings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from streamt.cli.options import project_dir_option
+from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.result import Result
+
+
+@click.command("validate")
+@project_dir_option
+@click.option("--env", "-e", "env", default=None, help="Target environment (multi-env mode).")
+@click.option("--all-envs", is_flag=True, help="Validate every environment, in sorted order.")
+@click.option("--model", "-m", "model", default=None, help="Validate only this model and its dependencies.")
+@click.option("--check-schemas", is_flag=True, help="Read external subjects from Schema Registry.")
+@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+def validate(
+    project_dir: str, env: str | None, all_envs: bool, model: str | None, check_schemas: bool, strict: bool
+) -> Result:
+    """Validate project configuration, syntax and governance rules."""
+    from pathlib import Path
+
+    from streamt.project import environments
+
+    if check_schemas:
+        raise StreamtError(Codes.E904_NOT_IMPLEMENTED, "--check-schemas is not implemented yet.", "Run without it.")
+    if all_envs:
+        names = list(environments.available(Path(project_dir))) if environments.is_multi(Path(project_dir)) else []
+        if not names:
+            raise StreamtError(
+                Codes.E503_ENVIRONMENT_ERROR, "--all-envs needs environments/<name>.yml files.", "Drop --all-envs."
+            )
+        runs = [_validate_one(project_dir, name, model, strict) for name in names]
+        errors = tuple(d for r in runs for d in r["errors"])
+        warnings = tuple(d for r in runs for d in r["warnings"])
+        data = {"environments": [r["data"] for r in runs], "valid": not errors}
+        text = "\n\n".join(f"[{r['data']['environment']}]\n{r['text']}" for r in runs)
+        return Result("validate", data=data, text=text, errors=errors, warnings=warnings)
+    run = _validate_one(project_dir, env, model, strict)
+    return Result("validate", data=run["data"], text=run["text"], errors=run["errors"], warnings=run["warnings"])
+
+
+def _validate_one(project_dir: str, env: str | None, model: str | None, strict: bool) -> dict[str, Any]:
+    from streamt.project import load_project
+    from streamt.validation import validate_project
+
+    try:
+        project = load_project(project_dir, env)
+    except StreamtError as exc:
+        errors = tuple(_tag(d, env) for d in exc.diagnostics)
+        data = {"environment": env, "valid": False}
+        return {"data": data, "text": "✗ Project could not be loaded", "errors": errors, "warnings": ()}
+    if model is not None:
+        project = _scoped(project, model)
+    report = validate_project(project)
+    errors = [_tag(d, env) for d in report.errors]
+    warnings = [_tag(d, env) for d in report.warnings]
+    if strict and warnings:
+        # The warnings keep their codes; they now fail the run, so they are listed under errors.
+        errors += warnings
+        warnings = []
+    valid = not errors
+    counts = {
+        "sources": len(project.sources),
+        "models": len(project.models),
+        "tests": len(project.tests),
+        "exposures": len(project.exposures),
+    }
+    data = {
+        "project": project.name,
+        "environment": project.env,
+        "valid": valid,
+        "strict": strict,
+        "counts": counts,
+        **counts,
+        "models_materialized": {m.name: m.materialized for m in project.models},
+        "notices": [n.to_json() for n in report.notices],
+        "governance": [{"status": s, "message": m} for s, m in report.governance],
+    }
+    mark = "✓" if valid else "✗"
+    lines = [f"{mark} Project '{project.name}' is {'valid' if valid else 'invalid'}", ""]
+    lines += [f"  {k.capitalize() + ':':<10} {v}" for k, v in counts.items()]
+    if report.governance:
+        lines += ["", "Governance:"]
+        symbols = {"ok": "✓", "warn": "⚠", "fail": "✗"}
+        lines += [f"  {symbols[s]} {m}" for s, m in report.governance]
+    if report.notices:
+        lines += ["", "Notices:"] + [f"  • {n.code}: {n.message}" for n in report.notices]
+    return {"data": data, "text": "\n".join(lines), "errors": tuple(errors), "warnings": tuple(warnings)}
+
+
+def _scoped(project: Any, model: str) -> Any:
+    import attrs
+
+    from streamt.dag import build_graph
+    from streamt.errors import did_you_mean
+
+    if project.model(model) is None:
+        raise StreamtError(
+            Codes.E102_MODEL_NOT_FOUND,
+            f"Model '{model}' not found",
+            did_you_mean(model, [m.name for m in project.models]),
+        )
+    keep = {model, *build_graph(project).upstream_of(model)}
+    return attrs.evolve(
+        project,
+        models=tuple(m for m in project.models if m.name in keep),
+        sources=tuple(s for s in project.sources if s.name in keep),
+        tests=tuple(t for t in project.tests if t.model in keep),
+        exposures=(),
+    )
+
+
+def _tag(diagnostic: Diagnostic, env: str | None) -> Diagnostic:
+    """Name the environment on each finding when one was chosen (``--all-envs`` mixes several)."""
+    if env is None:
+        return diagnostic
+    import attrs
+
+    return attrs.evolve(diagnostic, details={**diagnostic.details, "environment": env})

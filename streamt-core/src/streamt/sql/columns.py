@@ -1,0 +1,123 @@
+"""Which columns a SELECT projects (name, source column, inferred type family) and which it reads.
+
+sqlparse is a tokenizer with light grouping, not a full parser: anything it cannot classify is
+left out rather than guessed, so callers only warn about what was recognised.
+"""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+
+_AGG_NUMERIC = re.compile(r"^\s*(COUNT|SUM|AVG)\s*\(", re.IGNORECASE)
+_CAST = re.compile(r"^\s*CAST\s*\(.*\bAS\s+([A-Za-z_]+)", re.IGNORECASE | re.DOTALL)
+_WINDOW_TIME = re.compile(r"^\s*(TUMBLE|HOP|SESSION|CUMULATE)_(START|END|ROWTIME)\s*\(", re.IGNORECASE)
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$")
+
+
+@attrs.frozen
+class Projected:
+    name: str
+    origin: str | None  # upstream column it is a plain copy of
+    type: str | None  # inferred type when not a plain copy
+
+
+@attrs.frozen
+class Projection:
+    columns: tuple[Projected, ...]
+    star: bool
+
+
+def projection(sql: str) -> Projection | None:
+    """The top-level select list of ``sql``, or ``None`` when it cannot be recognised."""
+    import sqlparse
+    from sqlparse.sql import Identifier, IdentifierList
+    from sqlparse.tokens import DML, Keyword, Wildcard
+
+    statements = sqlparse.parse(sql)
+    if not statements:
+        return None
+    statement = statements[0]
+    seen_select = False
+    items = None
+    for token in statement.tokens:
+        if token.ttype is DML and token.normalized == "SELECT":
+            seen_select = True
+            continue
+        if not seen_select or token.is_whitespace:
+            continue
+        if token.ttype is Keyword and token.normalized in ("DISTINCT", "ALL"):
+            continue
+        if isinstance(token, IdentifierList):
+            items = list(token.get_identifiers())
+        elif token.ttype is Keyword and token.normalized == "FROM":
+            break
+        else:
+            items = [token]
+        break
+    if items is None:
+        return None
+    out: list[Projected] = []
+    star = False
+    for item in items:
+        text = str(item).strip()
+        if item.ttype is Wildcard or text == "*" or text.endswith(".*"):
+            star = True
+            continue
+        alias = item.get_alias() if isinstance(item, Identifier) else None
+        expression = text
+        if alias:
+            expression = re.split(r"\s+(?:AS\s+)?" + re.escape(alias) + r"\s*$", text, flags=re.IGNORECASE)[0]
+        expression = expression.strip()
+        if _IDENT.match(expression):
+            column = expression.split(".")[-1]
+            out.append(Projected(alias or column, column, None))
+        elif alias:
+            out.append(Projected(alias, None, _expression_type(expression)))
+    return Projection(tuple(out), star)
+
+
+def _expression_type(expression: str) -> str | None:
+    if _AGG_NUMERIC.match(expression):
+        return "BIGINT"
+    if _WINDOW_TIME.match(expression):
+        return "TIMESTAMP(3)"
+    cast = _CAST.match(expression)
+    return cast.group(1).upper() if cast else None
+
+
+_FAMILIES = {
+    "string": ("STRING", "VARCHAR", "CHAR", "TEXT"),
+    "integer": ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "LONG"),
+    "decimal": ("FLOAT", "DOUBLE", "DECIMAL", "NUMERIC", "REAL"),
+    "boolean": ("BOOLEAN", "BOOL"),
+    "time": ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "TIME"),
+    "bytes": ("BYTES", "BINARY", "VARBINARY"),
+}
+
+
+def type_family(sql_type: str | None) -> str | None:
+    if not sql_type:
+        return None
+    base = re.split(r"[\s(<]", sql_type.strip().upper(), maxsplit=1)[0]
+    for family, names in _FAMILIES.items():
+        if base in names:
+            return "number" if family in ("integer", "decimal") else family
+    return None
+
+
+_UNSUPPORTED_FILTER = re.compile(r"\b(IN\s*\(|OR|IS\s+(?:NOT\s+)?NULL|LIKE|BETWEEN)\b", re.IGNORECASE)
+
+
+def where_clause(sql: str) -> str | None:
+    match = re.search(r"\bWHERE\b(.*?)(?:\bGROUP\s+BY\b|\bORDER\s+BY\b|\bLIMIT\b|$)", sql, re.IGNORECASE | re.DOTALL)
+    return match.group(1).strip() if match else None
+
+
+def unsupported_filter_operators(where: str) -> list[str]:
+    """Operators a Gateway filter interceptor cannot express (dsl.md §9.7)."""
+    stripped = re.sub(r"'(?:[^']|'')*'", "''", where)
+    return sorted(
+        {" ".join(m.group(1).upper().replace("(", "").split()) for m in _UNSUPPORTED_FILTER.finditer(stripped)}
+    )

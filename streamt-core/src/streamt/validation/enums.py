@@ -1,0 +1,115 @@
+"""Closed value sets of dsl.md (materialization, ownership, test and exposure types, ...) -> E501."""
+
+from __future__ import annotations
+
+import re
+
+from streamt.errors import Codes, Diagnostic
+from streamt.project.model import (
+    CLASSIFICATIONS,
+    EXPOSURE_TYPES,
+    MATERIALIZATIONS,
+    OWNERSHIP_MODES,
+    TEST_TYPES,
+    Column,
+    Project,
+)
+
+_IMAGE = re.compile(r"^(?:sha256:[0-9a-f]{64}|[^\s@]+@sha256:[0-9a-f]{64})$")
+_MASK_METHODS = ("hash", "redact", "partial", "tokenize", "null")
+
+
+def _bad(where: str, what: str, value: object, valid: tuple[str, ...], location: str | None) -> Diagnostic:
+    return Diagnostic(
+        Codes.E501_PARSE_ERROR,
+        f"Invalid {what} '{value}' in {where}. Valid: {', '.join(valid)}",
+        f"Use one of: {', '.join(valid)}.",
+        location,
+    )
+
+
+def check(project: Project) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    loc = project.locations.get
+    for source in project.sources:
+        where = f"source '{source.name}'"
+        if source.ownership.mode not in OWNERSHIP_MODES:
+            out.append(
+                _bad(where, "ownership mode", source.ownership.mode, OWNERSHIP_MODES, loc(("source", source.name)))
+            )
+        out += _columns(where, source.columns, loc(("source", source.name)))
+    for model in project.models:
+        where = f"model '{model.name}'"
+        location = loc(("model", model.name))
+        if model.declared_materialized is not None and model.declared_materialized not in MATERIALIZATIONS:
+            out.append(
+                Diagnostic(
+                    Codes.E501_PARSE_ERROR,
+                    f"Invalid materialized type '{model.declared_materialized}' in {where}. "
+                    f"Valid: {', '.join(MATERIALIZATIONS)}",
+                    did_you(model.declared_materialized, MATERIALIZATIONS),
+                    location,
+                )
+            )
+        if model.ownership.mode not in OWNERSHIP_MODES:
+            out.append(_bad(where, "ownership mode", model.ownership.mode, OWNERSHIP_MODES, location))
+        if model.executor not in ("flink", "kafka_streams"):
+            out.append(_bad(where, "executor", model.executor, ("flink", "kafka_streams"), location))
+        if model.access not in ("private", "protected", "public"):
+            out.append(_bad(where, "access", model.access, ("private", "protected", "public"), location))
+        out += _columns(where, model.columns, location)
+        for policy in model.security.policies if model.security else ():
+            if policy.kind == "mask" and policy.method not in _MASK_METHODS:
+                out.append(_bad(where, "mask method", policy.method, _MASK_METHODS, location))
+        if (
+            model.sql is not None
+            and model.rendered_sql is not None
+            and not re.search(r"\bFROM\b", model.rendered_sql, re.IGNORECASE)
+        ):
+            out.append(
+                Diagnostic(
+                    Codes.E501_PARSE_ERROR,
+                    f"SQL of model '{model.name}' has no FROM clause",
+                    "Read from {{ source('x') }} or {{ ref('x') }}.",
+                    location,
+                )
+            )
+    for test in project.tests:
+        if test.type not in TEST_TYPES:
+            out.append(_bad(f"test '{test.name}'", "test type", test.type, TEST_TYPES, loc(("test", test.name))))
+    for exposure in project.exposures:
+        if exposure.type not in EXPOSURE_TYPES:
+            where = f"exposure '{exposure.name}'"
+            out.append(_bad(where, "exposure type", exposure.type, EXPOSURE_TYPES, loc(("exposure", exposure.name))))
+    state = project.deployment_state
+    if state.backend not in ("local", "postgres"):
+        out.append(_bad("deployment_state", "backend", state.backend, ("local", "postgres"), None))
+    streams = project.runtime.kafka_streams
+    if streams is not None:
+        if not _IMAGE.match(streams.image):
+            out.append(
+                Diagnostic(
+                    Codes.E501_PARSE_ERROR,
+                    f"runtime.kafka_streams.image '{streams.image}' is not an immutable image ID or digest",
+                    "Use sha256:<64 hex> or repo@sha256:<64 hex> (see 'streamt runtime build').",
+                )
+            )
+        if streams.initial_offset not in ("earliest", "latest"):
+            out.append(
+                _bad("runtime.kafka_streams", "initial_offset", streams.initial_offset, ("earliest", "latest"), None)
+            )
+    return out
+
+
+def _columns(where: str, columns: tuple[Column, ...], location: str | None) -> list[Diagnostic]:
+    return [
+        _bad(f"{where} column '{c.name}'", "classification", c.classification, CLASSIFICATIONS, location)
+        for c in columns
+        if c.classification is not None and c.classification not in CLASSIFICATIONS
+    ]
+
+
+def did_you(value: str, valid: tuple[str, ...]) -> str:
+    from streamt.errors import did_you_mean
+
+    return did_you_mean(value, valid) or f"Use one of: {', '.join(valid)}."
