@@ -14,9 +14,9 @@ from streamt import hookimpl
 # name -> (import path, one-line help). Modules are imported only when the
 # command runs, which keeps `streamt --help` fast.
 CORE_COMMANDS: dict[str, tuple[str, str]] = {
-    "init": ("streamt.commands.pending:init", "Initialize a new streamt project."),
+    "init": ("streamt.commands.init:init", "Initialize a new streamt project."),
     "import": ("streamt.commands.pending:import_", "Declare existing Kafka topics as external sources."),
-    "validate": ("streamt.commands.pending:validate", "Validate project configuration, syntax and governance rules."),
+    "validate": ("streamt.commands.validate:validate", "Validate project configuration, syntax and governance rules."),
     "compile": ("streamt.commands.compile:compile_command", "Parse, validate and generate deployment artifacts."),
     "build": ("streamt.commands.build:build_command", "Compile and package artifacts with manifest and checksums."),
     "plan": ("streamt.commands.plan:plan_command", "Show planned changes without applying them."),
@@ -25,9 +25,9 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "status": ("streamt.commands.pending:status", "Check deployment status of managed resources."),
     "adopt": ("streamt.commands.pending:adopt", "Claim an existing declared resource for lifecycle management."),
     "test": ("streamt.commands.pending:test", "Run data quality tests."),
-    "lineage": ("streamt.commands.pending:lineage", "Display data lineage and dependencies."),
-    "list": ("streamt.commands.pending:list_", "List project resources by type."),
-    "show": ("streamt.commands.pending:show", "Show detailed information about a single resource."),
+    "lineage": ("streamt.commands.lineage:lineage", "Display data lineage and dependencies."),
+    "list": ("streamt.commands.list_cmd:list_", "List project resources by type."),
+    "show": ("streamt.commands.list_cmd:show", "Show detailed information about a single resource."),
     "observe": ("streamt.commands.pending:observe", "Show live runtime health."),
     "plugins": ("streamt.commands.plugins:plugins_command", "List installed plugins, their versions and hooks."),
 }
@@ -42,13 +42,13 @@ GROUPS: dict[str, str] = {
 
 GROUP_COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
     "docs": {
-        "dictionary": ("streamt.commands.pending:docs_dictionary", "Export a data dictionary of sources and models."),
+        "dictionary": ("streamt.commands.docs_dictionary:docs_dictionary", "Export a data dictionary of sources and models."),
         "generate": ("streamt.commands.pending:docs_generate", "Generate an HTML documentation site."),
     },
     "envs": {
-        "list": ("streamt.commands.pending:envs_list", "List available environments."),
+        "list": ("streamt.commands.envs:envs_list", "List available environments."),
         "show": (
-            "streamt.commands.pending:envs_show",
+            "streamt.commands.envs:envs_show",
             "Show resolved configuration for an environment (secrets masked).",
         ),
     },

@@ -153,6 +153,7 @@ _CORE_CODES: tuple[tuple[str, str], ...] = (
     ("W118_DATAHUB_OWNER_OMITTED", "One declaration's ownership mapping is deferred"),
     ("W120_STRIMZI_EXTERNAL_TOPIC_OMITTED", "An external topic is omitted from the Strimzi export"),
     ("W121_STRIMZI_ARTIFACTS_OMITTED", "Non-topic artifacts are omitted from the Strimzi export"),
+    ("W122_RULE_REQUIRE_TESTS", "A model has no tests although rules.models.require_tests is set"),
     ("W201_SQL_PARSE_WARNING", "Non-fatal SQL parsing issue"),
     ("W202_UNUSED_SOURCE", "Defined source not referenced by any model"),
     ("W203_SOURCE_NO_COLUMNS", "Source has no column definitions"),
