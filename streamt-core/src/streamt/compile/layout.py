@@ -45,6 +45,9 @@ LAYOUT: dict[str, tuple[str, str]] = {
     KIND_GATEWAY_RULE_REMOVAL: ("lifecycle/gateway_rule_removals", "gateway_rule_removals"),
 }
 STANDARD_KEYS = tuple(sorted(key for _, key in LAYOUT.values()))
+# dsl.md section 18 names these files after the model, not the provider-side identity
+# (a Gateway rule's identity is its alias topic).
+NAMED_BY_MODEL = (KIND_CONNECTOR, KIND_GATEWAY_RULE, KIND_KAFKA_STREAMS_JOB)
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -66,7 +69,8 @@ def placement(kind: str) -> tuple[str, str]:
 def artifact_files(artifact: Artifact) -> dict[str, bytes]:
     """The files of one artifact: its spec as JSON plus any rendered extras (``.sql``)."""
     directory, _ = placement(artifact.kind)
-    base = f"{directory}/{file_stem(artifact.identity)}"
+    stem = artifact.name if artifact.kind in NAMED_BY_MODEL else artifact.identity
+    base = f"{directory}/{file_stem(stem)}"
     files = {f"{base}.json": pretty_json(artifact.spec)}
     for suffix, text in sorted(artifact.files.items()):
         files[f"{base}{suffix}"] = text.encode("utf-8")
