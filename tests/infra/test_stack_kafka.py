@@ -29,7 +29,11 @@ def test_create_topic_produce_consume(kafka_bootstrap):
         producer.close()
         consumer = kafka.KafkaConsumer(topic, bootstrap_servers=kafka_bootstrap, auto_offset_reset="earliest",
                                        group_id=f"g-{topic}", consumer_timeout_ms=15000)
-        values = [m.value for m in consumer][:3]
+        values = []
+        for message in consumer:  # stops after consumer_timeout_ms without messages
+            values.append(message.value)
+            if len(values) == 3:
+                break
         consumer.close()
         assert values == [b"v0", b"v1", b"v2"]
     finally:
@@ -68,13 +72,6 @@ def test_sasl_plain_rejects_a_wrong_password(kafka_sasl_bootstrap):
     error, message = probes.kafka_sasl_plain_login(host, int(port), "alice", "wrong")
     assert error == 58, message  # SASL_AUTHENTICATION_FAILED
     assert probes.kafka_sasl_plain_login(host, int(port), "alice", "alice-secret")[0] == 0
-    # kafka-python 3 reports the refused login as a bootstrap failure (timeout).
-    expected = (kafka.errors.SaslAuthenticationFailedError, kafka.errors.KafkaTimeoutError)
-    with pytest.raises(expected):
-        admin = KafkaAdminClient(bootstrap_servers=kafka_sasl_bootstrap, request_timeout_ms=5000,
-                                 **_sasl("alice", "wrong"))
-        admin.list_topics()
-        admin.close()
 
 
 def test_raw_protocol_probe(kafka_bootstrap):
