@@ -39,13 +39,25 @@ def validate_project(project: Project, *, plugins: bool = True) -> Report:
     notices += col_notices
     if plugins:
         found += _plugin_diagnostics(project)
-    unique = list(dict.fromkeys(found))
+    unique = _deduplicate(found)
     return Report(
         errors=tuple(d for d in unique if not d.is_warning),
         warnings=tuple(d for d in unique if d.is_warning),
-        notices=tuple(dict.fromkeys(notices)),
+        notices=tuple(dict.fromkeys(notices)),  # Notice holds only strings: hashable
         governance=gov.summary,
     )
+
+
+def _deduplicate(found: list[Diagnostic]) -> list[Diagnostic]:
+    # The same finding can come from a load stage and a check (or core and a plugin); report it once.
+    seen: set[tuple[str, str, str | None]] = set()
+    out: list[Diagnostic] = []
+    for diagnostic in found:
+        key = (diagnostic.code.code, diagnostic.message, diagnostic.location)
+        if key not in seen:
+            seen.add(key)
+            out.append(diagnostic)
+    return out
 
 
 def _plugin_diagnostics(project: Project) -> list[Diagnostic]:
