@@ -44,6 +44,7 @@ class QueryShape:
     stateful: bool
     functions: frozenset[str]
     identifiers: frozenset[str]
+    stateful_clauses: bool = False  # GROUP BY, ORDER BY, JOIN or DISTINCT
 
     @property
     def select_star(self) -> bool:
@@ -53,6 +54,13 @@ class QueryShape:
     def updating(self) -> bool:
         """A non-windowed GROUP BY emits updates: its sink must be an upsert table."""
         return bool(self.group_by) and not self.windowed
+
+    @property
+    def unbounded_state(self) -> bool:
+        """State that grows with the key space unless a TTL expires it (ML calls keep none)."""
+        if self.windowed:
+            return False
+        return self.stateful_clauses or bool(self.functions & (_STATEFUL_FUNCTIONS - ML_FUNCTIONS))
 
     @property
     def uses_ml(self) -> bool:
@@ -165,7 +173,6 @@ def analyze(sql: str) -> QueryShape:
     group_by = tuple(_text(item) for item in _split_top(group) if item)
     windowed = bool(functions & WINDOW_FUNCTIONS)
     # JOIN comes lexed with its qualifier ("LEFT OUTER JOIN"), hence the suffix test.
-    stateful = bool(functions & _STATEFUL_FUNCTIONS) or any(
-        k in _STATEFUL_KEYWORDS or k.endswith(" JOIN") for k in keywords
-    )
-    return QueryShape(projections, group_by, windowed, stateful, frozenset(functions), frozenset(identifiers))
+    clauses = any(k in _STATEFUL_KEYWORDS or k.endswith(" JOIN") for k in keywords)
+    stateful = clauses or bool(functions & _STATEFUL_FUNCTIONS)
+    return QueryShape(projections, group_by, windowed, stateful, frozenset(functions), frozenset(identifiers), clauses)

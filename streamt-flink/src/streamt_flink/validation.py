@@ -56,7 +56,7 @@ def check(project: Any) -> list[Any]:
                     subject=model.name,
                 )
             )
-        elif ttl is None and shape.stateful and not shape.windowed:
+        elif ttl is None and shape.unbounded_state:
             found.append(
                 Diagnostic(
                     Codes.W101_STATE_TTL_RECOMMENDED,

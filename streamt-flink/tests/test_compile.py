@@ -1,0 +1,213 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamt.errors import StreamtError
+from streamt.project.loader import load_project
+from streamt_flink import plugin
+from streamt_flink.continuous import compile_test
+from streamt_flink.job import compile_model
+from streamt_flink.validation import check, sql_gateway_url
+
+EXAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "spec" / "examples"
+if not EXAMPLES.is_dir():
+    EXAMPLES = Path("/work/shared/spec/examples")
+
+
+def _payments() -> Any:
+    return load_project(EXAMPLES / "payments-pipeline", process_env={})
+
+
+def _artifacts(project: Any) -> dict[str, Any]:
+    out = {}
+    for declaration in (*project.models, *project.tests):
+        for artifact in plugin.streamt_compile(project=project, declaration=declaration, env=project.env):
+            out[artifact.identity] = artifact
+    return out
+
+
+def _project(streamt_project: Callable[..., Path], models: list[dict[str, Any]], **runtime: Any) -> Any:
+    columns = [{"name": n, "type": t} for n, t in (("k", "STRING"), ("v", "BIGINT"), ("ts", "TIMESTAMP(3)"))]
+    root = streamt_project(
+        {
+            "stream_project.yml": {
+                "project": {"name": "p"},
+                "runtime": {
+                    "kafka": {"bootstrap_servers": "localhost:9092", "bootstrap_servers_internal": "kafka:29092"},
+                    "flink": {"clusters": {"local": {"rest_url": "http://f:8081"}}},
+                    **runtime,
+                },
+                "sources": [
+                    {"name": "events", "topic": "app.events.v1", "columns": columns, "event_time": {"column": "ts"}}
+                ],
+                "models": models,
+            }
+        }
+    )
+    return load_project(root, process_env={"KAFKA_PASSWORD": "s3cr3t-value"})
+
+
+def test_payments_example_compiles_the_expected_jobs(split_sql: Callable[[str], list[str]]) -> None:
+    artifacts = _artifacts(_payments())
+    assert sorted(artifacts) == ["merchant_totals_1m", "payments_clean", "test_merchant_totals_monitor"]
+    for artifact in artifacts.values():
+        # The .sql file is exactly the statement list, one statement per ';'.
+        assert split_sql(artifact.files[".sql"]) == artifact.spec["statements"]
+    clean = artifacts["payments_clean"]
+    assert clean.kind == "flink_job" and clean.depends_on == (("topic", "payments.clean.v1"),)
+    assert clean.spec["sink"]["connector"] == "kafka"
+    assert clean.spec["masks"] == [{"column": "card_pan", "method": "partial"}]
+    assert "END AS `card_pan`" in clean.files[".sql"]
+    assert "'properties.bootstrap.servers' = 'kafka:29092'" in clean.files[".sql"]
+    totals = artifacts["merchant_totals_1m"]
+    # The upstream model's event time is carried into the table the windowed job reads.
+    assert "WATERMARK FOR `event_time` AS `event_time` - INTERVAL '10' SECOND" in totals.files[".sql"]
+    assert totals.spec["settings"] == {
+        "execution.checkpointing.interval": "30000 ms",
+        "parallelism.default": "4",
+        "pipeline.name": "merchant_totals_1m",
+        "table.exec.state.ttl": "3600000 ms",
+    }
+    monitor = artifacts["test_merchant_totals_monitor"]
+    assert monitor.kind == "test_job"
+    assert monitor.spec["failures_topic"] == "_streamt_test_failures"
+    assert "WHERE `payment_count` < 1" in monitor.files[".sql"]
+
+
+def test_compilation_is_deterministic() -> None:
+    first = {k: (a.checksum, a.files) for k, a in _artifacts(_payments()).items()}
+    second = {k: (a.checksum, a.files) for k, a in _artifacts(_payments()).items()}
+    assert first == second
+
+
+def test_non_windowed_group_by_writes_an_upsert_table(streamt_project: Callable[..., Path]) -> None:
+    project = _project(
+        streamt_project,
+        [
+            {
+                "name": "totals",
+                "sql": 'SELECT k, SUM(v) AS total FROM {{ source("events") }} GROUP BY k',
+                "advanced": {"flink": {"state_ttl_ms": 60000}},
+            }
+        ],
+    )
+    artifact = compile_model(project, project.model("totals"))
+    sql = artifact.files[".sql"]
+    assert artifact.spec["sink"]["connector"] == "upsert-kafka"
+    assert "PRIMARY KEY (`k`) NOT ENFORCED" in sql
+    assert "'connector' = 'upsert-kafka'" in sql and "'key.format' = 'json'" in sql
+
+
+def test_group_keys_must_be_selected(streamt_project: Callable[..., Path]) -> None:
+    project = _project(
+        streamt_project, [{"name": "totals", "sql": 'SELECT SUM(v) AS total FROM {{ source("events") }} GROUP BY k'}]
+    )
+    with pytest.raises(StreamtError) as raised:
+        compile_model(project, project.model("totals"))
+    assert raised.value.diagnostics[0].code.code == "E501_PARSE_ERROR"
+
+
+def test_sasl_password_never_reaches_the_sql(streamt_project: Callable[..., Path]) -> None:
+    kafka = {
+        "bootstrap_servers": "localhost:9092",
+        "security_protocol": "SASL_SSL",
+        "sasl_mechanism": "PLAIN",
+        "sasl_username": "svc",
+        "sasl_password": "${KAFKA_PASSWORD}",
+    }
+    project = _project(
+        streamt_project,
+        [{"name": "clean", "materialized": "flink", "sql": 'SELECT k, v FROM {{ source("events") }} WHERE v > 0'}],
+        kafka=kafka,
+    )
+    artifact = compile_model(project, project.model("clean"))
+    assert project.runtime.kafka.sasl_password == "s3cr3t-value"
+    assert "s3cr3t-value" not in artifact.files[".sql"] and "s3cr3t-value" not in str(artifact.spec)
+    assert 'password="${KAFKA_PASSWORD}";' in artifact.files[".sql"]
+
+
+def test_topic_model_with_sql_gets_a_processor_job(streamt_project: Callable[..., Path]) -> None:
+    project = _project(
+        streamt_project, [{"name": "copy", "materialized": "topic", "sql": 'SELECT * FROM {{ source("events") }}'}]
+    )
+    [artifact] = plugin.streamt_compile(project=project, declaration=project.model("copy"), env="default")
+    assert artifact.identity == "copy_processor"
+    assert "INSERT INTO `copy_sink`\nSELECT * FROM `app_events_v1`" in artifact.files[".sql"]
+
+
+def test_validation_codes(streamt_project: Callable[..., Path]) -> None:
+    project = _project(
+        streamt_project,
+        [
+            {"name": "no_ttl", "sql": 'SELECT k, COUNT(*) AS n FROM {{ source("events") }} GROUP BY k'},
+            {
+                "name": "bad_ttl",
+                "sql": 'SELECT k, COUNT(*) AS n FROM {{ source("events") }} GROUP BY k',
+                "advanced": {"flink": {"state_ttl_ms": 0}},
+            },
+            {
+                "name": "short_ttl",
+                "sql": 'SELECT k, COUNT(*) AS n FROM {{ source("events") }} GROUP BY k',
+                "advanced": {"flink": {"state_ttl_ms": 10}},
+            },
+            {
+                "name": "ml",
+                "materialized": "flink",
+                "sql": 'SELECT * FROM ML_PREDICT(TABLE {{ source("events") }}, DESCRIPTOR(v))',
+            },
+        ],
+    )
+    found = {(getattr(d.code, "code", d.code), d.message.split("'")[1]) for d in check(project)}
+    assert found == {
+        ("W101_STATE_TTL_RECOMMENDED", "no_ttl"),
+        ("E301_INVALID_STATE_TTL", "bad_ttl"),
+        ("STATE_TTL_TOO_SHORT", "short_ttl"),
+        ("E203_CONFLUENT_FLINK_REQUIRED", "ml"),
+    }
+
+
+def test_windowed_query_needs_no_ttl() -> None:
+    assert check(_payments()) == []
+
+
+def test_sql_gateway_url_is_required_to_submit(streamt_project: Callable[..., Path]) -> None:
+    project = _project(streamt_project, [])
+    with pytest.raises(StreamtError) as raised:
+        sql_gateway_url(project, "local")
+    assert raised.value.diagnostics[0].code.code == "E206_SQL_GATEWAY_NOT_CONFIGURED"
+    assert sql_gateway_url(_payments(), "local") == "http://localhost:8084"
+
+
+def test_continuous_test_without_row_level_assertions_compiles_nothing(
+    streamt_project: Callable[..., Path],
+) -> None:
+    root = streamt_project(
+        {
+            "stream_project.yml": {
+                "project": {"name": "p"},
+                "runtime": {"kafka": {"bootstrap_servers": "k:9092"}, "flink": {"clusters": {"c": {}}}},
+                "sources": [{"name": "s", "topic": "t", "columns": [{"name": "a", "type": "BIGINT"}]}],
+                "tests": [
+                    {"name": "thr", "model": "s", "type": "continuous", "assertions": [{"throughput": {}}]},
+                    {
+                        "name": "vals",
+                        "model": "s",
+                        "type": "continuous",
+                        "assertions": [
+                            {"accepted_values": {"column": "a", "values": [1, 2]}},
+                            {"unique_key": {"key": "a"}},
+                        ],
+                    },
+                ],
+            }
+        }
+    )
+    project = load_project(root, process_env={})
+    assert compile_test(project, project.test("thr")) is None
+    artifact = compile_test(project, project.test("vals"))
+    assert artifact is not None
+    assert "WHERE `a` IS NOT NULL AND `a` NOT IN (1, 2)" in artifact.files[".sql"]
+    assert artifact.spec["skipped"] == ["unique_key"]
