@@ -62,7 +62,8 @@ class _Problems:
     def add(self, file: _File, keys: tuple[Any, ...], message: str, suggestion: str | None = None) -> None:
         position = locate(file.path, keys)
         where = f"{file.shown}:{position[0]}:{position[1]}" if position else file.shown
-        self.errors.append(Diagnostic(Codes.E501_PARSE_ERROR, f"{message} ({where})", suggestion, where))
+        hint = suggestion or "Fix the value at the reported position (see docs/commands/validate.md for the format)."
+        self.errors.append(Diagnostic(Codes.E501_PARSE_ERROR, f"{message} ({where})", hint, where))
 
     def raise_if_any(self) -> None:
         if self.errors:
