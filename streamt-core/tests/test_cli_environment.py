@@ -47,19 +47,27 @@ def test_project_dir_and_env_default_to_the_current_directory_and_none(clean_env
     assert streamt_cli("where").data == {"project_dir": ".", "env": None}
 
 
-def test_variables_set_the_defaults(clean_env, streamt_cli, streamt_plugin) -> None:
+def test_streamt_project_dir_sets_the_default_and_the_flag_wins(clean_env, streamt_cli, streamt_plugin) -> None:
     streamt_plugin(where_plugin())
     clean_env.setenv("STREAMT_PROJECT_DIR", "/srv/pipelines")
-    clean_env.setenv("STREAMT_ENV", "staging")
-    assert streamt_cli("where").data == {"project_dir": "/srv/pipelines", "env": "staging"}
+    assert streamt_cli("where").data["project_dir"] == "/srv/pipelines"
+    assert streamt_cli("where", "--project-dir", "here").data["project_dir"] == "here"
 
 
-def test_flags_win_over_variables(clean_env, streamt_cli, streamt_plugin) -> None:
-    streamt_plugin(where_plugin())
-    clean_env.setenv("STREAMT_PROJECT_DIR", "/srv/pipelines")
-    clean_env.setenv("STREAMT_ENV", "staging")
-    outcome = streamt_cli("where", "--project-dir", "here", "--env", "prod")
-    assert outcome.data == {"project_dir": "here", "env": "prod"}
+MULTI_ENV = {
+    "stream_project.yml": {"project": {"name": "multi"}},
+    "environments/dev.yml": {"environment": {"name": "dev"}, "runtime": {"kafka": {"bootstrap_servers": "k:9092"}}},
+}
+
+
+def test_streamt_env_selects_the_environment_and_the_flag_wins(clean_env, streamt_cli, streamt_project) -> None:
+    project = streamt_project(MULTI_ENV)
+    clean_env.setenv("STREAMT_ENV", "nowhere")
+    chosen_by_variable = streamt_cli("validate", "--project-dir", project)
+    assert chosen_by_variable.error_codes == ["E503_ENVIRONMENT_ERROR"]
+    assert "nowhere" in chosen_by_variable.envelope["errors"][0]["message"]
+    chosen_by_flag = streamt_cli("validate", "--project-dir", project, "--env", "dev")
+    assert "E503_ENVIRONMENT_ERROR" not in chosen_by_flag.error_codes, chosen_by_flag.envelope
 
 
 class FakeTty(io.StringIO):

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from importlib import metadata
 from pathlib import Path
 
 import pytest
 from streamt import plugins as plugins_module
+from streamt.entry_points import find_entry_points
 from streamt.errors import Codes
 from streamt.plugins import BUILTIN_NAME, Plugins, get_plugins
 from streamt.testing import write_distribution
@@ -41,8 +41,7 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def load(site: Path, environ: dict[str, str] | None = None) -> Plugins:
     """Load only the fake distributions in ``site`` (not the workspace's plugins)."""
     plugins = Plugins()
-    entry_points = [ep for ep in metadata.entry_points(group="streamt") if ep.value.startswith("fake_")]
-    plugins.load_entry_points(entry_points, environ or {})
+    plugins.load_entry_points(find_entry_points("streamt", [str(site)]), environ or {})
     return plugins
 
 

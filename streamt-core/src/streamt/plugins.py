@@ -20,7 +20,6 @@ import contextlib
 import os
 import re
 from collections.abc import Iterable, Iterator
-from importlib import metadata
 from typing import Any
 
 import attrs
@@ -28,6 +27,7 @@ import pluggy
 
 from streamt import __version__ as CORE_VERSION
 from streamt import hookspecs
+from streamt.entry_points import PluginEntryPoint, find_entry_points
 from streamt.errors import Codes, Diagnostic, ErrorCode
 
 ENTRY_POINT_GROUP = "streamt"
@@ -195,17 +195,16 @@ class Plugins:
         if diagnostic not in self.diagnostics:
             self.diagnostics.append(diagnostic)
 
-    def load_entry_points(self, entry_points: Iterable[metadata.EntryPoint], environ: dict[str, str]) -> None:
+    def load_entry_points(self, entry_points: Iterable[PluginEntryPoint], environ: dict[str, str]) -> None:
         allow = _name_set(environ.get("STREAMT_LOAD_PLUGINS"))
         deny = _name_set(environ.get("STREAMT_DISABLED_PLUGINS")) or set()
         for ep in sorted(entry_points, key=lambda e: e.name):
-            dist_name = ep.dist.name if ep.dist is not None else None
-            names = {ep.name, dist_name}
+            names = {ep.name, ep.dist_name}
             if allow is not None and not names & allow:
                 continue
             if names & deny:
                 continue
-            requirement = _core_requirement(ep.dist)
+            requirement = _core_requirement(ep.requires)
             if not self._compatible(ep.name, requirement):
                 continue
             try:
@@ -213,17 +212,9 @@ class Plugins:
             except (Exception, SystemExit) as exc:  # any import-time failure is the plugin's, not ours
                 self.report(Codes.E901_PLUGIN_LOAD_FAILED, ep.name, f"failed to import: {_short(exc)}")
                 continue
-            self.register(
-                plugin,
-                ep.name,
-                distribution=dist_name,
-                version=ep.dist.version if ep.dist is not None else None,
-                core_requirement=requirement,
-            )
+            self.register(plugin, ep.name, distribution=ep.dist_name, version=ep.version, core_requirement=requirement)
 
     def _compatible(self, name: str, requirement: str | None) -> bool:
-        from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
         if requirement is None:
             self.report(
                 Codes.E902_PLUGIN_INCOMPATIBLE,
@@ -232,12 +223,11 @@ class Plugins:
                 "The plugin's distribution must depend on streamt-core with a version range.",
             )
             return False
-        try:
-            spec = SpecifierSet(requirement)
-        except InvalidSpecifier:
+        verdict = _version_in_range(CORE_VERSION, requirement)
+        if verdict is None:
             self.report(Codes.E902_PLUGIN_INCOMPATIBLE, name, f"declares an invalid streamt-core range {requirement!r}")
             return False
-        if not spec.contains(CORE_VERSION, prereleases=True):
+        if not verdict:
             self.report(
                 Codes.E902_PLUGIN_INCOMPATIBLE,
                 name,
@@ -248,11 +238,55 @@ class Plugins:
         return True
 
 
-def _core_requirement(dist: metadata.Distribution | None) -> str | None:
-    """The version range a plugin distribution declares on streamt-core."""
-    if dist is None:
+_SIMPLE_CLAUSE = re.compile(r"^(>=|<=|==|!=|~=|>|<)\s*([0-9]+(?:\.[0-9]+)*)$")
+
+
+def _version_in_range(version: str, requirement: str) -> bool | None:
+    """Whether ``version`` satisfies ``requirement``; None when the range is invalid.
+
+    Plugin ranges are almost always plain (``>=0.1,<0.2``) and core versions
+    plain releases: those are compared here, which spares every start-up the
+    import of ``packaging``. Anything else (pre-releases, wildcards, local
+    versions) goes to ``packaging.specifiers``, which is the reference.
+    """
+    clauses = [_SIMPLE_CLAUSE.match(part.strip()) for part in requirement.split(",")]
+    simple = all(m is not None and not (m.group(1) == "~=" and "." not in m.group(2)) for m in clauses)
+    if re.fullmatch(r"[0-9]+(?:\.[0-9]+)*", version) and simple:
+        have = _release(version)
+        return all(_compare(have, m.group(1), m.group(2)) for m in clauses if m is not None)
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        return SpecifierSet(requirement).contains(version, prereleases=True)
+    except InvalidSpecifier:
         return None
-    for line in dist.requires or []:
+
+
+def _release(text: str, width: int = 0) -> tuple[int, ...]:
+    parts = [int(p) for p in text.split(".")]
+    return tuple(parts + [0] * (width - len(parts)))
+
+
+def _compare(have: tuple[int, ...], op: str, bound_text: str) -> bool:
+    bound = _release(bound_text)
+    width = max(len(have), len(bound))
+    have, padded = have + (0,) * (width - len(have)), _release(bound_text, width)
+    if op == "~=":  # compatible release: >= bound, and the same prefix but for the last part
+        prefix = bound[:-1] if len(bound) > 1 else bound
+        return have >= padded and have[: len(prefix)] == prefix
+    return {
+        ">=": have >= padded,
+        "<=": have <= padded,
+        ">": have > padded,
+        "<": have < padded,
+        "==": have == padded,
+        "!=": have != padded,
+    }[op]
+
+
+def _core_requirement(requires: Iterable[str]) -> str | None:
+    """The version range a plugin distribution declares on streamt-core."""
+    for line in requires:
         match = _REQUIREMENT_RE.match(line)
         if match is None or match.group("marker"):
             continue
@@ -307,5 +341,5 @@ def _load() -> Plugins:
 
     plugins = Plugins()
     plugins.register(builtin, BUILTIN_NAME, distribution=CORE_DISTRIBUTION, version=CORE_VERSION, builtin=True)
-    plugins.load_entry_points(metadata.entry_points(group=ENTRY_POINT_GROUP), dict(os.environ))
+    plugins.load_entry_points(find_entry_points(ENTRY_POINT_GROUP), dict(os.environ))
     return plugins

@@ -1,0 +1,74 @@
+"""Start-up cost of the CLI with every workspace plugin installed.
+
+Runs, interleaved so that machine noise hits all of them alike:
+
+* ``python -c pass``               — the floor: the interpreter alone
+* ``streamt --help``               — assemble the command tree from every plugin
+* ``streamt -o json plugins``      — also vet and describe every plugin
+
+and prints the median and minimum wall time of each, the time over bare
+Python, and the ratio to it. Bytecode must be compiled (``./dev setup`` does,
+``uv sync --compile-bytecode``) and ``PYTHONDONTWRITEBYTECODE`` is ignored for
+the children so that their caches are the ones a user has.
+
+    .venv/bin/python bench/startup_bench.py [--rounds 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+CASES = {
+    "python -c pass": [sys.executable, "-c", "pass"],
+    "streamt --help": [str(BIN / "streamt"), "--help"],
+    "streamt -o json plugins": [str(BIN / "streamt"), "-o", "json", "plugins"],
+}
+
+
+def measure(rounds: int) -> dict[str, list[float]]:
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE",) and not k.startswith("STREAMT_")
+    }
+    for argv in CASES.values():  # warm the page cache and write any missing bytecode
+        subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    samples: dict[str, list[float]] = {name: [] for name in CASES}
+    for _ in range(rounds):
+        for name, argv in CASES.items():
+            start = time.perf_counter()
+            subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            samples[name].append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def plugin_count() -> int:
+    import json
+
+    done = subprocess.run(CASES["streamt -o json plugins"], capture_output=True, text=True, check=True)
+    return int(json.loads(done.stdout)["data"]["count"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    rounds = parser.parse_args().rounds
+    samples = measure(rounds)
+    floor = statistics.median(samples["python -c pass"])
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cpus, {platform.system()} {platform.release()}")
+    print(f"python {platform.python_version()}, {plugin_count()} plugins installed, {rounds} rounds\n")
+    print("| command | median ms | min ms | over bare Python ms | ratio to bare Python |")
+    print("|---|---|---|---|---|")
+    for name, values in samples.items():
+        median = statistics.median(values)
+        print(f"| `{name}` | {median:.1f} | {min(values):.1f} | {median - floor:.1f} | {median / floor:.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
