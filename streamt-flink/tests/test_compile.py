@@ -12,9 +12,8 @@ from streamt_flink.continuous import compile_test
 from streamt_flink.job import compile_model
 from streamt_flink.validation import check, sql_gateway_url
 
-EXAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "spec" / "examples"
-if not EXAMPLES.is_dir():
-    EXAMPLES = Path("/work/shared/spec/examples")
+# The shared reference material sits next to the repository (../shared from its root).
+EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "spec" / "examples"
 
 
 def _payments() -> Any:

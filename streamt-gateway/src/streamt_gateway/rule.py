@@ -51,9 +51,9 @@ def unsupported_operators(condition: str) -> list[str]:
     found: list[str] = []
     statements = sqlparse.parse(f"SELECT * FROM t WHERE {condition}")
     for token in statements[0].flatten() if statements else ():
-        word = token.value.upper()
-        if token.ttype in T.Keyword and word in _UNSUPPORTED and word not in found:
-            found.append(word)
+        # sqlparse lexes LIKE as a comparison operator and "NOT NULL" as one keyword.
+        words = token.value.upper().split() if token.ttype in T.Keyword or token.ttype in T.Operator else []
+        found.extend(w for w in words if w in _UNSUPPORTED and w not in found)
     return found
 
 
