@@ -38,12 +38,12 @@ def test_create_observe_grow_and_alter(admin) -> None:
 
     seen = observe_topics(admin, [desired], counter)[name]
     assert seen.status == "present"
-    assert seen.spec == {"partitions": 2, "replication_factor": 1, "config": {"retention.ms": "3600000"}}
+    assert seen.spec == {"name": name, "partitions": 2, "replication_factor": 1, "config": {"retention.ms": "3600000"}}
 
     assert increase_partitions(admin, {name: 4}, counter) == {name: None}
     assert alter_topic_configs(admin, {name: {"retention.ms": "7200000"}}, counter) == {name: None}
     seen = observe_topics(admin, [desired], counter)[name]
-    assert seen.spec == {"partitions": 4, "replication_factor": 1, "config": {"retention.ms": "7200000"}}
+    assert seen.spec == {"name": name, "partitions": 4, "replication_factor": 1, "config": {"retention.ms": "7200000"}}
     assert counter.counts["create_topics"] == 1
     admin.delete_topics([name])
 

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import attrs
 from streamt.errors import Codes, StreamtError
-from streamt.observation import ABSENT, PRESENT, Observation
+from streamt.plan.model import ABSENT, PRESENT, Observation
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 TIMEOUT_SECONDS = 15
@@ -131,12 +131,10 @@ def observe_subject(client: RegistryClient, subject: str, schema: str, schema_ty
     """The live subject, with whether the compiled schema is identical or compatible."""
     latest = client.latest(subject)
     if latest is None:
-        return Observation("schema", subject, ABSENT)
+        return Observation(ABSENT)
     same = _canonical(latest.get("schema", ""), schema_type) == _canonical(schema, schema_type)
     compatible = True if same else client.is_compatible(subject, schema, schema_type)
     return Observation(
-        "schema",
-        subject,
         PRESENT,
         {
             "version": latest.get("version"),

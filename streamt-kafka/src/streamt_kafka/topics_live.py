@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
-from streamt.observation import ABSENT, PRESENT, Observation
+from streamt.plan.model import ABSENT, PRESENT, Observation
 
 _UNKNOWN_TOPIC = 3  # Kafka protocol error UNKNOWN_TOPIC_OR_PARTITION
 UNKNOWN_OUTCOME = "UnknownOutcome"
@@ -72,16 +72,15 @@ def observe_topics(
     for name, topic in wanted.items():
         entry = present.get(name)
         if entry is None:
-            observations[name] = Observation("topic", name, ABSENT)
+            observations[name] = Observation(ABSENT)
             continue
         partitions = entry.get("partitions") or []
         replicas = {len(p.get("replica_nodes") or []) for p in partitions}
         live_config = configs.get(name, {})
         observations[name] = Observation(
-            "topic",
-            name,
             PRESENT,
             {
+                "name": name,
                 "partitions": len(partitions),
                 "replication_factor": max(replicas) if replicas else 0,
                 "config": {key: _config_value(live_config.get(key)) for key in sorted(topic.config)},
