@@ -42,7 +42,10 @@ GROUPS: dict[str, str] = {
 
 GROUP_COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
     "docs": {
-        "dictionary": ("streamt.commands.docs_dictionary:docs_dictionary", "Export a data dictionary of sources and models."),
+        "dictionary": (
+            "streamt.commands.docs_dictionary:docs_dictionary",
+            "Export a data dictionary of sources and models.",
+        ),
         "generate": ("streamt.commands.pending:docs_generate", "Generate an HTML documentation site."),
     },
     "envs": {

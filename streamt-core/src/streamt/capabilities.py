@@ -65,7 +65,16 @@ def install_hint(capability: str) -> str:
 
 @attrs.frozen
 class StateBackend:
-    """A named deployment-state backend (``deployment_state.backend``)."""
+    """A named deployment-state backend (``deployment_state.backend``).
+
+    ``factory(project=..., project_dir=..., purpose=...)`` returns the backend
+    object for one state address; it must not connect anywhere yet. The
+    object follows the protocol of ``streamt.state.local.LocalStateBackend``:
+    ``name``, ``address``, ``status()``, ``read_state()``, ``read_control()``,
+    ``operation_lock()``, ``require_clear()``, ``begin_operation()``,
+    ``record_progress()``, ``mark_recovery_required()``, ``commit()``.
+    ``purpose`` is ``read``, ``write`` or ``admin`` (``streamt.state.selection``).
+    """
 
     name: str
     description: str
