@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from corpus import CORPUS, compare, expectations, observe  # noqa: E402
+from corpus import CORPUS, compare, expectations, observe
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="compat corpus not present")
 

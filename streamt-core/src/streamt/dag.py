@@ -111,7 +111,7 @@ def find_cycles(order: Iterable[str], adjacency: dict[str, list[str]]) -> list[l
                 path.append(child)
                 iterators.append(iter(adjacency.get(child, [])))
             elif state == grey:
-                loop = path[path.index(child) :] + [child]
+                loop = [*path[path.index(child) :], child]
                 key = frozenset(loop)
                 if key not in seen_sets:
                     seen_sets.add(key)

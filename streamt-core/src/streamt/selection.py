@@ -20,11 +20,8 @@ def select(project: Project, graph: Graph, expression: str) -> set[str]:
 def _one(project: Project, graph: Graph, token: str) -> set[str]:
     if token.startswith("tag:"):
         tag = token[4:]
-        return {
-            item.name
-            for item in (*project.sources, *project.models)
-            if tag in item.tags  # exposures and tests carry no tags
-        }
+        # Exposures and tests carry no tags.
+        return {s.name for s in project.sources if tag in s.tags} | {m.name for m in project.models if tag in m.tags}
     up, down = token.startswith("+"), token.endswith("+")
     name = token.strip("+")
     known = {*graph.nodes, *(t.name for t in project.tests)}

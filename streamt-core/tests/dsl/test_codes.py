@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from streamt.cli import run
 
 EXAMPLES = Path("/work/shared/spec/examples")

@@ -10,6 +10,12 @@ from streamt.cli.options import project_options
 from streamt.errors import Codes, StreamtError, did_you_mean
 from streamt.result import Result
 
+_NOT_FOUND = {
+    "source": Codes.E101_SOURCE_NOT_FOUND,
+    "model": Codes.E102_MODEL_NOT_FOUND,
+    "test": Codes.E107_TEST_MODEL_NOT_FOUND,
+    "exposure": Codes.E110_EXPOSURE_DEPENDENCY_NOT_FOUND,
+}
 KINDS = {"sources": "source", "models": "model", "tests": "test", "exposures": "exposure"}
 
 
@@ -80,8 +86,7 @@ def show(resource_type: str, name: str, project_dir: str, env: str | None, diff:
     item = getattr(project, resource_type)(name)
     if item is None:
         pool = [i.name for i in getattr(project, resource_type + "s")]
-        code = {"source": Codes.E101_SOURCE_NOT_FOUND, "model": Codes.E102_MODEL_NOT_FOUND,
-                "test": Codes.E107_TEST_MODEL_NOT_FOUND, "exposure": Codes.E110_EXPOSURE_DEPENDENCY_NOT_FOUND}[resource_type]  # fmt: skip
+        code = _NOT_FOUND[resource_type]
         raise StreamtError(code, f"{resource_type.capitalize()} '{name}' not found", did_you_mean(name, pool))
     graph = build_graph(project)
     data: dict[str, Any] = {"resource_type": resource_type, **_detail(project, graph, resource_type, item)}

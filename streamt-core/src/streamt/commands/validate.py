@@ -51,9 +51,13 @@ def _validate_one(project_dir: str, env: str | None, model: str | None, strict: 
     try:
         project = load_project(project_dir, env)
     except StreamtError as exc:
-        errors = tuple(_tag(d, env) for d in exc.diagnostics)
-        data = {"environment": env, "valid": False}
-        return {"data": data, "text": "✗ Project could not be loaded", "errors": errors, "warnings": ()}
+        errors = [_tag(d, env) for d in exc.diagnostics]
+        return {
+            "data": {"environment": env, "valid": False},
+            "text": "✗ Project could not be loaded",
+            "errors": list(errors),
+            "warnings": [],
+        }
     if model is not None:
         project = _scoped(project, model)
     report = validate_project(project)
@@ -70,7 +74,7 @@ def _validate_one(project_dir: str, env: str | None, model: str | None, strict: 
         "tests": len(project.tests),
         "exposures": len(project.exposures),
     }
-    data = {
+    data: dict[str, Any] = {
         "project": project.name,
         "environment": project.env,
         "valid": valid,

@@ -97,9 +97,9 @@ def check(project: Project) -> tuple[list[Diagnostic], list[Notice]]:
                 )
             )
         event_time = source.event_time
-        if event_time and event_time.column and source.columns:
-            if event_time.column not in {c.name for c in source.columns}:
-                out.append(_missing_source_column(source.name, event_time.column, "event_time", location))
+        declared = {c.name for c in source.columns}
+        if event_time and event_time.column and declared and event_time.column not in declared:
+            out.append(_missing_source_column(source.name, event_time.column, "event_time", location))
     has_gateway = project.runtime.gateway is not None
     for model in project.models:
         location = loc(("model", model.name))
@@ -140,7 +140,8 @@ def _model_checks(project: Project, model: Model, outputs: OutputColumns, locati
             out.append(
                 Diagnostic(
                     Codes.W201_SQL_PARSE_WARNING,
-                    f"Model '{model.name}': Gateway filters support only = <> > < >= <= REGEXP AND; found {', '.join(bad)}",
+                    f"Model '{model.name}': a Gateway filter supports only = <> > < >= <= REGEXP AND; "
+                    f"found {', '.join(bad)}",
                     "Simplify the WHERE clause or materialize the model as flink.",
                     location,
                 )
@@ -196,7 +197,8 @@ def _exposure_columns(
                 out.append(
                     Diagnostic(
                         Codes.W103_MISSING_REF_COLUMN,
-                        f"Exposure '{exposure}' needs column '{column.name}', which model '{ref.name}' does not produce",
+                        f"Exposure '{exposure}' needs column '{column.name}', "
+                        f"which model '{ref.name}' does not produce",
                         "Fix the column name or add it to the model's SELECT.",
                         location,
                     )

@@ -30,7 +30,6 @@ def _rule(rule: str, message: str, location: str | None, suggestion: str | None 
 
 def check(project: Project) -> Governance:
     out: list[Diagnostic] = []
-    summary: list[tuple[str, str]] = []
     rules = project.rules
     topics, models_rules = rules.topics, rules.models
     loc = project.locations.get
@@ -61,12 +60,8 @@ def check(project: Project) -> Governance:
                         location,
                     )
                 )
-        retention = config.get("retention.ms")
-        if (
-            topics.max_retention_ms is not None
-            and _int(retention) is not None
-            and _int(retention) > topics.max_retention_ms
-        ):
+        retention = _int(config.get("retention.ms"))
+        if topics.max_retention_ms is not None and retention is not None and retention > topics.max_retention_ms:
             out.append(
                 Diagnostic(
                     Codes.W104_RULE_MAX_RETENTION,
@@ -138,8 +133,7 @@ def check(project: Project) -> Governance:
                 )
             )
     out += _masking(project)
-    summary = _summary(project, out)
-    return Governance(out, summary)
+    return Governance(out, _summary(project, out))
 
 
 def _model_rules(project: Project, model: Model, tests: int, location: str | None) -> list[Diagnostic]:
@@ -174,7 +168,8 @@ def _model_rules(project: Project, model: Model, tests: int, location: str | Non
         out.append(
             _rule(
                 "models.max_dependencies",
-                f"{what} violates rule 'models.max_dependencies': expected <= {rules.max_dependencies}, got {len(model.dependencies)}",
+                f"{what} violates rule 'models.max_dependencies': "
+                f"expected <= {rules.max_dependencies}, got {len(model.dependencies)}",
                 location,
             )
         )
