@@ -6,7 +6,6 @@ import io
 from pathlib import Path
 
 import pytest
-
 from streamt.cli import run
 
 SENTINEL = "S3NT1NEL-secret-value"
