@@ -8,9 +8,9 @@ Load it from the root conftest.py::
 Behaviour
 - Endpoints come from ``.stack/endpoints.json`` (``STREAMT_STACK_ENDPOINTS`` overrides the path).
 - Unless ``STREAMT_STACK_AUTOSTART=0``, the services the selected tests need are started
-  (``devstack up --only ...``; idempotent, near-instant when already up).  Services this session
-  started are stopped at the end of the session, even after failures, unless
-  ``STREAMT_STACK_KEEP=1``; a stack that was already running is left alone.
+  (``devstack up --only ...``; idempotent, near-instant when already up).  Services started this
+  way are stopped when the last concurrent test session ends, even after failures, unless
+  ``STREAMT_STACK_KEEP=1``; services brought up by hand (``./dev stack up``) are left alone.
 - A test needs a service if it carries the service's marker (``@pytest.mark.kafka``) or uses one
   of its fixtures (``kafka_bootstrap``...); the marker is then added automatically, so
   ``-m "not flink"`` deselects Flink tests.
@@ -78,7 +78,7 @@ class StackManager:
         self.needed = needed
         self.autostart = os.environ.get("STREAMT_STACK_AUTOSTART", "1").strip() not in ("0", "false", "no")
         self.strict = _truthy("CI")
-        self.started: list[str] = []
+        self.leased = False
         self.errors: dict[str, str] = {}
         self._lock = threading.Lock()
         self._brought_up = False
@@ -98,17 +98,16 @@ class StackManager:
                 return
             from streamt_devstack import stack  # imported late: only sessions that need it pay
 
-            before = {s.name for s in stack.SERVICES.values() if s.running()}
             log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+            stack.acquire_lease()
+            self.leased = True
             try:
-                stack.up(sorted(self.needed), log=log)
+                stack.up(sorted(self.needed), log=log, autostart=True)
             except stack.StackError as e:
                 text = str(e)
                 for name in self.needed:
                     if f"[{name}]" in text or not stack.SERVICES[name].running():
                         self.errors[name] = text
-            after = {s.name for s in stack.SERVICES.values() if s.running()}
-            self.started = sorted(set(self.started) | ((after - before) & set(stack.SERVICES)))
 
     def require(self, service: str) -> dict:
         self._ensure()
@@ -126,11 +125,13 @@ class StackManager:
         return eps
 
     def teardown(self) -> None:
-        if not self.started or _truthy("STREAMT_STACK_KEEP"):
+        # Services started by test sessions are stopped when the last concurrent session ends;
+        # a stack brought up by hand (`./dev stack up`) is never stopped here.
+        if not self.leased or _truthy("STREAMT_STACK_KEEP"):
             return
         from streamt_devstack import stack
 
-        stack.down(self.started, log=lambda m: print(m, file=sys.stderr))
+        stack.release_lease(log=lambda m: print(m, file=sys.stderr))
 
 
 _manager: StackManager | None = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -68,6 +69,9 @@ def resolve(set_name: str, log=print) -> Path:
             f"{DEPENDENCY_PLUGIN}:copy-dependencies",
             "-DincludeScope=runtime", f"-DoutputDirectory={out}",
         ]
+        if os.environ.get("STREAMT_DEVSTACK_M2"):
+            # A private local repository, e.g. to measure a cold start without touching ~/.m2.
+            cmd.append(f"-Dmaven.repo.local={os.environ['STREAMT_DEVSTACK_M2']}")
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
             raise RuntimeError(f"mvn failed for set '{set_name}':\n{res.stdout[-3000:]}{res.stderr[-2000:]}")

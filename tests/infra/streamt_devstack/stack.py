@@ -5,7 +5,10 @@ loading with each other's I/O waits); a service waits only for the services it `
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import threading
 import time
 from typing import Callable, Iterable
@@ -29,6 +32,54 @@ ALIASES = {"registry": "schema_registry", "schema-registry": "schema_registry", 
 
 class StackError(RuntimeError):
     pass
+
+
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def locked():
+    """Serialise up/down across processes: several pytest sessions may share one .stack/."""
+    if getattr(_local, "held", False):
+        yield
+        return
+    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    with open(STATE_DIR / ".lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        _local.held = True
+        try:
+            yield
+        finally:
+            _local.held = False
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+LEASE_DIR = STATE_DIR / "leases"
+
+
+def acquire_lease(pid: int | None = None) -> None:
+    """A test session announces itself; the last one out stops what sessions auto-started."""
+    LEASE_DIR.mkdir(parents=True, exist_ok=True)
+    (LEASE_DIR / str(pid or os.getpid())).write_text(str(time.time()))
+
+
+def release_lease(pid: int | None = None, log: Callable[[str], None] = print) -> list[str]:
+    with locked():
+        (LEASE_DIR / str(pid or os.getpid())).unlink(missing_ok=True)
+        live = []
+        for lease in LEASE_DIR.glob("*") if LEASE_DIR.exists() else []:
+            if lease.name.isdigit() and os.path.exists(f"/proc/{lease.name}"):
+                live.append(lease.name)
+            else:
+                lease.unlink(missing_ok=True)
+        ctx = Context(log)
+        auto = ctx.get("autostarted", [])
+        if live or not auto:
+            return []
+        down(auto, log=log)
+        ctx = Context(log)
+        ctx.set("autostarted", [])
+        return auto
 
 
 def select(only: Iterable[str] | None, *, with_needs: bool) -> list[Service]:
@@ -66,7 +117,18 @@ def _wait_ready(svc: Service, ctx: Context, deadline: float) -> str:
     raise StackError(f"{svc.name}: not ready after {svc.start_timeout:.0f}s (last probe: {last})\n{logs}")
 
 
-def up(only: Iterable[str] | None = None, log: Callable[[str], None] = print) -> dict:
+def up(only: Iterable[str] | None = None, log: Callable[[str], None] = print, *,
+       autostart: bool = False) -> dict:
+    """Start the services (idempotent).
+
+    ``autostart`` marks services newly started here as owned by test sessions (stopped when the
+    last session ends); an explicit ``up`` (the CLI) instead takes them over for the user.
+    """
+    with locked():
+        return _up(only, log, autostart)
+
+
+def _up(only, log, autostart) -> dict:
     STATE_DIR.mkdir(parents=True, exist_ok=True)
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     ctx = Context(log)
@@ -131,6 +193,12 @@ def up(only: Iterable[str] | None = None, log: Callable[[str], None] = print) ->
     for t in threads:
         t.join()
     endpoints = write_endpoints(ctx)
+    owned = set(ctx.get("autostarted", []))
+    if autostart:
+        owned |= {name for name, t in timings.items() if t > 0}
+    else:
+        owned -= {s.name for s in services}
+    ctx.set("autostarted", sorted(owned))
     if errors:
         raise StackError("\n\n".join(f"[{k}] {v}" for k, v in errors.items()))
     total = time.monotonic() - t0
@@ -156,6 +224,11 @@ def write_endpoints(ctx: Context) -> dict:
 
 
 def down(only: Iterable[str] | None = None, log: Callable[[str], None] = print) -> None:
+    with locked():
+        _down(only, log)
+
+
+def _down(only, log) -> None:
     ctx = Context(log)
     services = select(only, with_needs=False)
     # Dependents stop before what they depend on (Connect before Kafka); the rest in parallel.
