@@ -1,7 +1,9 @@
 """Semantic validation of a loaded project: ``validate_project(project) -> Report``.
 
 Each check module has one concern and returns diagnostics; this module runs them in a fixed order
-(so output is deterministic) and adds what plugins report through ``streamt_validate``.
+(so output is deterministic) and adds what plugins report through ``streamt_validate``: a plugin may
+return ``Diagnostic`` items (errors/warnings) and ``Notice`` items (upstream-only advice that never
+fails ``--strict``); both are collected.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ def validate_project(project: Project, *, plugins: bool = True) -> Report:
     found += col_diagnostics
     notices += col_notices
     if plugins:
-        found += _plugin_diagnostics(project)
+        plugin_diagnostics, plugin_notices = _plugin_findings(project)
+        found += plugin_diagnostics
+        notices += _new_notices(notices, plugin_notices)
     unique = _deduplicate(found)
     return Report(
         errors=tuple(d for d in unique if not d.is_warning),
@@ -60,12 +64,22 @@ def _deduplicate(found: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-def _plugin_diagnostics(project: Project) -> list[Diagnostic]:
+def _plugin_findings(project: Project) -> tuple[list[Diagnostic], list[Notice]]:
     from streamt.plugins import get_plugins
 
-    out: list[Diagnostic] = []
+    diagnostics: list[Diagnostic] = []
+    notices: list[Notice] = []
     for result in get_plugins().hook.streamt_validate(project=project, env=project.env):
         for item in result or ():
             if isinstance(item, Diagnostic):
-                out.append(item)
-    return out
+                diagnostics.append(item)
+            elif isinstance(item, Notice):
+                notices.append(item)
+    return diagnostics, notices
+
+
+def _new_notices(core: list[Notice], from_plugins: list[Notice]) -> list[Notice]:
+    # Core and a plugin may both notice the same thing about the same subject (e.g. a very short
+    # state TTL) in different words; the core notice is kept and the plugin's repeat dropped.
+    known = {(n.code, n.subject) for n in core}
+    return [n for n in from_plugins if (n.code, n.subject) not in known]
