@@ -65,6 +65,37 @@ def create_exclusive(path: Path, data: bytes, mode: int = 0o600) -> None:
     fsync_dir(path.parent)
 
 
+def sync_tree(root: Path) -> None:
+    """Make every file and directory below ``root`` durable.
+
+    Where the C library has ``syncfs(2)`` (Linux) this is one call for the
+    file system holding ``root``: fsyncing each file of a 15,000-file compile
+    output one by one takes tens of seconds. Elsewhere, each file and
+    directory is fsynced.
+    """
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if _syncfs(fd):
+            return
+    finally:
+        os.close(fd)
+    for directory, _dirs, files in os.walk(root):
+        for name in files:
+            with open(os.path.join(directory, name), "rb") as handle:
+                os.fsync(handle.fileno())
+        fsync_dir(Path(directory))
+
+
+def _syncfs(fd: int) -> bool:
+    try:
+        import ctypes
+
+        syncfs = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return False
+    return bool(syncfs(fd) == 0)
+
+
 @contextlib.contextmanager
 def staged_directory(target: Path) -> Iterator[Path]:
     """Yield an empty staging directory that replaces ``target`` on success.
@@ -83,11 +114,7 @@ def staged_directory(target: Path) -> Iterator[Path]:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.staging.", dir=target.parent))
     try:
         yield staging
-        for root, _dirs, files in os.walk(staging):
-            for name in files:
-                with open(os.path.join(root, name), "rb") as handle:
-                    os.fsync(handle.fileno())
-            fsync_dir(Path(root))
+        sync_tree(staging)
         if target.exists() or target.is_symlink():
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
             os.rmdir(old)
