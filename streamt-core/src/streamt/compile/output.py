@@ -33,10 +33,12 @@ def write_output(target: Path, files: dict[str, bytes], project_root: Path | Non
     _check_replaceable(target, project_root)
     try:
         with staged_directory(target) as staging:
+            # One mkdir per directory, not per file: outputs hold thousands of files in a handful of folders.
+            for directory in sorted({os.path.dirname(relative) for relative in files} - {""}):
+                os.makedirs(staging / directory, exist_ok=True)
             for relative, data in files.items():
-                path = staging / relative
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
+                with open(staging / relative, "xb") as handle:
+                    handle.write(data)
     except OSError as exc:
         raise StreamtError(
             Codes.E905_OUTPUT_WRITE_FAILED,
