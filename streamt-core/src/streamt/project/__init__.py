@@ -17,6 +17,8 @@ Public API (everything a compiler or command needs)::
     project.rules, project.safety, project.environment (.protected, .confirm_apply, .multi)
     project.deployment_state (.backend "local"|"postgres", .namespace, .postgres.*_env names)
     project.lifecycle (.gateway_rule_removals, .connector_removals)   # tombstones
+    project.runtime_placeholder("kafka.sasl_password")  # "${KAFKA_PW}" as written, or None if a literal;
+                                                  #   write this (never the resolved secret) into artifacts
     project.topic_of(ref)                         # physical topic of a source/model reference
     project.downstream(name)                      # models depending directly on a source/model
 

@@ -94,6 +94,26 @@ def _key(key: Any) -> str:
     return "null" if key is None else str(key)
 
 
+def placeholders(document: Any) -> dict[str, str]:
+    """Dotted path -> original text, for every string in ``document`` that holds a ``${NAME}`` placeholder.
+
+    Read from the document *before* interpolation, so compilers can write the placeholder text into
+    generated artifacts instead of the resolved secret. ``$${...}`` escapes are literal text, not
+    placeholders, and are left out.
+    """
+    found: dict[str, str] = {}
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        prefix, value = stack.pop()
+        if isinstance(value, dict):
+            stack += [(f"{prefix}.{_key(k)}" if prefix else _key(k), v) for k, v in value.items()]
+        elif isinstance(value, list):
+            stack += [(f"{prefix}.{i}" if prefix else str(i), v) for i, v in enumerate(value)]
+        elif isinstance(value, str) and "${" in value and any(m.group(1) for m in _PLACEHOLDER.finditer(value)):
+            found[prefix] = value
+    return dict(sorted(found.items()))
+
+
 def missing_error(names: set[str]) -> StreamtError:
     listed = ", ".join(sorted(names))
     return StreamtError(

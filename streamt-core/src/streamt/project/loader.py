@@ -18,7 +18,7 @@ import attrs
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project import environments, normalize, schema
 from streamt.project.dotenv import effective_environment
-from streamt.project.interpolation import interpolate, missing_error
+from streamt.project.interpolation import interpolate, missing_error, placeholders
 from streamt.project.model import Defaults as DefaultsBlock
 from streamt.project.model import (
     DeploymentState,
@@ -165,8 +165,10 @@ def load_project(
     project_doc = interpolate(raw_project, variables, project_path.name, missing, _exempt)
     files = [_File(project_path, project_path.name, project_doc)]
     env_file: _File | None = None
+    raw_runtime = raw_project.get("runtime")
     if selection.multi and selection.path is not None:
         env_doc = environments.read_environment_file(root, selection)
+        raw_runtime = env_doc.get("runtime")
         shown = display_path(selection.path, root)
         env_file = _File(selection.path, shown, interpolate(env_doc, variables, shown, missing, _exempt))
     for path in declaration_files(root):
@@ -175,7 +177,11 @@ def load_project(
         files.append(_File(path, shown, interpolate(document, variables, shown, missing, _exempt)))
     if missing:
         raise missing_error(missing)
-    return _build(root, files, env_file, selection, variables, api_version, load_warnings)
+    project = _build(root, files, env_file, selection, variables, api_version, load_warnings)
+    # Placeholder text is recorded from the raw runtime block, normalised like the runtime itself
+    # (legacy keys renamed), so the paths match the attribute names on ``project.runtime``.
+    runtime_placeholders = placeholders(normalize.runtime(raw_runtime)) if isinstance(raw_runtime, dict) else {}
+    return attrs.evolve(project, runtime_placeholders=runtime_placeholders)
 
 
 def _exempt(path: tuple[Any, ...]) -> bool:

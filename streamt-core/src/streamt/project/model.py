@@ -636,6 +636,22 @@ class Project:
     # Load-time findings (W401, E105, notices) that validation reports with its own.
     diagnostics: tuple[Any, ...] = attrs.field(default=(), converter=_tuple, eq=False, repr=False)
     notices: tuple[Notice, ...] = attrs.field(default=(), converter=_tuple, eq=False, repr=False)
+    # "kafka.sasl_password" -> "${KAFKA_PW}": the text written in the file, for runtime values that
+    # were placeholders (see ``runtime_placeholder``). Never holds a resolved value.
+    runtime_placeholders: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False)
+
+    def runtime_placeholder(self, path: str) -> str | None:
+        """The ``${...}`` text that the runtime value at ``path`` was written as, or ``None``.
+
+        ``path`` is dotted below ``runtime`` (a leading ``runtime.`` is accepted), using the
+        attribute names of ``project.runtime``: ``"kafka.sasl_password"``,
+        ``"flink.clusters.cloud.api_secret"``, ``"conduktor.gateway.password"``. ``None`` means
+        the value was a literal in the file, or is not set. Compilers that must not embed a secret
+        write this text into generated SQL/configs and let the deployer resolve it. A value that
+        mixes text and placeholders (``"user:${PW}"``) is returned whole, as written.
+        """
+        key = path.removeprefix("runtime.")
+        return self.runtime_placeholders.get(key)
 
     @property
     def name(self) -> str:
