@@ -1,9 +1,9 @@
 """streamt plugin: PostgreSQL deployment state.
 
-Registers the ``postgres`` state backend name so that projects selecting it
-are recognised; the backend itself and the ``state init``,
-``state migrate-postgres-v2`` and ``state lock-status`` commands arrive in a
-later release (until then they fail with ``E904_NOT_IMPLEMENTED``).
+Registers the ``postgres`` state backend and the administrative commands
+``state init``, ``state migrate-postgres-v2`` and ``state lock-status``.
+Kept import-light: the CLI loads every plugin to build ``--help``, so
+psycopg2 and the command modules are imported only when used.
 """
 
 from __future__ import annotations
@@ -13,6 +13,21 @@ from typing import Any
 from streamt import hookimpl
 from streamt.capabilities import StateBackend
 
+_COMMANDS = {
+    "init": ("streamt_postgres_state.commands:init_command", "Initialize configured PostgreSQL state."),
+    "migrate-postgres-v2": (
+        "streamt_postgres_state.commands:migrate_command",
+        "Migrate configured PostgreSQL state to schema v2.",
+    ),
+    "lock-status": ("streamt_postgres_state.commands:lock_status_command", "Probe PostgreSQL lock availability."),
+}
+
+
+def _factory(*, project: Any, project_dir: Any, purpose: str) -> Any:
+    from streamt_postgres_state.backend import factory
+
+    return factory(project=project, project_dir=project_dir, purpose=purpose)
+
 
 @hookimpl
 def streamt_state_backends() -> list[Any]:
@@ -20,19 +35,13 @@ def streamt_state_backends() -> list[Any]:
         StateBackend(
             name="postgres",
             description="PostgreSQL v1/v2 catalog with advisory locks",
-            implemented=False,
+            factory=_factory,
         )
     ]
 
 
 @hookimpl
 def streamt_commands(cli: Any) -> None:
-    from streamt.pending import pending_command
-
     state = cli.add_group("state", "Inspect and administer deployment state.")
-    for name, help_text in (
-        ("init", "Initialize configured PostgreSQL state"),
-        ("migrate-postgres-v2", "Migrate PostgreSQL state to schema v2"),
-        ("lock-status", "Probe PostgreSQL lock availability"),
-    ):
-        state.add_command(pending_command(f"state {name}", "streamt-postgres-state", help_text))
+    for name, (path, help_text) in _COMMANDS.items():
+        state.add_lazy_command(name, path, help_text)

@@ -1,0 +1,309 @@
+"""The ``postgres`` state backend: the core state protocol over a version-2 catalog.
+
+Ordinary authority (``purpose="write"``) connects only through
+``writer_dsn_env`` and proves, on every connection, a standalone primary,
+the exact v2 catalog and ACL contract, and that the session *is* the bound
+writer role. It never falls back to the owner DSN, to local or to empty
+state. ``operation_lock()`` holds the address advisory lock on one dedicated
+connection for the whole operation; every durable step runs on that
+connection in one transaction that first re-checks the lock is still held,
+so intent, progress, state, history and control change atomically.
+
+``purpose="read"`` and ``"admin"`` serve ``state status``: the owner
+credential, a read-only snapshot, any exact v1 or v2 catalog.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+import attrs
+from streamt.state.records import (
+    CLEAR,
+    IN_PROGRESS,
+    RECOVERY_REQUIRED,
+    ActionProgress,
+    OperationControl,
+    OwnershipRecord,
+    OwnershipState,
+)
+
+from streamt_postgres_state import catalog, db, reader, rows
+from streamt_postgres_state.config import Settings, resolve
+from streamt_postgres_state.errors import (
+    conflict,
+    invalid,
+    lock_lost,
+    recovery_required,
+    release_failed,
+    unavailable,
+)
+from streamt_postgres_state.txn import commit, failed_statement, rollback_quietly, translated
+
+WRITE = "write"
+T = TypeVar("T")
+
+
+def _no_authority() -> Exception:
+    return unavailable(
+        "The PostgreSQL writer authority could not be proven.",
+        "Ordinary state authority needs the exact v2 catalog, writer_dsn_env authenticating as the bound "
+        "writer role, and a direct standalone primary; no fallback is used.",
+    )
+
+
+class PostgresStateBackend:
+    """Ownership state for one ``streamt-state://`` address in a PostgreSQL catalog."""
+
+    name = "postgres"
+
+    def __init__(self, settings: Settings, purpose: str) -> None:
+        self.settings = settings
+        self.purpose = purpose
+        self._conn: Any = None  # the dedicated lock connection while operation_lock() is held
+        self._lock_key: int | None = None
+        self._store_id: str | None = None
+        self._committed = False
+
+    @property
+    def address(self) -> str:
+        return self.settings.address
+
+    # -- connections --------------------------------------------------------
+
+    def _connect_writer(self) -> Any:
+        """A fresh writer connection whose authority is proven, with its address lock key."""
+        if self.purpose != WRITE:
+            raise unavailable("This command may not use ordinary PostgreSQL state authority.")
+        conn = db.connect(resolve(self.settings, "writer_dsn_env"), purpose="writer")
+        try:
+            with translated(_no_authority):
+                db.require_primary(conn.cursor())
+                with db.snapshot(conn) as cur:
+                    self._prove(cur)
+        except BaseException:
+            db.close_quietly(conn)
+            raise
+        return conn
+
+    def _prove(self, cur: Any) -> None:
+        found = catalog.verify(cur, self.settings.schema)
+        if found.schema_version != 2:
+            raise unavailable(
+                "Ordinary PostgreSQL state authority needs a version-2 catalog.",
+                "Run `streamt state migrate-postgres-v2` with the owner credential first.",
+            )
+        cur.execute("SELECT session_user, current_user")
+        if tuple(cur.fetchone()) != (found.writer_role, found.writer_role):
+            raise _no_authority()
+        address_rows = rows.read_address(cur, self.settings.schema, self.address)
+        if address_rows is None:
+            raise invalid("The state address is not registered in the store.", "Run `streamt state init` first.")
+        self._lock_key, self._store_id = address_rows.lock_key, found.store_id
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Any]:
+        """A read-only snapshot: on the lock connection, or on a fresh one for this purpose."""
+        if self._conn is not None:
+            with translated(lambda: lock_lost(None)), db.snapshot(self._conn) as cur:
+                yield cur
+            return
+        if self.purpose == WRITE:
+            conn = self._connect_writer()
+        else:
+            conn = db.connect(resolve(self.settings, "dsn_env"), purpose="status")
+        try:
+            with translated(failed_statement), db.snapshot(conn) as cur:
+                found = catalog.verify(cur, self.settings.schema)
+                self._store_id = found.store_id
+                yield cur
+        finally:
+            db.close_quietly(conn)
+
+    def _address_rows(self, cur: Any) -> rows.AddressRows:
+        found = rows.read_address(cur, self.settings.schema, self.address)
+        if found is None:
+            raise invalid("The state address is not registered in the store.", "Run `streamt state init` first.")
+        return found
+
+    # -- reading --------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        """Safe metadata for ``state status`` and plan output (no payloads, no endpoints)."""
+        if self.purpose != WRITE:
+            return reader.status(self.settings)
+        with self._reading() as cur:
+            found = catalog.verify(cur, self.settings.schema)
+            current = self._address_rows(cur)
+        return {
+            "backend": self.name,
+            "store_id": found.store_id,
+            "schema_version": found.schema_version,
+            "address": self.address,
+            "state_status": "present" if current.state else "absent",
+            "serial": current.state.serial if current.state else 0,
+            "checksum": current.state.checksum if current.state else None,
+            "operation_status": current.control.safe_status(),
+            "mutation_status": found.mutation_status,
+            "ordinary_state_authority": found.authority,
+        }
+
+    def read_state(self) -> OwnershipState | None:
+        with self._reading() as cur:
+            return self._address_rows(cur).state
+
+    def read_control(self) -> OperationControl:
+        with self._reading() as cur:
+            return self._address_rows(cur).control
+
+    # -- the operation protocol (call under operation_lock) -------------------
+
+    @contextlib.contextmanager
+    def operation_lock(self) -> Iterator[None]:
+        if self._conn is not None:
+            raise unavailable("The PostgreSQL state lock is already held by this command.")
+        conn = self._connect_writer()
+        key = self._lock_key
+        assert key is not None  # set by the proof
+        deadline = time.monotonic() + self.settings.lock_timeout_seconds
+        try:
+            with translated(lambda: lock_lost(None)):
+                db.acquire_address_lock(conn.cursor(), key, deadline, self.settings.lock_timeout_seconds)
+        except BaseException:
+            db.close_quietly(conn)
+            raise
+        self._conn, self._committed = conn, False
+        try:
+            yield
+        except BaseException:
+            # The original failure wins; closing the session releases the lock with it.
+            self._conn = None
+            db.close_quietly(conn)
+            raise
+        self._conn = None
+        released = _release(conn, key)
+        db.close_quietly(conn)
+        if not released:
+            raise release_failed() if self._committed else lock_lost(None)
+
+    def require_clear(self) -> OperationControl:
+        control = self.read_control()
+        if control.status != CLEAR:
+            raise recovery_required(control.status, control.operation_id)
+        return control
+
+    def begin_operation(self, kind: str, actions: Sequence[dict[str, Any]]) -> OperationControl:
+        """Record the durable intent before the first mutation."""
+
+        def step(cur: Any) -> OperationControl:
+            current = self._address_rows(cur)
+            if current.control.status != CLEAR:
+                raise recovery_required(current.control.status, current.control.operation_id)
+            control = OperationControl(
+                status=IN_PROGRESS,
+                operation_id=str(uuid.uuid4()),
+                operation_kind=kind,
+                started_at=_now(),
+                base_serial=current.state.serial if current.state else 0,
+                actions=tuple(actions),
+            )
+            rows.write_control(cur, self.settings.schema, self.address, control, "begun", control.operation_id)
+            return control
+
+        return self._durably(step, None)
+
+    def record_progress(self, control: OperationControl, index: int, outcome: str) -> OperationControl:
+        updated = attrs.evolve(control, progress=(*control.progress, ActionProgress(index, outcome)))
+        return self._transition(control, updated, "progress")
+
+    def mark_recovery_required(self, control: OperationControl, failure_code: str) -> OperationControl:
+        updated = attrs.evolve(control, status=RECOVERY_REQUIRED, failure_code=failure_code)
+        return self._transition(control, updated, "recovery_required")
+
+    def commit(self, control: OperationControl, records: Sequence[OwnershipRecord]) -> OwnershipState:
+        """Advance the serial by one with ``records``, append history and clear control: one transaction."""
+
+        def step(cur: Any) -> OwnershipState:
+            current = self._own_marker(cur, control)
+            serial = current.state.serial if current.state else 0
+            if control.base_serial != serial:
+                raise conflict("The ownership state changed while the operation ran.", control.operation_id)
+            assert self._store_id is not None
+            new_state = OwnershipState(
+                store_id=self._store_id,
+                address=self.address,
+                serial=serial + 1,
+                records=tuple(sorted(records, key=lambda r: r.resource_id)),
+            )
+            rows.write_state(cur, self.settings.schema, current.state, new_state, control)
+            rows.write_control(
+                cur, self.settings.schema, self.address, OperationControl(), "committed", control.operation_id
+            )
+            return new_state
+
+        state = self._durably(step, control.operation_id)
+        self._committed = True
+        return state
+
+    # -- durable steps ------------------------------------------------------------
+
+    def _transition(self, control: OperationControl, updated: OperationControl, event: str) -> OperationControl:
+        def step(cur: Any) -> OperationControl:
+            self._own_marker(cur, control)
+            rows.write_control(cur, self.settings.schema, self.address, updated, event, control.operation_id)
+            return updated
+
+        return self._durably(step, control.operation_id)
+
+    def _own_marker(self, cur: Any, control: OperationControl) -> rows.AddressRows:
+        current = self._address_rows(cur)
+        if current.control.operation_id != control.operation_id or current.control.status == CLEAR:
+            raise conflict("The operation-control marker belongs to another operation.", control.operation_id)
+        return current
+
+    def _durably(self, step: Callable[[Any], T], operation_id: str | None) -> T:
+        """Run ``step`` in one transaction on the lock connection, after re-checking the lock."""
+        psycopg2 = db.driver()
+        conn, key = self._conn, self._lock_key
+        if conn is None or key is None:
+            raise lock_lost(operation_id)
+        cur = conn.cursor()
+        try:
+            cur.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            cur.execute("SET LOCAL search_path = pg_catalog")
+            if not db.holds_address_lock(cur, key):
+                raise lock_lost(operation_id)
+            result = step(cur)
+        except psycopg2.Error:
+            rollback_quietly(cur)
+            raise lock_lost(operation_id) if conn.closed else failed_statement() from None
+        except BaseException:
+            rollback_quietly(cur)
+            raise
+        commit(cur, operation_id)
+        return result
+
+
+def _release(conn: Any, key: int) -> bool:
+    try:
+        with conn.cursor() as cur:
+            return db.release_address_lock(cur, key)
+    except Exception:
+        return False
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def factory(*, project: Any, project_dir: Any, purpose: str) -> PostgresStateBackend:
+    """Construct without connecting; configuration errors surface here, values at first use."""
+    from streamt_postgres_state.config import settings_for
+
+    del project_dir  # PostgreSQL state lives in the catalog, never under the project
+    return PostgresStateBackend(settings_for(project), purpose)
