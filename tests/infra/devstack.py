@@ -14,6 +14,7 @@ Conduktor Gateway stub, without Docker.  ``./dev stack <verb>`` runs this file.
 
 Stdlib only: it runs before any virtualenv exists.  See tests/infra/README.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from streamt_devstack import artifacts, procs, stack  # noqa: E402
-from streamt_devstack.config import ENDPOINTS_FILE, LOG_DIR, STATE_DIR  # noqa: E402
+from streamt_devstack import artifacts, procs, stack
+from streamt_devstack.config import ENDPOINTS_FILE, LOG_DIR, STATE_DIR
 
 
 def _only(value: str | None) -> list[str] | None:
@@ -125,8 +126,9 @@ def cmd_env(_args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="./dev stack", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="./dev stack", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = p.add_subparsers(dest="verb", required=True)
     s = sub.add_parser("up", help="start the stack (idempotent)")
     s.add_argument("--only", help="comma-separated services: " + ",".join(stack.SERVICES))
@@ -145,8 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("-f", "--follow", action="store_true")
     s.set_defaults(fn=cmd_logs)
     s = sub.add_parser("fetch", help="download artifacts only")
-    s.add_argument("--update-checksums", action="store_true",
-                   help="(re)write tests/infra/jars.sha256 from what was resolved")
+    s.add_argument(
+        "--update-checksums", action="store_true", help="(re)write tests/infra/jars.sha256 from what was resolved"
+    )
     s.set_defaults(fn=cmd_fetch)
     s = sub.add_parser("env", help="endpoints as shell exports")
     s.set_defaults(fn=cmd_env)

@@ -16,6 +16,7 @@ Behaviour
   ``-m "not flink"`` deselects Flink tests.
 - A missing service FAILS the test when ``CI=true``; elsewhere it skips with the reason.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,7 +28,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from streamt_devstack import config as _config  # noqa: E402
+from streamt_devstack import config as _config
 
 SERVICE_MARKERS = {
     "kafka": "needs the devstack Kafka broker (PLAINTEXT and SASL/PLAIN listeners)",

@@ -1,4 +1,5 @@
 """The devstack Kafka Connect worker runs a FileStream sink end to end."""
+
 from __future__ import annotations
 
 import time
@@ -36,10 +37,14 @@ def test_filestream_sink(connect_url, kafka_bootstrap, tmp_path):
             producer.send(topic, line.encode())
         producer.flush(timeout=20)
         producer.close()
-        config = {"connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
-                  "tasks.max": "1", "topics": topic, "file": str(out),
-                  "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-                  "value.converter": "org.apache.kafka.connect.storage.StringConverter"}
+        config = {
+            "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
+            "tasks.max": "1",
+            "topics": topic,
+            "file": str(out),
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        }
 
         def create():  # 409 while the group rebalances: retry
             r = requests.put(f"{connect_url}/connectors/{name}/config", json=config, timeout=30)

@@ -1,11 +1,11 @@
 """The fixture plugin and the endpoints file contract."""
+
 from __future__ import annotations
 
 import json
 import os
 
 import pytest
-
 from streamt_devstack.config import ENDPOINT_KEYS
 
 

@@ -1,4 +1,5 @@
 """The devstack Flink cluster, driven through the SQL Gateway REST API (v2 and newer)."""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,7 @@ class Session:
         self.handle = r.json()["sessionHandle"]
 
     def run(self, statement: str, timeout: float = 120.0) -> tuple[list[str], list[list]]:
-        r = requests.post(f"{self.url}/v2/sessions/{self.handle}/statements",
-                          json={"statement": statement}, timeout=30)
+        r = requests.post(f"{self.url}/v2/sessions/{self.handle}/statements", json={"statement": statement}, timeout=30)
         r.raise_for_status()
         op = r.json()["operationHandle"]
         uri = f"/v2/sessions/{self.handle}/operations/{op}/result/0?rowFormat=JSON"
@@ -86,7 +86,7 @@ def test_kafka_connector_reads_a_topic(flink_sql_gateway_url, kafka_bootstrap):
             'properties.group.id' = 'devstack-{topic}',
             'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
             'format' = 'json')""")
-        columns, rows = s.run("SELECT COUNT(*) AS n, SUM(amount) AS total FROM orders", timeout=180)
+        _columns, rows = s.run("SELECT COUNT(*) AS n, SUM(amount) AS total FROM orders", timeout=180)
         # A streaming aggregate emits retractions; the last row is the final result.
         assert rows[-1] == [5, 100], rows
     finally:

@@ -1,4 +1,5 @@
 """The devstack Kafka broker: topics, produce/consume, and the SASL/PLAIN listener."""
+
 from __future__ import annotations
 
 import uuid
@@ -12,8 +13,12 @@ pytestmark = pytest.mark.kafka
 
 
 def _sasl(user: str, password: str) -> dict:
-    return {"security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "PLAIN",
-            "sasl_plain_username": user, "sasl_plain_password": password}
+    return {
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": "PLAIN",
+        "sasl_plain_username": user,
+        "sasl_plain_password": password,
+    }
 
 
 def test_create_topic_produce_consume(kafka_bootstrap):
@@ -27,8 +32,13 @@ def test_create_topic_produce_consume(kafka_bootstrap):
             producer.send(topic, key=b"k", value=f"v{i}".encode())
         producer.flush(timeout=20)
         producer.close()
-        consumer = kafka.KafkaConsumer(topic, bootstrap_servers=kafka_bootstrap, auto_offset_reset="earliest",
-                                       group_id=f"g-{topic}", consumer_timeout_ms=15000)
+        consumer = kafka.KafkaConsumer(
+            topic,
+            bootstrap_servers=kafka_bootstrap,
+            auto_offset_reset="earliest",
+            group_id=f"g-{topic}",
+            consumer_timeout_ms=15000,
+        )
         values = []
         for message in consumer:  # stops after consumer_timeout_ms without messages
             values.append(message.value)

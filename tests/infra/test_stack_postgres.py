@@ -1,4 +1,5 @@
 """The devstack PostgreSQL: each role logs in with its password; grants are left to the product."""
+
 from __future__ import annotations
 
 import pytest

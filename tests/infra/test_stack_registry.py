@@ -1,4 +1,5 @@
 """The devstack schema registry behaves like Confluent's where streamt relies on it."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,7 @@ CT = {"Content-Type": "application/vnd.schemaregistry.v1+json"}
 
 
 def _avro(*fields):
-    return json.dumps({"type": "record", "name": "Order", "namespace": "devstack",
-                       "fields": [dict(f) for f in fields]})
+    return json.dumps({"type": "record", "name": "Order", "namespace": "devstack", "fields": [dict(f) for f in fields]})
 
 
 def test_url_is_the_ccompat_base(schema_registry_url):
@@ -35,8 +35,12 @@ def test_compatibility_enforced_and_deletes_allowed(schema_registry_url):
     r = requests.post(f"{base}/versions", data=json.dumps({"schema": bad}), headers=CT, timeout=10)
     assert r.status_code == 409, r.text
     good = _avro({"name": "id", "type": "string"}, {"name": "qty", "type": "int", "default": 0})
-    r = requests.post(f"{schema_registry_url}/compatibility/subjects/{subject}/versions/latest",
-                      data=json.dumps({"schema": good}), headers=CT, timeout=10)
+    r = requests.post(
+        f"{schema_registry_url}/compatibility/subjects/{subject}/versions/latest",
+        data=json.dumps({"schema": good}),
+        headers=CT,
+        timeout=10,
+    )
     assert r.status_code == 200 and r.json()["is_compatible"] is True
     r = requests.post(f"{base}/versions", data=json.dumps({"schema": good}), headers=CT, timeout=10)
     assert r.status_code == 200 and r.json()["id"] != first_id

@@ -6,6 +6,7 @@ from the facts in ``shared/spec/conduktor-gateway-api.md``.  It proxies no Kafka
 applies no interceptor.  It is strict where the facts are firm (paths, envelope, auth, status
 codes) so that client bugs fail here as they would against the real thing.
 """
+
 from .server import GatewayStub, make_server, serve_in_thread
 
 __all__ = ["GatewayStub", "make_server", "serve_in_thread"]

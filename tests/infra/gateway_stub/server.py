@@ -5,6 +5,7 @@ cited as §n).  Where the real behaviour is only inferred, the stub is lenient; 
 could send a subtly wrong shape (a misspelt key, a missing envelope field), it answers 400 so the
 client bug surfaces in tests.
 """
+
 from __future__ import annotations
 
 import base64
@@ -59,6 +60,7 @@ def parse_users(raw: str) -> list[dict[str, Any]]:
 
 
 # -- validation helpers ----------------------------------------------------------------------------
+
 
 def _bad(msg: str) -> ApiError:
     return ApiError(400, "Invalid request", msg)
@@ -117,6 +119,7 @@ def _upsert_result(old: dict | None, new: dict) -> str:
 
 # -- the state -------------------------------------------------------------------------------------
 
+
 class GatewayStub:
     """All resources, in memory.  Thread-safe; one lock is plenty for a test server."""
 
@@ -168,8 +171,9 @@ class GatewayStub:
         if name == PASSTHROUGH:
             raise _bad("'passthrough' is a reserved virtual cluster name")
         # bootstrapServers/clientProperties are computed, but a GET result may be PUT back.
-        _only_keys(spec, {"aclEnabled", "superUsers", "type", "aclMode", "bootstrapServers",
-                          "clientProperties"}, "spec")
+        _only_keys(
+            spec, {"aclEnabled", "superUsers", "type", "aclMode", "bootstrapServers", "clientProperties"}, "spec"
+        )
         acl = spec.get("aclEnabled", False)
         if not isinstance(acl, bool):
             raise _bad("spec.aclEnabled must be a boolean")
@@ -179,8 +183,12 @@ class GatewayStub:
         vtype = spec.get("type", "Standard")
         if vtype not in ("Standard", "Partner"):
             raise _bad("spec.type must be Standard or Partner")
-        stored = {"kind": "VirtualCluster", "apiVersion": API_VERSION, "metadata": {"name": name},
-                  "spec": {"aclEnabled": acl, "superUsers": supers, "type": vtype}}
+        stored = {
+            "kind": "VirtualCluster",
+            "apiVersion": API_VERSION,
+            "metadata": {"name": name},
+            "spec": {"aclEnabled": acl, "superUsers": supers, "type": vtype},
+        }
         if "aclMode" in spec:
             stored["spec"]["aclMode"] = _str(spec["aclMode"], "spec.aclMode")
         with self.lock:
@@ -211,8 +219,11 @@ class GatewayStub:
         name = q.get("name", [None])[-1]
         with self.lock:
             self._vcluster_exists(vc)
-            return [copy.deepcopy(v) for (kvc, kname), v in sorted(self.aliases.items())
-                    if (vc is None or kvc == vc) and (name is None or kname == name)]
+            return [
+                copy.deepcopy(v)
+                for (kvc, kname), v in sorted(self.aliases.items())
+                if (vc is None or kvc == vc) and (name is None or kname == name)
+            ]
 
     def put_alias(self, body: Any, dry: bool) -> tuple[dict, str]:
         meta, spec = _envelope(body, {"AliasTopic"})
@@ -222,9 +233,12 @@ class GatewayStub:
         vc = _str(meta.get("vCluster"), "metadata.vCluster", pattern=VCLUSTER_NAME, required=False) or PASSTHROUGH
         physical = _str(spec.get("physicalName"), "spec.physicalName", pattern=TOPIC_NAME)
         cluster = _str(spec.get("physicalCluster"), "spec.physicalCluster", required=False) or "main"
-        stored = {"kind": "AliasTopic", "apiVersion": API_VERSION,
-                  "metadata": {"name": name, "vCluster": vc},
-                  "spec": {"physicalName": physical, "physicalCluster": cluster}}
+        stored = {
+            "kind": "AliasTopic",
+            "apiVersion": API_VERSION,
+            "metadata": {"name": name, "vCluster": vc},
+            "spec": {"physicalName": physical, "physicalCluster": cluster},
+        }
         with self.lock:
             self._vcluster_exists(vc)
             if (vc, physical) in self.aliases:
@@ -328,7 +342,7 @@ class GatewayStub:
         if plugin not in PLUGINS:
             raise _bad(f"unknown pluginClass '{plugin}' (stub knows {sorted(PLUGINS)})")
         priority = spec.get("priority")
-        if not isinstance(priority, int) or isinstance(priority, bool) or not -2**31 <= priority < 2**31:
+        if not isinstance(priority, int) or isinstance(priority, bool) or not -(2**31) <= priority < 2**31:
             raise _bad("spec.priority is required and must be a 32-bit integer")
         if "config" not in spec:
             raise _bad("spec.config is required")
@@ -337,8 +351,12 @@ class GatewayStub:
         stored_spec: dict[str, Any] = {"pluginClass": plugin, "priority": priority, "config": config}
         if spec.get("comment") is not None:
             stored_spec["comment"] = _str(spec["comment"], "spec.comment")
-        stored = {"kind": "Interceptor", "apiVersion": API_VERSION,
-                  "metadata": {"name": name, "scope": scope}, "spec": stored_spec}
+        stored = {
+            "kind": "Interceptor",
+            "apiVersion": API_VERSION,
+            "metadata": {"name": name, "scope": scope},
+            "spec": stored_spec,
+        }
         key = (name, scope["vCluster"], scope["group"], scope["username"])
         with self.lock:
             self._vcluster_exists(scope["vCluster"])
@@ -415,7 +433,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._send(400, "Invalid value for: body", "text/plain")
             else:
                 self._send(e.status, e.body())
-        except Exception as e:  # noqa: BLE001 - a stub bug must show up as a 500, not a hang
+        except Exception as e:
             self._send(500, {"title": "Internal error in the gateway stub", "msg": repr(e)})
 
     do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = do_PATCH = _handle
@@ -423,9 +441,14 @@ class Handler(BaseHTTPRequestHandler):
     def _route(self, parts: list[str], q: dict, body: Any) -> tuple[int, Any]:
         m = self.command
         if parts == ["health"] and m == "GET":
-            return 200, {"status": "UP", "outcome": "UP", "checks": [
-                {"id": "buildInfo", "status": "UP", "data": {"version": STUB_VERSION, "stub": "streamt"}},
-                {"id": "live", "status": "UP"}]}
+            return 200, {
+                "status": "UP",
+                "outcome": "UP",
+                "checks": [
+                    {"id": "buildInfo", "status": "UP", "data": {"version": STUB_VERSION, "stub": "streamt"}},
+                    {"id": "live", "status": "UP"},
+                ],
+            }
         if parts[:1] == ["metrics"]:
             self.stub.authenticate(self.headers.get("Authorization"))
             return 200, "# conduktor gateway stub: no metrics\n"
@@ -438,8 +461,10 @@ class Handler(BaseHTTPRequestHandler):
         dry = _bool_param(q, "dryMode") or False
         s = self.stub
         if kind == "docs" and m == "GET":
-            return 200, {"openapi": "3.1.0", "info": {"title": "Conduktor Gateway admin API v2 (streamt stub)",
-                                                       "version": STUB_VERSION}}
+            return 200, {
+                "openapi": "3.1.0",
+                "info": {"title": "Conduktor Gateway admin API v2 (streamt stub)", "version": STUB_VERSION},
+            }
         if kind == "virtual-cluster":
             if m == "GET" and not rest:
                 return 200, s.list_vclusters()
@@ -471,12 +496,16 @@ class Handler(BaseHTTPRequestHandler):
                 return 204, _NO_BODY
         elif kind == "plugin" and m == "GET" and not rest:
             return 200, [{"plugin": p, "pluginId": p.rsplit(".", 1)[-1], "readme": ""} for p in sorted(PLUGINS)]
-        raise ApiError(404 if m in ("GET", "HEAD") else 405, "Not found",
-                       f"{m} /{'/'.join(parts)} is not served by the gateway stub")
+        raise ApiError(
+            404 if m in ("GET", "HEAD") else 405,
+            "Not found",
+            f"{m} /{'/'.join(parts)} is not served by the gateway stub",
+        )
 
 
-def make_server(host: str = "127.0.0.1", port: int = 0, *, users: list[dict] | None = None,
-                stub: GatewayStub | None = None) -> ThreadingHTTPServer:
+def make_server(
+    host: str = "127.0.0.1", port: int = 0, *, users: list[dict] | None = None, stub: GatewayStub | None = None
+) -> ThreadingHTTPServer:
     state = stub or GatewayStub(users)
     handler = type("BoundHandler", (Handler,), {"stub": state})
     server = ThreadingHTTPServer((host, port), handler)

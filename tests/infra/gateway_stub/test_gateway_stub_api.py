@@ -1,4 +1,5 @@
 """Unit tests of the Conduktor Gateway stub: shapes, auth and status codes from the facts file."""
+
 from __future__ import annotations
 
 import base64
@@ -11,15 +12,17 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from gateway_stub import serve_in_thread  # noqa: E402
+from gateway_stub import serve_in_thread
 
 ADMIN = ("admin", "conduktor")
 
 
 @pytest.fixture()
 def gw():
-    users = [{"username": "admin", "password": "conduktor", "admin": True},
-             {"username": "reader", "password": "r", "admin": False}]
+    users = [
+        {"username": "admin", "password": "conduktor", "admin": True},
+        {"username": "reader", "password": "r", "admin": False},
+    ]
     server, url = serve_in_thread(users=users)
     yield url
     server.shutdown()
@@ -55,8 +58,11 @@ def interceptor(name, scope=None, **spec):
     meta = {"name": name}
     if scope is not None:
         meta["scope"] = scope
-    base = {"pluginClass": "io.conduktor.gateway.interceptor.VirtualSqlTopicPlugin", "priority": 100,
-            "config": {"virtualTopic": "orders_eu", "statement": "SELECT * FROM orders WHERE region = 'EU'"}}
+    base = {
+        "pluginClass": "io.conduktor.gateway.interceptor.VirtualSqlTopicPlugin",
+        "priority": 100,
+        "config": {"virtualTopic": "orders_eu", "statement": "SELECT * FROM orders WHERE region = 'EU'"},
+    }
     base.update(spec)
     return {"kind": "Interceptor", "apiVersion": "gateway/v2", "metadata": meta, "spec": base}
 
@@ -135,8 +141,7 @@ def test_undecodable_body_is_text_400(gw):
 
 
 def test_wrong_content_type_is_refused(gw):
-    status, _ = call(gw, "PUT", "/gateway/v2/alias-topic", raw=json.dumps(alias("a", "b")).encode(),
-                     ctype="text/plain")
+    status, _ = call(gw, "PUT", "/gateway/v2/alias-topic", raw=json.dumps(alias("a", "b")).encode(), ctype="text/plain")
     assert status == 415
 
 
@@ -172,21 +177,40 @@ def test_interceptor_validation(gw):
         interceptor("x", pluginClass="io.conduktor.gateway.interceptor.safeguard.FieldLevelMaskingPlugin"),
         interceptor("x", priority="100"),
         interceptor("x", config={"virtualTopic": "v"}),  # statement missing
-        interceptor("x", pluginClass="io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin",
-                    config={"policies": [{"name": "p", "fields": ["card"], "rule": {"type": "MASK_FIRST_N"}}]}),
-        interceptor("x", pluginClass="io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin",
-                    config={"policies": [{"name": "p", "fields": ["card"],
-                                          "rule": {"type": "MASK_ALL", "maskingString": "*"}}]}),
+        interceptor(
+            "x",
+            pluginClass="io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin",
+            config={"policies": [{"name": "p", "fields": ["card"], "rule": {"type": "MASK_FIRST_N"}}]},
+        ),
+        interceptor(
+            "x",
+            pluginClass="io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin",
+            config={
+                "policies": [{"name": "p", "fields": ["card"], "rule": {"type": "MASK_ALL", "maskingString": "*"}}]
+            },
+        ),
     ]
     for c in cases:
         assert call(gw, "PUT", "/gateway/v2/interceptor", c)[0] == 400, c
     spec = interceptor("x")["spec"]
     del spec["config"]
-    assert call(gw, "PUT", "/gateway/v2/interceptor",
-                {"kind": "Interceptor", "apiVersion": "gateway/v2", "metadata": {"name": "x"}, "spec": spec})[0] == 400
-    ok = interceptor("mask", pluginClass="io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin",
-                     config={"topic": "orders.*", "policies": [
-                         {"name": "p", "fields": ["card"], "rule": {"type": "MASK_LAST_N", "numberOfChars": 4}}]})
+    assert (
+        call(
+            gw,
+            "PUT",
+            "/gateway/v2/interceptor",
+            {"kind": "Interceptor", "apiVersion": "gateway/v2", "metadata": {"name": "x"}, "spec": spec},
+        )[0]
+        == 400
+    )
+    ok = interceptor(
+        "mask",
+        pluginClass="io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin",
+        config={
+            "topic": "orders.*",
+            "policies": [{"name": "p", "fields": ["card"], "rule": {"type": "MASK_LAST_N", "numberOfChars": 4}}],
+        },
+    )
     assert call(gw, "PUT", "/gateway/v2/interceptor", ok)[0] == 200
 
 

@@ -4,6 +4,7 @@ the Apicurio archive.  All of it lives in the cache folder (plus ``~/.m2``), nev
 Each Maven set is one pinned POM under ``tests/infra/maven/<set>/``; its resolved jars are
 recorded with their SHA-256 in ``tests/infra/jars.sha256``, checked after every resolution.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -65,9 +66,16 @@ def resolve(set_name: str, log=print) -> Path:
             shutil.rmtree(out)
         out.mkdir(parents=True)
         cmd = [
-            "mvn", "-B", "-q", "-s", str(settings), "-f", str(pom),
+            "mvn",
+            "-B",
+            "-q",
+            "-s",
+            str(settings),
+            "-f",
+            str(pom),
             f"{DEPENDENCY_PLUGIN}:copy-dependencies",
-            "-DincludeScope=runtime", f"-DoutputDirectory={out}",
+            "-DincludeScope=runtime",
+            f"-DoutputDirectory={out}",
         ]
         if os.environ.get("STREAMT_DEVSTACK_M2"):
             # A private local repository, e.g. to measure a cold start without touching ~/.m2.
@@ -92,10 +100,16 @@ def flink_venv(log=print) -> Path:
             # --no-deps: only the jars and scripts are used, never PyFlink itself, so Beam,
             # pandas and pyarrow (hundreds of MB) are not needed.
             res = subprocess.run(
-                [str(venv / "bin" / "pip"), "install", "-q", "--no-deps",
-                 f"apache-flink=={config.FLINK_VERSION}",
-                 f"apache-flink-libraries=={config.FLINK_VERSION}"],
-                capture_output=True, text=True,
+                [
+                    str(venv / "bin" / "pip"),
+                    "install",
+                    "-q",
+                    "--no-deps",
+                    f"apache-flink=={config.FLINK_VERSION}",
+                    f"apache-flink-libraries=={config.FLINK_VERSION}",
+                ],
+                capture_output=True,
+                text=True,
             )
             if res.returncode != 0:
                 raise RuntimeError(f"pip install apache-flink failed:\n{res.stdout[-2000:]}{res.stderr[-2000:]}")
@@ -195,8 +209,10 @@ def _verify_files(files: dict[str, Path], *, update: bool) -> list[str]:
     _VERIFIED.parent.mkdir(parents=True, exist_ok=True)
     _VERIFIED.write_text(json.dumps(seen))
     if update:
-        lines = ["# SHA-256 of every jar/archive the devstack runs. Regenerate on purpose with:",
-                 "#   python3 tests/infra/devstack.py fetch --update-checksums"]
+        lines = [
+            "# SHA-256 of every jar/archive the devstack runs. Regenerate on purpose with:",
+            "#   python3 tests/infra/devstack.py fetch --update-checksums",
+        ]
         lines += [f"{expected[k]}  {k}" for k in sorted(expected)]
         CHECKSUM_FILE.write_text("\n".join(lines) + "\n")
     if problems and not update:

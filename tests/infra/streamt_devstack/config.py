@@ -1,4 +1,5 @@
 """Locations and the pinned version set, in one place so the README and the code agree."""
+
 from __future__ import annotations
 
 import os
@@ -11,9 +12,7 @@ CHECKSUM_FILE = INFRA_DIR / "jars.sha256"
 
 # Overridable so CI or a second checkout can keep its own state beside the default.
 STATE_DIR = Path(os.environ.get("STREAMT_STACK_DIR", REPO_ROOT / ".stack")).resolve()
-CACHE_DIR = Path(
-    os.environ.get("STREAMT_DEVSTACK_CACHE", Path.home() / ".cache" / "streamt-devstack")
-).resolve()
+CACHE_DIR = Path(os.environ.get("STREAMT_DEVSTACK_CACHE", Path.home() / ".cache" / "streamt-devstack")).resolve()
 ENDPOINTS_FILE = Path(os.environ.get("STREAMT_STACK_ENDPOINTS", STATE_DIR / "endpoints.json"))
 
 LOG_DIR = STATE_DIR / "logs"
@@ -76,8 +75,7 @@ def java_bin_at_least(major: int) -> str:
             candidates.append(Path(os.environ[env]))
     jvms = Path("/usr/lib/jvm")
     if jvms.is_dir():
-        candidates += sorted((p for p in jvms.iterdir() if (p / "bin" / "java").exists()),
-                             key=_java_major)
+        candidates += sorted((p for p in jvms.iterdir() if (p / "bin" / "java").exists()), key=_java_major)
     for home in candidates:
         if _java_major(home) >= major and (home / "bin" / "java").exists():
             return str(home / "bin" / "java")

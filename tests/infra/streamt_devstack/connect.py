@@ -1,4 +1,5 @@
 """Kafka Connect distributed worker with the FileStream connectors on ``plugin.path``."""
+
 from __future__ import annotations
 
 import os
@@ -74,10 +75,18 @@ scheduled.rebalance.max.delay.ms=0
         write_log4j(log4j)
         procs.spawn(
             "connect",
-            [java_bin(), "-Xms128m", "-Xmx512m", *JVM_FLAGS, f"-Dlog4j2.configurationFile={log4j}",
-             f"-Dkafka.logs.dir={self.home / 'logs'}",
-             "-cp", str(artifacts.jar_dir("connect") / "*"),
-             "org.apache.kafka.connect.cli.ConnectDistributed", str(props)],
+            [
+                java_bin(),
+                "-Xms128m",
+                "-Xmx512m",
+                *JVM_FLAGS,
+                f"-Dlog4j2.configurationFile={log4j}",
+                f"-Dkafka.logs.dir={self.home / 'logs'}",
+                "-cp",
+                str(artifacts.jar_dir("connect") / "*"),
+                "org.apache.kafka.connect.cli.ConnectDistributed",
+                str(props),
+            ],
             cwd=self.home,
         )
 

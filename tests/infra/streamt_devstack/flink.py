@@ -6,6 +6,7 @@ Gateway jar and the Kafka SQL connector come from Maven Central.  A private FLIN
 ``.stack/flink/home`` holds copies of ``bin/`` (config.sh resolves FLINK_HOME from the physical
 bin path) and a generated ``conf/``, with ``lib/`` and ``opt/`` symlinked into the cache.
 """
+
 from __future__ import annotations
 
 import os
@@ -57,8 +58,12 @@ class Flink(Service):
             os.symlink(jar, home / "lib" / jar.name)
         for jar in extra.glob("flink-sql-gateway-*.jar"):
             os.symlink(jar, home / "opt" / jar.name)
-        for name in ("log4j-console.properties", "log4j.properties", "log4j-cli.properties",
-                     "log4j-session.properties"):
+        for name in (
+            "log4j-console.properties",
+            "log4j.properties",
+            "log4j-cli.properties",
+            "log4j-session.properties",
+        ):
             shutil.copy(pyflink / "conf" / name, home / "conf" / name)
         for d in ("tmp", "log", "pids", "savepoints", "checkpoints"):
             (self.root / d).mkdir(parents=True, exist_ok=True)
@@ -110,13 +115,19 @@ class Flink(Service):
             "FLINK_CONF_DIR": str(home / "conf"),
         }
         # start-foreground execs java in place, so the PID we record is the JVM's own.
-        procs.spawn("flink-jobmanager", [str(home / "bin" / "jobmanager.sh"), "start-foreground"],
-                    cwd=self.root, env=env)
-        procs.spawn("flink-taskmanager", [str(home / "bin" / "taskmanager.sh"), "start-foreground"],
-                    cwd=self.root, env=env)
+        procs.spawn(
+            "flink-jobmanager", [str(home / "bin" / "jobmanager.sh"), "start-foreground"], cwd=self.root, env=env
+        )
+        procs.spawn(
+            "flink-taskmanager", [str(home / "bin" / "taskmanager.sh"), "start-foreground"], cwd=self.root, env=env
+        )
         # The gateway script sets no heap; without this the JVM would take a quarter of RAM.
-        procs.spawn("flink-sql-gateway", [str(home / "bin" / "sql-gateway.sh"), "start-foreground"],
-                    cwd=self.root, env={**env, "JVM_ARGS": "-Xms64m -Xmx256m -XX:+UseSerialGC"})
+        procs.spawn(
+            "flink-sql-gateway",
+            [str(home / "bin" / "sql-gateway.sh"), "start-foreground"],
+            cwd=self.root,
+            env={**env, "JVM_ARGS": "-Xms64m -Xmx256m -XX:+UseSerialGC"},
+        )
 
     def rest_url(self, ctx: Context) -> str:
         return f"http://{HOST}:{ctx.port('flink_rest', fresh=False)}"
@@ -129,8 +140,10 @@ class Flink(Service):
         if overview.get("taskmanagers", 0) < 1:
             raise OSError("no TaskManager registered yet")
         info = probes.http_ok(self.gateway_url(ctx) + "/v1/info")
-        return (f"Flink {overview.get('flink-version')}, {overview['taskmanagers']} TM, "
-                f"{overview.get('slots-available')} free slots; SQL Gateway {info.get('version')}")
+        return (
+            f"Flink {overview.get('flink-version')}, {overview['taskmanagers']} TM, "
+            f"{overview.get('slots-available')} free slots; SQL Gateway {info.get('version')}"
+        )
 
     def endpoints(self, ctx: Context) -> dict[str, str]:
         return {"flink_rest_url": self.rest_url(ctx), "flink_sql_gateway_url": self.gateway_url(ctx)}

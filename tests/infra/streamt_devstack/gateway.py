@@ -1,4 +1,5 @@
 """The Conduktor Gateway admin-API stub (tests/infra/gateway_stub), run as its own process."""
+
 from __future__ import annotations
 
 import sys
@@ -15,8 +16,9 @@ class Gateway(Service):
 
     def start(self, ctx: Context) -> None:
         port = ctx.port("gateway", fresh=True)
-        procs.spawn("gateway", [sys.executable, "-m", "gateway_stub", "--host", HOST, "--port", str(port)],
-                    cwd=INFRA_DIR)
+        procs.spawn(
+            "gateway", [sys.executable, "-m", "gateway_stub", "--host", HOST, "--port", str(port)], cwd=INFRA_DIR
+        )
 
     def url(self, ctx: Context) -> str:
         return f"http://{HOST}:{ctx.port('gateway', fresh=False)}"

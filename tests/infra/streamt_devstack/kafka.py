@@ -1,4 +1,5 @@
 """Single-node KRaft Kafka (broker + controller) with a PLAINTEXT and a SASL/PLAIN listener."""
+
 from __future__ import annotations
 
 import base64
@@ -29,8 +30,13 @@ LOG4J2_XML = """<?xml version="1.0" encoding="UTF-8"?>
 
 # kafka-run-class.sh's JVM flags, with a small heap: this runs beside four other JVMs on 2 cores.
 JVM_FLAGS = [
-    "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
-    "-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15", "-Djava.awt.headless=true",
+    "-server",
+    "-XX:+UseG1GC",
+    "-XX:MaxGCPauseMillis=20",
+    "-XX:InitiatingHeapOccupancyPercent=35",
+    "-XX:+ExplicitGCInvokesConcurrent",
+    "-XX:MaxInlineLevel=15",
+    "-Djava.awt.headless=true",
 ]
 
 
@@ -67,7 +73,7 @@ controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 sasl.enabled.mechanisms=PLAIN
 listener.name.sasl_plaintext.plain.sasl.jaas.config={jaas}
-log.dirs={self.home / 'data'}
+log.dirs={self.home / "data"}
 num.partitions=1
 offsets.topic.replication.factor=1
 offsets.topic.num.partitions=4
@@ -105,9 +111,22 @@ log.retention.check.interval.ms=60000
                 ctx.set("kafka_cluster_id", cluster_id)
             # Static controller.quorum.voters: no --standalone (rejected by newer 4.x).
             res = subprocess.run(
-                [java, "-Xmx256m", *common, "-cp", cp, "kafka.tools.StorageTool", "format",
-                 "-t", cluster_id, "-c", str(props), "--ignore-formatted"],
-                capture_output=True, text=True,
+                [
+                    java,
+                    "-Xmx256m",
+                    *common,
+                    "-cp",
+                    cp,
+                    "kafka.tools.StorageTool",
+                    "format",
+                    "-t",
+                    cluster_id,
+                    "-c",
+                    str(props),
+                    "--ignore-formatted",
+                ],
+                capture_output=True,
+                text=True,
             )
             if res.returncode != 0:
                 raise RuntimeError(f"kafka StorageTool format failed:\n{res.stdout}{res.stderr}")

@@ -3,6 +3,7 @@
 A port is remembered in the stack state so that a restarted service keeps its address when it
 can; otherwise a fresh one is picked.  Ports handed out in this run are never handed out twice.
 """
+
 from __future__ import annotations
 
 import socket

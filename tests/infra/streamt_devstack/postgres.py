@@ -5,6 +5,7 @@ role.  Writer and status get no grants here: the product's ``state init``/``migr
 Local (socket) connections trust the ``postgres`` superuser so the stack can administer itself;
 TCP connections require a password (scram-sha-256), so authentication failures are testable.
 """
+
 from __future__ import annotations
 
 import os
@@ -48,7 +49,9 @@ class Postgres(Service):
         subprocess.run(["apt-get", "update", "-q"], check=True, env=env, capture_output=True)
         subprocess.run(
             ["apt-get", "install", "-y", "-q", "--no-install-recommends", f"postgresql-{POSTGRES_MAJOR}"],
-            check=True, env=env, capture_output=True,
+            check=True,
+            env=env,
+            capture_output=True,
         )
 
     def _dirs(self) -> tuple[Path, Path]:
@@ -75,20 +78,51 @@ class Postgres(Service):
                 pw = pwd.getpwnam(user)
                 os.chown(pwfile, pw.pw_uid, pw.pw_gid)
             res = subprocess.run(
-                [str(BIN / "initdb"), "-D", str(data), "-U", "postgres", "-E", "UTF8",
-                 "--locale=C.UTF-8", "--auth-local=trust", "--auth-host=scram-sha-256",
-                 f"--pwfile={pwfile}"],
-                capture_output=True, text=True, user=user,
+                [
+                    str(BIN / "initdb"),
+                    "-D",
+                    str(data),
+                    "-U",
+                    "postgres",
+                    "-E",
+                    "UTF8",
+                    "--locale=C.UTF-8",
+                    "--auth-local=trust",
+                    "--auth-host=scram-sha-256",
+                    f"--pwfile={pwfile}",
+                ],
+                capture_output=True,
+                text=True,
+                user=user,
             )
             pwfile.unlink(missing_ok=True)
             if res.returncode != 0:
                 raise RuntimeError(f"initdb failed:\n{res.stdout}{res.stderr}")
         procs.spawn(
             "postgres",
-            [str(BIN / "postgres"), "-D", str(data), "-p", str(port), "-k", str(sock),
-             "-c", f"listen_addresses={HOST}", "-c", "fsync=off", "-c", "synchronous_commit=off",
-             "-c", "full_page_writes=off", "-c", "shared_buffers=64MB", "-c", "max_connections=100"],
-            cwd=self.home, user=user,
+            [
+                str(BIN / "postgres"),
+                "-D",
+                str(data),
+                "-p",
+                str(port),
+                "-k",
+                str(sock),
+                "-c",
+                f"listen_addresses={HOST}",
+                "-c",
+                "fsync=off",
+                "-c",
+                "synchronous_commit=off",
+                "-c",
+                "full_page_writes=off",
+                "-c",
+                "shared_buffers=64MB",
+                "-c",
+                "max_connections=100",
+            ],
+            cwd=self.home,
+            user=user,
         )
 
     def psql(self, ctx: Context, sql: str, *, db: str = "postgres", dsn: str | None = None) -> str:
@@ -96,7 +130,9 @@ class Postgres(Service):
         target = [dsn] if dsn else ["-h", str(self.home / "sock"), "-p", str(port), "-U", "postgres", "-d", db]
         res = subprocess.run(
             [str(BIN / "psql"), *target, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql],
-            capture_output=True, text=True, timeout=30,
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
         if res.returncode != 0:
             raise OSError(f"psql: {res.stderr.strip()}")
@@ -104,8 +140,9 @@ class Postgres(Service):
 
     def probe_started(self, ctx: Context) -> str:
         port = ctx.port("postgres", fresh=False)
-        res = subprocess.run([str(BIN / "pg_isready"), "-h", HOST, "-p", str(port), "-t", "2"],
-                             capture_output=True, text=True)
+        res = subprocess.run(
+            [str(BIN / "pg_isready"), "-h", HOST, "-p", str(port), "-t", "2"], capture_output=True, text=True
+        )
         if res.returncode != 0:
             raise OSError(f"pg_isready: {res.stdout.strip()}")
         return self.psql(ctx, "select version()")

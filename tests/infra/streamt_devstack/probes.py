@@ -1,4 +1,5 @@
 """Readiness checks that speak each service's real protocol (never just "the port is open")."""
+
 from __future__ import annotations
 
 import base64
@@ -130,7 +131,9 @@ def http_ok(url: str, *, auth: tuple[str, str] | None = None, timeout: float = 3
     return body
 
 
-def kafka_sasl_plain_login(host: str, port: int, user: str, password: str, timeout: float = 3.0) -> tuple[int, str | None]:
+def kafka_sasl_plain_login(
+    host: str, port: int, user: str, password: str, timeout: float = 3.0
+) -> tuple[int, str | None]:
     """SaslHandshake v1 + SaslAuthenticate v0 with PLAIN; returns (error_code, error_message).
 
     0 means the credentials were accepted; 58 (SASL_AUTHENTICATION_FAILED) means refused.

@@ -4,15 +4,17 @@ Every process runs in its own session (so its whole group can be signalled) and 
 under ``.stack/pids``.  The file also records the kernel start time of the process, so a PID that
 the kernel has since reused for an unrelated process is never signalled.
 """
+
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from .config import LOG_DIR, PID_DIR
 
@@ -45,7 +47,9 @@ def spawn(
 ) -> int:
     PID_DIR.mkdir(parents=True, exist_ok=True)
     LOG_DIR.mkdir(parents=True, exist_ok=True)
-    log = open(logfile(name), "ab", buffering=0)
+    # Not a with-block: the child must inherit the descriptor; ours is closed
+    # right after Popen, the child keeps its copy.
+    log = open(logfile(name), "ab", buffering=0)  # noqa: SIM115
     log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} starting {name}: {' '.join(argv)}\n".encode())
     full_env = dict(os.environ)
     if env:
@@ -61,9 +65,7 @@ def spawn(
         user=user,
     )
     log.close()
-    pidfile(name).write_text(
-        json.dumps({"pid": proc.pid, "start": _start_ticks(proc.pid), "argv": list(argv)})
-    )
+    pidfile(name).write_text(json.dumps({"pid": proc.pid, "start": _start_ticks(proc.pid), "argv": list(argv)}))
     # The Popen object is dropped on purpose: the process outlives this command.  Mark it as
     # reaped-by-someone-else so Python does not warn about it at exit.
     proc.returncode = 0
@@ -92,10 +94,8 @@ def _is_zombie(pid: int) -> bool:
         return True
     if raw[raw.rindex(")") + 2] == "Z":
         # Our own child that died: reap it so it stops looking alive.
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
         return True
     return False
 
@@ -127,10 +127,8 @@ def stop(name: str, *, first_signal: int = signal.SIGTERM, grace: float = 20.0) 
             time.sleep(0.1)
     if pgid is not None:
         # Children left behind in the group (e.g. a shell wrapper's java) go too.
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
     pidfile(name).unlink(missing_ok=True)
     return True
 

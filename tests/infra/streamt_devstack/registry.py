@@ -5,6 +5,7 @@ BACKWARD compatibility enforced on registration (Apicurio enforces nothing until
 although its check endpoint defaults to BACKWARD).  Storage is the default in-memory H2, so a
 restart starts empty, which is what tests want.
 """
+
 from __future__ import annotations
 
 from . import artifacts, probes, procs
@@ -30,14 +31,21 @@ class Registry(Service):
         work.mkdir(parents=True, exist_ok=True)
         procs.spawn(
             "schema-registry",
-            [java_bin_at_least(21), "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC",
-             f"-Dquarkus.http.port={port}", f"-Dquarkus.http.host={HOST}",
-             # Exactly these keys; other spellings are silently ignored (Apicurio #9116).
-             "-Dapicurio.rest.deletion.group.enabled=true",
-             "-Dapicurio.rest.deletion.artifact.enabled=true",
-             "-Dapicurio.rest.deletion.artifact-version.enabled=true",
-             "-Dquarkus.log.console.color=false",
-             "-jar", str(home / "quarkus-run.jar")],
+            [
+                java_bin_at_least(21),
+                "-Xms64m",
+                "-Xmx384m",
+                "-XX:+UseSerialGC",
+                f"-Dquarkus.http.port={port}",
+                f"-Dquarkus.http.host={HOST}",
+                # Exactly these keys; other spellings are silently ignored (Apicurio #9116).
+                "-Dapicurio.rest.deletion.group.enabled=true",
+                "-Dapicurio.rest.deletion.artifact.enabled=true",
+                "-Dapicurio.rest.deletion.artifact-version.enabled=true",
+                "-Dquarkus.log.console.color=false",
+                "-jar",
+                str(home / "quarkus-run.jar"),
+            ],
             cwd=work,
         )
 

@@ -1,9 +1,11 @@
 """What every service module provides, and the shared run context."""
+
 from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import ports, procs
 from .config import STATE_DIR, STATE_FILE

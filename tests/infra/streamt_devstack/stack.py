@@ -3,6 +3,7 @@
 Independent services start in parallel threads (on 2 cores the JVMs overlap their class
 loading with each other's I/O waits); a service waits only for the services it ``needs``.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -11,7 +12,7 @@ import json
 import os
 import threading
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from . import artifacts, procs
 from .config import ENDPOINT_KEYS, ENDPOINTS_FILE, LOG_DIR, STATE_DIR
@@ -23,11 +24,15 @@ from .postgres import Postgres
 from .registry import Registry
 from .service import Context, Service
 
-SERVICES: dict[str, Service] = {
-    s.name: s for s in (Kafka(), Postgres(), Registry(), Connect(), Flink(), Gateway())
+SERVICES: dict[str, Service] = {s.name: s for s in (Kafka(), Postgres(), Registry(), Connect(), Flink(), Gateway())}
+ALIASES = {
+    "registry": "schema_registry",
+    "schema-registry": "schema_registry",
+    "sr": "schema_registry",
+    "pg": "postgres",
+    "postgresql": "postgres",
+    "gateway-stub": "gateway",
 }
-ALIASES = {"registry": "schema_registry", "schema-registry": "schema_registry", "sr": "schema_registry",
-           "pg": "postgres", "postgresql": "postgres", "gateway-stub": "gateway"}
 
 
 class StackError(RuntimeError):
@@ -110,15 +115,14 @@ def _wait_ready(svc: Service, ctx: Context, deadline: float) -> str:
             )
         try:
             return svc.probe_started(ctx)
-        except Exception as e:  # noqa: BLE001 - any failure just means "not yet"
+        except Exception as e:
             last = e
         time.sleep(0.5)
     logs = "\n".join(f"--- {p}:\n{procs.tail(procs.logfile(p), 20)}" for p in svc.processes)
     raise StackError(f"{svc.name}: not ready after {svc.start_timeout:.0f}s (last probe: {last})\n{logs}")
 
 
-def up(only: Iterable[str] | None = None, log: Callable[[str], None] = print, *,
-       autostart: bool = False) -> dict:
+def up(only: Iterable[str] | None = None, log: Callable[[str], None] = print, *, autostart: bool = False) -> dict:
     """Start the services (idempotent).
 
     ``autostart`` marks services newly started here as owned by test sessions (stopped when the
@@ -139,11 +143,13 @@ def _up(only, log, autostart) -> dict:
     errors: dict[str, BaseException] = {}
     fetchers = []
     for svc in services:
+
         def run(svc=svc):
             try:
                 svc.fetch(ctx)
-            except BaseException as e:  # noqa: BLE001
+            except BaseException as e:
                 errors[svc.name] = e
+
         t = threading.Thread(target=run, name=f"fetch-{svc.name}")
         t.start()
         fetchers.append(t)
@@ -171,7 +177,7 @@ def _up(only, log, autostart) -> dict:
                     details[svc.name] = "already running: " + svc.probe(ctx)
                     timings[svc.name] = 0.0
                     return
-                except Exception:  # noqa: BLE001 - a running but silent service is restarted
+                except Exception:
                     log(f"[up] {svc.name}: running but not answering; restarting")
             if svc.any_running() or svc.dead_process():
                 svc.stop()
@@ -182,7 +188,7 @@ def _up(only, log, autostart) -> dict:
             details[svc.name] = svc.probe(ctx)
             timings[svc.name] = time.monotonic() - start
             log(f"[up] {svc.name} ready in {timings[svc.name]:.1f}s: {details[svc.name]}")
-        except BaseException as e:  # noqa: BLE001
+        except BaseException as e:
             errors[svc.name] = e
         finally:
             ready[svc.name].set()
@@ -203,8 +209,13 @@ def _up(only, log, autostart) -> dict:
         raise StackError("\n\n".join(f"[{k}] {v}" for k, v in errors.items()))
     total = time.monotonic() - t0
     timings_rec = ctx.get("last_up", {})
-    timings_rec.update({"total_s": round(total, 1), "fetch_s": round(t_fetch, 1),
-                        "services_s": {k: round(v, 1) for k, v in timings.items()}})
+    timings_rec.update(
+        {
+            "total_s": round(total, 1),
+            "fetch_s": round(t_fetch, 1),
+            "services_s": {k: round(v, 1) for k, v in timings.items()},
+        }
+    )
     ctx.set("last_up", timings_rec)
     log(f"[up] stack ready in {total:.1f}s (artifacts {t_fetch:.1f}s); endpoints in {ENDPOINTS_FILE}")
     return endpoints
@@ -237,10 +248,12 @@ def _down(only, log) -> None:
     for group in (dependents, others):
         threads = []
         for svc in group:
+
             def run(svc=svc):
                 stopped = svc.stop()
                 if stopped:
                     log(f"[down] stopped {svc.name} ({', '.join(stopped)})")
+
             t = threading.Thread(target=run)
             t.start()
             threads.append(t)
@@ -258,15 +271,21 @@ def status(only: Iterable[str] | None = None) -> list[dict]:
     ctx = Context(lambda _m: None)
     rows = []
     for svc in select(only, with_needs=False):
-        row = {"service": svc.name, "running": svc.running(), "ready": False, "detail": "",
-               "rss_mb": None, "endpoints": {}}
+        row = {
+            "service": svc.name,
+            "running": svc.running(),
+            "ready": False,
+            "detail": "",
+            "rss_mb": None,
+            "endpoints": {},
+        }
         if svc.running():
             row["endpoints"] = svc.endpoints(ctx)
             row["rss_mb"] = round(svc.rss() / (1 << 20))
             try:
                 row["detail"] = svc.probe(ctx)
                 row["ready"] = True
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 row["detail"] = f"not answering: {e}"
         elif svc.any_running():
             row["detail"] = "partly running: " + ", ".join(p for p in svc.processes if procs.alive(p))
