@@ -35,7 +35,8 @@ def docs_dictionary(project_dir: str, env: str | None, fmt: str) -> Result:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=FIELDS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    # Booleans as JSON spells them (not Python's True/False), so spreadsheets and scripts agree.
+    writer.writerows({**row, "required": "true" if row["required"] else "false"} for row in rows)
     return Result("docs dictionary", data=data, text=buffer.getvalue().rstrip("\n"), raw=True)
 
 

@@ -40,10 +40,20 @@ def list_(resource_type: str, project_dir: str, env: str | None, selector: str |
     data = {"resource_type": resource_type, "count": len(items), "items": items}
     lines = [f"{len(items)} {resource_type}"]
     for item in items:
-        kind = item.get("materialized") or item.get("type") or ""
-        up = ", ".join(item.get("upstream", []))
-        lines.append(f"  {item['name']:<32} {kind:<14} {('<- ' + up) if up else ''}".rstrip())
+        lines.append(f"  {item['name']:<32} {_kind(item):<14} {_relation(item)}".rstrip())
     return Result("list", data=data, text="\n".join(lines))
+
+
+def _kind(item: dict[str, Any]) -> str:
+    # Sources have no materialization or type: their topic is what identifies them on a cluster.
+    return str(item.get("materialized") or item.get("type") or item.get("topic") or "")
+
+
+def _relation(item: dict[str, Any]) -> str:
+    if "model" in item:
+        return f"on {item['model']}"
+    up = ", ".join(item.get("upstream", []))
+    return f"<- {up}" if up else ""
 
 
 def _sort_key(item: dict[str, Any], field: str) -> str:
@@ -90,16 +100,29 @@ def show(resource_type: str, name: str, project_dir: str, env: str | None, diff:
         raise StreamtError(code, f"{resource_type.capitalize()} '{name}' not found", did_you_mean(name, pool))
     graph = build_graph(project)
     data: dict[str, Any] = {"resource_type": resource_type, **_detail(project, graph, resource_type, item)}
+    return Result("show", data=data, text=_text(resource_type, name, data))
+
+
+def _text(resource_type: str, name: str, data: dict[str, Any]) -> str:
+    """Scalars and name lists on one line; SQL and nested records as indented blocks (never Python reprs)."""
+    import yaml
+
     lines = [f"{resource_type} {name}"]
     for key, value in data.items():
         if key in ("resource_type", "name") or value in (None, [], {}, ""):
             continue
-        if key == "sql":
-            lines.append("  sql:")
+        if key in ("sql", "rendered_sql"):
+            lines.append(f"  {key}:")
             lines += [f"    {line}" for line in str(value).rstrip().splitlines()]
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            lines.append(f"  {key}: {', '.join(value)}")
+        elif isinstance(value, (dict, list)):
+            block = yaml.safe_dump(value, sort_keys=False, allow_unicode=True, default_flow_style=False)
+            lines.append(f"  {key}:")
+            lines += [f"    {line}" for line in block.rstrip().splitlines()]
         else:
             lines.append(f"  {key}: {value}")
-    return Result("show", data=data, text="\n".join(lines))
+    return "\n".join(lines)
 
 
 def _detail(project: Any, graph: Any, kind: str, item: Any) -> dict[str, Any]:
