@@ -77,8 +77,28 @@ def artifact_files(artifact: Artifact) -> dict[str, bytes]:
     return files
 
 
-def pretty_json(value: Any) -> bytes:
-    return (json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+def layered_json(value: Any, depth: int, indent: str = "") -> str:
+    """Canonical JSON with one line per item for the first ``depth`` levels, compact below.
+
+    ``json.dumps(indent=...)`` falls back to the pure-Python encoder (seconds
+    for a 5,000-model manifest); compact items use the C encoder, and one
+    artifact per line still reads and diffs well. Keys are sorted at every level.
+    """
+    if depth <= 0 or not isinstance(value, (dict, list)) or not value:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+    inner = indent + "  "
+    if isinstance(value, dict):
+        items = [
+            f"{inner}{json.dumps(k, ensure_ascii=False)}: {layered_json(v, depth - 1, inner)}"
+            for k, v in sorted(value.items())
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    items = [inner + layered_json(v, depth - 1, inner) for v in value]
+    return "[\n" + ",\n".join(items) + "\n" + indent + "]"
+
+
+def pretty_json(value: Any, depth: int = 2) -> bytes:
+    return (layered_json(value, depth) + "\n").encode("utf-8")
 
 
 def render(compiled: CompiledProject) -> tuple[dict[str, bytes], dict[str, Any]]:
@@ -111,7 +131,7 @@ def render(compiled: CompiledProject) -> tuple[dict[str, bytes], dict[str, Any]]
             "version": compiled.project_version,
         },
     }
-    files[MANIFEST] = pretty_json(manifest)
+    files[MANIFEST] = pretty_json(manifest, depth=3)  # one artifact, one line
     return dict(sorted(files.items())), manifest
 
 
