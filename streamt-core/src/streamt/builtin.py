@@ -20,9 +20,9 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "compile": ("streamt.commands.compile:compile_command", "Parse, validate and generate deployment artifacts."),
     "build": ("streamt.commands.build:build_command", "Compile and package artifacts with manifest and checksums."),
     "plan": ("streamt.commands.plan:plan_command", "Show planned changes without applying them."),
-    "apply": ("streamt.commands.pending:apply", "Deploy artifacts to infrastructure."),
-    "diff": ("streamt.commands.pending:diff", "Compare local definitions against deployed state."),
-    "status": ("streamt.commands.pending:status", "Check deployment status of managed resources."),
+    "apply": ("streamt.commands.apply:apply_command", "Deploy artifacts to infrastructure."),
+    "diff": ("streamt.commands.diff:diff_command", "Compare local definitions against deployed state."),
+    "status": ("streamt.commands.status:status_command", "Check deployment status of managed resources."),
     "adopt": ("streamt.commands.pending:adopt", "Claim an existing declared resource for lifecycle management."),
     "test": ("streamt.commands.pending:test", "Run data quality tests."),
     "lineage": ("streamt.commands.lineage:lineage", "Display data lineage and dependencies."),
@@ -56,7 +56,10 @@ GROUP_COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
         ),
     },
     "state": {
-        "status": ("streamt.commands.pending:state_status", "Inspect ownership and operation-control metadata."),
+        "status": (
+            "streamt.commands.state_status:state_status_command",
+            "Inspect ownership and operation-control metadata.",
+        ),
         "recovery-plan": (
             "streamt.commands.pending:state_recovery_plan",
             "Create reviewed evidence for one unfinished operation.",
@@ -102,7 +105,10 @@ def streamt_commands(cli: Any) -> None:
 @hookimpl
 def streamt_state_backends() -> list[Any]:
     from streamt.capabilities import StateBackend
+    from streamt.state.selection import local_factory
 
     return [
-        StateBackend(name="local", description="Embedded single-user state under .streamt/state/", implemented=False)
+        StateBackend(
+            name="local", description="Embedded single-user state under .streamt/state/", factory=local_factory
+        )
     ]

@@ -26,6 +26,9 @@ _CLIENT_KEYS = {
 }
 
 REQUEST_TIMEOUT_MS = 15_000
+# An unreachable cluster must fail in seconds, not after kafka-python's 30 s default with growing backoff.
+BOOTSTRAP_TIMEOUT_MS = 8_000
+RECONNECT_BACKOFF_MAX_MS = 1_000
 
 
 def client_config(kafka_runtime: dict[str, Any]) -> dict[str, Any]:
@@ -43,6 +46,8 @@ def client_config(kafka_runtime: dict[str, Any]) -> dict[str, Any]:
         "bootstrap_servers": str(servers).split(","),
         "client_id": "streamt",
         "request_timeout_ms": REQUEST_TIMEOUT_MS,
+        "bootstrap_timeout_ms": BOOTSTRAP_TIMEOUT_MS,
+        "reconnect_backoff_max_ms": RECONNECT_BACKOFF_MAX_MS,
     }
     for ours, theirs in _CLIENT_KEYS.items():
         value = kafka_runtime.get(ours)

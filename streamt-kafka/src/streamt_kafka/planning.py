@@ -1,8 +1,9 @@
 """Planners for topics and subjects: desired artifact + observation -> actions.
 
 Pure functions of their inputs. They compare declared keys only (a broker
-default is never drift), turn a partition decrease into a safety blocker
-instead of an update, and never plan a delete (removal is a tombstone).
+default is never drift), turn a partition decrease (and a replication-factor
+change) into a safety blocker instead of an update, and never plan a delete
+(removal is a tombstone).
 """
 
 from __future__ import annotations
@@ -48,18 +49,41 @@ class TopicPlanner:
             before, after = partitions["from"], partitions["to"]
             message = f"Kafka cannot reduce partitions of '{artifact.identity}' ({before} → {after})."
             out.append(SafetyBlocker("kafka_partition_reduction", KIND_TOPIC, artifact.identity, message))
+        if "replication_factor" in changes:
+            # Changing the replication factor is a partition reassignment, which apply does not do.
+            message = f"Apply cannot change the replication factor of '{artifact.identity}'."
+            out.append(SafetyBlocker("kafka_replication_factor_change", KIND_TOPIC, artifact.identity, message))
         return out
 
 
 class SchemaPlanner:
+    """Subjects are compared by the registry, not key by key.
+
+    The observation (``registry_live.observe_subject``) says whether the
+    latest registered schema is identical to the compiled one and, if not,
+    whether the subject's compatibility rule accepts it: identical → noop,
+    compatible → update (a new version), incompatible → update plus the
+    ``schema_incompatible`` blocker (reviewable, never applied).
+    """
+
     kinds = (KIND_SCHEMA,)
 
     def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
+        fmt = artifact.spec.get("format", "")
         if observation.status == ABSENT:
-            return [Action.for_artifact(CREATE, artifact, artifact.spec.get("format", ""), observation)]
+            return [Action.for_artifact(CREATE, artifact, f"{fmt}, new subject", observation)]
         if observation.status != PRESENT:
             raise ValueError(f"cannot plan subject {artifact.identity} from a {observation.status} observation")
-        changes = changed_keys(artifact.spec, observation.spec or {})
-        if not changes:
+        live = observation.spec or {}
+        if live.get("identical"):
             return [Action.for_artifact(NOOP, artifact, "no changes", observation)]
-        return [Action.for_artifact(UPDATE, artifact, "new schema version", observation, changes=changes)]
+        version = live.get("version")
+        summary = f"new schema version after v{version}"
+        out: list[Any] = [Action.for_artifact(UPDATE, artifact, summary, observation)]
+        if not live.get("compatible"):
+            message = (
+                f"The compiled schema of subject '{artifact.identity}' is incompatible with its latest "
+                f"registered version (v{version}) under the subject's compatibility rule."
+            )
+            out.append(SafetyBlocker("schema_incompatible", KIND_SCHEMA, artifact.identity, message))
+        return out

@@ -1,9 +1,9 @@
 """streamt plugin: Kafka topics and Schema Registry subjects.
 
-Registered through the ``streamt`` entry-point group. Compilation and
-planning are implemented; observation and deployment arrive with the online
-release. Compiler modules are imported inside the hooks so that loading the
-plugin for ``--help`` stays cheap.
+Registered through the ``streamt`` entry-point group: compilation,
+planning, live observation and deployment of topics and subjects. Modules
+are imported inside the hooks (and clients inside observers and deployers)
+so that loading the plugin for ``--help`` stays cheap.
 """
 
 from __future__ import annotations
@@ -47,3 +47,17 @@ def streamt_planners() -> list[Any]:
     from streamt_kafka.planning import SchemaPlanner, TopicPlanner
 
     return [TopicPlanner(), SchemaPlanner()]
+
+
+@hookimpl
+def streamt_observers(runtime: Any) -> list[Any]:
+    from streamt_kafka.observers import SchemaObserver, TopicObserver
+
+    return [TopicObserver(runtime), SchemaObserver(runtime)]
+
+
+@hookimpl
+def streamt_deployers(runtime: Any) -> list[Any]:
+    from streamt_kafka.deployers import SchemaDeployer, TopicDeployer
+
+    return [TopicDeployer(runtime), SchemaDeployer(runtime)]

@@ -111,6 +111,13 @@ class RegistryClient:
             raise self._unexpected("register schema", status)
         return int(payload["id"])
 
+    def delete_subject(self, subject: str) -> bool:
+        """Soft-delete then permanently delete ``subject``; ``True`` when it is gone."""
+        path = f"/subjects/{quote(subject, safe='')}"
+        soft, _ = self._request("DELETE", path)
+        hard, _ = self._request("DELETE", path + "?permanent=true")
+        return soft in (200, 404) and hard in (200, 404)
+
     @staticmethod
     def _body(schema: str, schema_type: str) -> dict[str, Any]:
         body: dict[str, Any] = {"schema": schema}

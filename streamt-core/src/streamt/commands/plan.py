@@ -1,11 +1,10 @@
-"""`streamt plan`: ordered actions; ``--offline`` plans a fresh deployment without contacting anything."""
+"""`streamt plan`: ordered actions from live state; ``--offline`` plans without contacting anything."""
 
 from __future__ import annotations
 
 import click
 
 from streamt.cli.options import env_option, project_dir_option
-from streamt.errors import Codes, StreamtError
 from streamt.result import Result
 
 
@@ -20,16 +19,25 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
 
     from streamt.compile import load_and_compile
     from streamt.plan import plan_data, plan_offline, plan_text, write_plan_file
+    from streamt.plan.online import local_state_warning, open_backend, plan_online
+    from streamt.state.selection import WRITE
 
-    if not offline:
-        raise StreamtError(
-            Codes.E904_NOT_IMPLEMENTED,
-            "Online planning (reading live Kafka, Schema Registry, Flink, Connect and Gateway state) "
-            "is not implemented in this release.",
-            "Use `streamt plan --offline` to preview a fresh deployment; it cannot authorize apply.",
-        )
     loaded = load_and_compile(project_dir, env)
-    plan = plan_offline(loaded.project, loaded.compiled)
+    warnings = loaded.warnings
+    if offline:
+        plan = plan_offline(loaded.project, loaded.compiled)
+        operation_status: dict[str, object] | str = "unavailable"
+    else:
+        # Planning is read-only, but its state reference must come from the
+        # authority apply will use (PostgreSQL: the writer), so open it for writing.
+        backend = open_backend(loaded.project, WRITE)
+        warnings += local_state_warning(backend)
+        plan, operation_status = plan_online(loaded.project, loaded.compiled, backend)
     if out is not None:
         write_plan_file(plan, Path(out))
-    return Result("plan", data=plan_data(plan, out), text=plan_text(plan, out), warnings=loaded.warnings)
+    return Result(
+        "plan",
+        data=plan_data(plan, out, operation_status),
+        text=plan_text(plan, out),
+        warnings=warnings,
+    )

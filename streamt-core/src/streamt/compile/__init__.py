@@ -5,7 +5,8 @@ Public API:
 * ``compile_project(project, plugins=None) -> CompiledProject`` — the walk
   over every declaration through the ``streamt_compile`` hooks.
 * ``load_and_compile(project_dir, env) -> Loaded`` — load, validate, compile;
-  what commands and exporters call.
+  what commands and exporters call; ``validate_and_compile(project)`` for a
+  project already loaded.
 * ``render(compiled) -> (files, manifest)`` — every output file as bytes.
 * ``manifest_checksum(manifest)`` — the digest reviewed plans bind to.
 * ``write_output(target, files, project_root)`` / ``checksum_file(files)`` —
@@ -15,7 +16,7 @@ Public API:
 
 from streamt.compile.engine import CompiledProject, compile_project
 from streamt.compile.layout import MANIFEST, manifest_checksum, render
-from streamt.compile.loading import Loaded, load_and_compile
+from streamt.compile.loading import Loaded, load_and_compile, validate_and_compile
 from streamt.compile.output import CHECKSUMS, checksum_file, write_output
 from streamt.compile.view import compiled_view
 
@@ -30,5 +31,6 @@ __all__ = [
     "load_and_compile",
     "manifest_checksum",
     "render",
+    "validate_and_compile",
     "write_output",
 ]

@@ -32,9 +32,14 @@ class Loaded:
 def load_and_compile(project_dir: str | Path, env: str | None) -> Loaded:
     """Load ``project_dir`` for ``env``, validate it and compile it (no file is written)."""
     from streamt.project.loader import load_project
+
+    return validate_and_compile(load_project(project_dir, env))
+
+
+def validate_and_compile(project: Any) -> Loaded:
+    """Validate and compile an already loaded project (apply checks policy in between)."""
     from streamt.validation import validate_project
 
-    project = load_project(project_dir, env)
     report = validate_project(project)
     if report.errors:
         raise StreamtError.from_diagnostics(list(report.errors))

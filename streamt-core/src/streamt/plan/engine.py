@@ -3,12 +3,22 @@
 Ownership decides before any planner is asked: an external artifact is a
 declaration-only no-op, never observed. Offline planning then hands every
 other artifact to the planner for its kind with an *assumed absent*
-observation; the online release passes real observations and ownership
-records through the same call.
+observation; online planning passes the live observation and the ownership
+record through the same call (``plan_project``).
+
+Online ownership rules (dsl.md section 16):
+
+* managed, live absent → the planner decides (a create);
+* managed, live present with a record → the planner compares declared keys;
+* managed or adopted, live present without a record → ``OwnershipRequirement``
+  (apply refuses it with ``E410_OWNERSHIP_REQUIRED``): streamt never takes
+  over a resource it did not create or adopt;
+* adopted, live absent → ``OwnershipRequirement`` too: adoption needs the resource.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -16,7 +26,18 @@ import attrs
 from streamt.artifacts import Artifact, canonical_json, sha256_checksum
 from streamt.compile import CompiledProject, manifest_checksum, render
 from streamt.errors import Codes, StreamtError
-from streamt.plan.model import ASSUMED_ABSENT, DELETE, NOOP, Action, Observation, Plan, SafetyBlocker
+from streamt.plan.model import (
+    ABSENT,
+    ASSUMED_ABSENT,
+    DELETE,
+    NOOP,
+    Action,
+    Observation,
+    OwnershipRequirement,
+    Plan,
+    SafetyBlocker,
+    StateReference,
+)
 
 NOT_REQUESTED = Observation("not_requested")
 # Kinds that request the removal of something the project no longer declares.
@@ -38,47 +59,112 @@ class DefaultPlanner:
         return [Action.for_artifact("create", artifact, "", observation)]
 
 
-def planners_by_kind(plugins: Any) -> dict[str, Any]:
-    """The first registered planner for each kind wins (plugins rarely share a kind)."""
+def first_by_kind(batches: list[Any]) -> dict[str, Any]:
+    """Planners, observers or deployers by kind: the first registered one wins (plugins rarely share a kind)."""
     table: dict[str, Any] = {}
-    for batch in reversed(plugins.manager.hook.streamt_planners()):
-        for planner in batch or []:
-            for kind in planner.kinds:
-                table.setdefault(kind, planner)
+    for batch in reversed(batches):
+        for item in batch or []:
+            for kind in item.kinds:
+                table.setdefault(kind, item)
     return table
+
+
+def planners_by_kind(plugins: Any) -> dict[str, Any]:
+    return first_by_kind(plugins.manager.hook.streamt_planners())
 
 
 def plan_offline(project: Any, compiled: CompiledProject, plugins: Any = None) -> Plan:
     """Plan a fresh deployment without contacting anything; the result cannot authorize apply."""
+    return plan_project(project, compiled, plugins=plugins)
+
+
+def plan_project(
+    project: Any,
+    compiled: CompiledProject,
+    *,
+    observations: Mapping[tuple[str, str], Observation] | None = None,
+    state: Any = None,
+    state_reference: StateReference | None = None,
+    artifacts: tuple[Artifact, ...] | None = None,
+    plugins: Any = None,
+) -> Plan:
+    """One engine for both modes.
+
+    ``observations`` is ``None`` offline; online it maps ``(kind, identity)``
+    of every managed and adopted artifact to its live observation, and
+    ``state`` is the ``OwnershipState`` read (``None`` when absent) with its
+    exact ``state_reference``. ``artifacts`` narrows the plan to a selection
+    (``apply --target/--select``); the manifest checksum still covers the
+    whole project.
+    """
     if plugins is None:
         from streamt.plugins import get_plugins
 
         plugins = get_plugins()
+    offline = observations is None
     table = planners_by_kind(plugins)
     default = DefaultPlanner()
+    records = state.by_resource if state is not None else {}
     actions: list[Action] = []
     blockers: list[SafetyBlocker] = []
-    for artifact in compiled.artifacts:
+    requirements: list[OwnershipRequirement] = []
+    for artifact in compiled.artifacts if artifacts is None else artifacts:
         if artifact.ownership == "external":
             actions.append(Action.for_artifact(NOOP, artifact, "external: declaration only", NOT_REQUESTED))
             continue
-        if artifact.ownership == "adopted":
-            # An adopted resource exists by definition; only live evidence can say what would change.
-            actions.append(Action.for_artifact(NOOP, artifact, "adopted: compared live online", NOT_REQUESTED))
-            continue
-        for item in table.get(artifact.kind, default).plan(artifact, ASSUMED_ABSENT, None):
+        if offline:
+            if artifact.ownership == "adopted":
+                # An adopted resource exists by definition; only live evidence can say what would change.
+                actions.append(Action.for_artifact(NOOP, artifact, "adopted: compared live online", NOT_REQUESTED))
+                continue
+            observation, record = ASSUMED_ABSENT, None
+        else:
+            assert observations is not None
+            observation = observations[(artifact.kind, artifact.identity)]
+            record = records.get(artifact.resource_id(compiled.project_name, compiled.environment))
+            requirement = _ownership_requirement(artifact, observation, record, compiled)
+            if requirement is not None:
+                requirements.append(requirement)
+                actions.append(Action.for_artifact(NOOP, artifact, "ownership decision required", observation))
+                continue
+        for item in table.get(artifact.kind, default).plan(artifact, observation, record):
             (blockers if isinstance(item, SafetyBlocker) else actions).append(item)
-    _, manifest = render(compiled)
     return Plan(
-        project=compiled.project_name,
-        environment=compiled.environment,
-        offline=True,
-        manifest_checksum=manifest_checksum(manifest),
-        environment_fingerprint=environment_fingerprint(project),
+        **project_bindings(project, compiled),
+        offline=offline,
         actions=tuple(actions),
         safety_blockers=tuple(blockers),
-        state=None,
+        state=state_reference,
+        ownership_requirements=tuple(requirements),
+        observed_kinds=tuple(sorted({kind for kind, _ in observations})) if observations else (),
     )
+
+
+def project_bindings(project: Any, compiled: CompiledProject) -> dict[str, str]:
+    """What a plan binds about the project: reviewed plans are refused when any of it changed."""
+    _, manifest = render(compiled)
+    return {
+        "project": compiled.project_name,
+        "environment": compiled.environment,
+        "environment_fingerprint": environment_fingerprint(project),
+        "manifest_checksum": manifest_checksum(manifest),
+    }
+
+
+def _ownership_requirement(
+    artifact: Artifact, observation: Observation, record: Any, compiled: CompiledProject
+) -> OwnershipRequirement | None:
+    resource = artifact.resource_id(compiled.project_name, compiled.environment)
+    if record is not None:
+        return None
+    if artifact.ownership == "adopted":
+        where = "does not exist" if observation.status == ABSENT else "exists but is not adopted yet"
+        message = f"{artifact.kind} '{artifact.identity}' is declared adopted and {where}."
+    elif observation.status != ABSENT:
+        message = f"{artifact.kind} '{artifact.identity}' exists live but streamt has no ownership record for it."
+    else:
+        return None
+    return OwnershipRequirement(artifact.kind, artifact.identity, resource, message)
 
 
 _SECRET_WORDS = ("password", "secret", "api_key", "token", "dsn")

@@ -100,16 +100,45 @@ class SafetyBlocker:
 
 
 @attrs.frozen
+class OwnershipRequirement:
+    """A managed resource that exists live without a recorded claim: it needs an explicit decision."""
+
+    kind: str
+    identity: str
+    resource_id: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"identity": self.identity, "kind": self.kind, "message": self.message, "resource_id": self.resource_id}
+
+
+@attrs.frozen
 class StateReference:
-    """The exact ownership state an online plan was made against (the online issue fills it)."""
+    """The exact ownership state an online plan was made against.
+
+    ``checksum`` and ``store_id`` are ``None`` while the state is absent
+    (serial 0); a reviewed plan then authorizes apply only if it is still absent.
+    """
 
     backend: str
     address: str
     serial: int
-    checksum: str
+    checksum: str | None
+    store_id: str | None = None
+
+    @classmethod
+    def from_status(cls, status: dict[str, Any]) -> StateReference:
+        """From a backend's ``status()`` dict (any backend following the protocol)."""
+        return cls(status["backend"], status["address"], status["serial"], status["checksum"], status["store_id"])
 
     def to_json(self) -> dict[str, Any]:
-        return {"address": self.address, "backend": self.backend, "checksum": self.checksum, "serial": self.serial}
+        return {
+            "address": self.address,
+            "backend": self.backend,
+            "checksum": self.checksum,
+            "serial": self.serial,
+            "store_id": self.store_id,
+        }
 
 
 @attrs.frozen
@@ -128,6 +157,9 @@ class Plan:
     actions: tuple[Action, ...]
     safety_blockers: tuple[SafetyBlocker, ...] = ()
     state: StateReference | None = None
+    ownership_requirements: tuple[OwnershipRequirement, ...] = ()
+    # Kinds whose live state was read (online only): the plan file's live evidence.
+    observed_kinds: tuple[str, ...] = ()
 
     @property
     def counts(self) -> dict[str, int]:
@@ -136,7 +168,11 @@ class Plan:
 
     @property
     def is_apply_blocked(self) -> bool:
-        return bool(self.safety_blockers)
+        return bool(self.safety_blockers or self.ownership_requirements)
+
+    @property
+    def mutations(self) -> tuple[Action, ...]:
+        return tuple(a for a in self.actions if a.action != NOOP)
 
     @property
     def can_authorize_apply(self) -> bool:

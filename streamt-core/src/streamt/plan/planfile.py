@@ -8,7 +8,8 @@ detects accidental or unreviewed edits; it is not a signature.
 
 An offline plan records ``offline: true`` and ``state: null``: it can be
 read and reviewed, never used to authorize apply. ``live_evidence`` is
-``null`` here; the online release records the observations it planned from.
+``null`` for it; an online plan names the kinds it observed live (each
+action's evidence holds its observation).
 Versions 1-4 are refused with regeneration guidance; format 6 (Kafka Streams
 replacement) belongs to a later release.
 """
@@ -52,10 +53,10 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "is_apply_blocked": plan.is_apply_blocked,
-        "live_evidence": None,
+        "live_evidence": None if plan.offline else {"observed_kinds": list(plan.observed_kinds)},
         "manifest_checksum": plan.manifest_checksum,
         "offline": plan.offline,
-        "ownership_requirements": [],
+        "ownership_requirements": [r.to_json() for r in plan.ownership_requirements],
         "project": plan.project,
         "safety_blockers": [b.to_json() for b in plan.safety_blockers],
         "state": plan.state.to_json() if plan.state else None,

@@ -37,12 +37,18 @@ def plan_text(plan: Plan, plan_file: str | None = None) -> str:
     if plan.safety_blockers:
         lines += ["", "Safety blockers (apply is blocked):"]
         lines += [f"  ! {b.kind} {b.identity}: {b.message}" for b in plan.safety_blockers]
+    if plan.ownership_requirements:
+        lines += ["", "Ownership decisions required (apply is blocked, E410):"]
+        lines += [f"  ? {r.kind} {r.identity}: {r.message}" for r in plan.ownership_requirements]
     if plan_file:
         lines += ["", f"Plan written to: {plan_file}"]
     return "\n".join(lines)
 
 
-def plan_data(plan: Plan, plan_file: str | None = None) -> dict[str, Any]:
+def plan_data(
+    plan: Plan, plan_file: str | None = None, operation_status: dict[str, Any] | str = "unavailable"
+) -> dict[str, Any]:
+    """``operation_status`` is the backend's safe status online, ``unavailable`` offline."""
     return {
         "actions": [dict(a.to_json(), position=i) for i, a in enumerate(plan.actions)],
         "can_authorize_apply": plan.can_authorize_apply,
@@ -52,6 +58,8 @@ def plan_data(plan: Plan, plan_file: str | None = None) -> dict[str, Any]:
         "is_apply_blocked": plan.is_apply_blocked,
         "manifest_checksum": plan.manifest_checksum,
         "offline": plan.offline,
+        "operation_status": operation_status,
+        "ownership_requirements": [r.to_json() for r in plan.ownership_requirements],
         "plan_file": plan_file,
         "project": plan.project,
         "safety_blockers": [b.to_json() for b in plan.safety_blockers],

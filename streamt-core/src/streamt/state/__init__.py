@@ -7,6 +7,8 @@
 
 Other backends (PostgreSQL) come from plugins through ``streamt_state_backends``
 and follow the same protocol: ``operation_lock()``, ``require_clear()``,
-``begin_operation()``, ``record_progress()``, ``mark_recovery_required()``,
-``commit()``, ``status()``.
+``begin_operation()``, ``record_progress()``, ``record_progress_many()`` (one
+durable write for a batch of actions), ``mark_recovery_required()``,
+``commit()``, ``status()``, ``read_state()``, ``read_control()``, plus the
+attributes ``name`` and ``address``.
 """

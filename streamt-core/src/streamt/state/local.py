@@ -28,6 +28,7 @@ from typing import Any
 import attrs
 
 from streamt.artifacts import canonical_json
+from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
 from streamt.fsutil import atomic_write, create_exclusive, fsync_dir
 from streamt.state.lock import exclusive_lock
@@ -167,7 +168,12 @@ class LocalStateBackend:
         return control
 
     def record_progress(self, control: OperationControl, index: int, outcome: str) -> OperationControl:
-        updated = attrs.evolve(control, progress=(*control.progress, ActionProgress(index, outcome)))
+        return self.record_progress_many(control, [index], outcome)
+
+    def record_progress_many(self, control: OperationControl, indexes: Sequence[int], outcome: str) -> OperationControl:
+        """One durable write for a batch of actions (a batched request starts or ends them together)."""
+        entries = tuple(ActionProgress(index, outcome) for index in indexes)
+        updated = attrs.evolve(control, progress=(*control.progress, *entries))
         self._write_control(updated)
         return updated
 
@@ -213,7 +219,9 @@ class LocalStateBackend:
                 details={"operation_id": control.operation_id},
                 data={"operation_id": control.operation_id},
             ) from None
+        boundary()
         atomic_write(self.state_path, canonical_json(new_state.to_document()) + b"\n", mode=0o600)
+        boundary()
         self.clear(control)
         return new_state
 

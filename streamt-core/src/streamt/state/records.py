@@ -119,7 +119,12 @@ class OwnershipState:
 
 @attrs.frozen
 class ActionProgress:
-    """The durable outcome of one started action: ``started``, ``done`` or ``failed``."""
+    """The durable outcome of one started action.
+
+    ``started`` (written before the provider call), then ``done``, ``failed``
+    (refused, nothing changed) or ``unknown``; after a failure, a created
+    resource that was removed again is ``rolled_back`` (or ``rollback_failed``).
+    """
 
     index: int
     outcome: str

@@ -1,0 +1,201 @@
+"""Executing a verified plan: durable intent, batched provider calls, rollback, commit.
+
+The order of durable writes is what makes a crash tell the truth:
+
+1. ``begin_operation`` records the intent (every mutation, in order) before
+   the first provider call;
+2. before each batch, its actions are recorded ``started``; after it, each
+   one ``done``, ``failed`` or ``unknown``;
+3. ``commit`` advances the ownership serial and clears the marker.
+
+A batch groups consecutive actions of one kind and one action type (topics
+come before the subjects and jobs that need them, so grouping keeps the
+dependency order). On the first action that is not ``done`` execution stops,
+resources this run created are deleted again (best effort, recorded), and the
+marker becomes ``recovery_required``: the failed call's effect may be unknown,
+so only reviewed recovery may clear it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+
+from streamt.apply.outcome import DONE, UNKNOWN, Outcome
+from streamt.artifacts import Artifact
+from streamt.boundary import boundary
+from streamt.errors import Codes, StreamtError
+from streamt.plan.model import CREATE, UPDATE, Action, Plan
+from streamt.state.records import OwnershipRecord
+
+MUTATING = (CREATE, UPDATE)
+
+
+@attrs.frozen
+class ApplyReport:
+    """What happened: per plan action its result, and the committed state (if any)."""
+
+    results: tuple[tuple[Action, str], ...]
+    operation_id: str | None = None
+    serial: int | None = None
+    checksum: str | None = None
+
+
+def deployers_by_kind(plugins: Any, runtime: Any) -> dict[str, Any]:
+    from streamt.plan.engine import first_by_kind
+
+    return first_by_kind(plugins.manager.hook.streamt_deployers(runtime=runtime))
+
+
+def require_deployers(plan: Plan, deployers: dict[str, Any]) -> None:
+    for action in plan.mutations:
+        if action.kind not in deployers or action.action not in MUTATING:
+            raise StreamtError(
+                Codes.E904_NOT_IMPLEMENTED,
+                f"Applying '{action.action}' to {action.kind} artifacts is not implemented in this release.",
+                "Narrow apply with --target/--select, or wait for the provider plugin to support it.",
+            )
+
+
+def desired_records(plan: Plan, current: Any) -> tuple[OwnershipRecord, ...]:
+    """Existing records, plus one per managed or adopted artifact of this plan.
+
+    Records of resources the plan does not mention are kept: removing a
+    declaration never drops ownership (deletion is an explicit tombstone).
+    """
+    records = dict(current.by_resource) if current is not None else {}
+    requirements = {(r.kind, r.identity) for r in plan.ownership_requirements}
+    for action in plan.actions:
+        if action.ownership == "external" or (action.kind, action.identity) in requirements:
+            continue
+        resource = f"streamt://{plan.project}/{plan.environment}/{action.kind}/{action.name}"
+        records[resource] = OwnershipRecord(
+            resource_id=resource,
+            kind=action.kind,
+            name=action.name,
+            identity=action.identity,
+            ownership=action.ownership,
+            artifact_checksum=action.checksum,
+            provider=action.provider,
+        )
+    return tuple(records[key] for key in sorted(records))
+
+
+def _intent(position: int, action: Action) -> dict[str, Any]:
+    # Identities and checksums only: no spec values, which could carry configuration.
+    return {
+        "position": position,
+        "action": action.action,
+        "kind": action.kind,
+        "name": action.name,
+        "identity": action.identity,
+        "checksum": action.checksum,
+    }
+
+
+def _batches(mutations: list[tuple[int, Action]], deployers: dict[str, Any]) -> Iterator[list[tuple[int, Action]]]:
+    batch: list[tuple[int, Action]] = []
+    for index, action in mutations:
+        limit = max(1, int(getattr(deployers[action.kind], "max_batch", 1)))
+        if batch and ((batch[0][1].kind, batch[0][1].action) != (action.kind, action.action) or len(batch) >= limit):
+            yield batch
+            batch = []
+        batch.append((index, action))
+    if batch:
+        yield batch
+
+
+def execute(
+    plan: Plan, artifacts: dict[tuple[str, str], Artifact], deployers: dict[str, Any], backend: Any
+) -> ApplyReport:
+    """Run ``plan`` (already verified and unblocked) under the caller's state lock."""
+    current = backend.read_state()
+    records = desired_records(plan, current)
+    mutations = list(enumerate(plan.mutations))
+    if not mutations and records == (current.records if current is not None else ()):
+        # Nothing to change and nothing new to own: no operation, the serial stays.
+        return ApplyReport(tuple((a, "unchanged") for a in plan.actions))
+    control = backend.begin_operation("apply", [_intent(i, a) for i, a in mutations])
+    boundary()
+    results: dict[int, str] = {}
+    created: list[tuple[int, Action]] = []
+    for batch in _batches(mutations, deployers):
+        indexes = [i for i, _ in batch]
+        control = backend.record_progress_many(control, indexes, "started")
+        boundary()
+        kind, verb = batch[0][1].kind, batch[0][1].action
+        pairs = [(a, artifacts[(a.kind, a.identity)]) for _, a in batch]
+        outcomes = _call(deployers[kind], verb, pairs)
+        good = [i for i, a in batch if outcomes[a.identity].status == DONE]
+        if good:
+            control = backend.record_progress_many(control, good, "done")
+        bad = [(i, a, outcomes[a.identity]) for i, a in batch if outcomes[a.identity].status != DONE]
+        for i, _a, outcome in bad:
+            control = backend.record_progress_many(control, [i], outcome.status)
+        boundary()
+        results.update({i: "created" if verb == CREATE else "updated" for i in good})
+        created += [(i, a) for i, a in batch if i in good and verb == CREATE]
+        if bad:
+            _fail(backend, control, bad, created, artifacts, deployers)
+    state = backend.commit(control, records)
+    boundary()
+    by_action = {id(a): results[i] for i, a in mutations}
+    return ApplyReport(
+        tuple((a, by_action.get(id(a), "unchanged")) for a in plan.actions),
+        control.operation_id,
+        state.serial,
+        state.checksum,
+    )
+
+
+def _call(deployer: Any, verb: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+    """The deployer's outcomes; an identity it does not answer for is unknown, never success."""
+    try:
+        outcomes = deployer.apply(verb, pairs)
+    except Exception as exc:  # a deployer defect after the request may have been sent
+        outcomes = {a.identity: Outcome(UNKNOWN, type(exc).__name__) for a, _ in pairs}
+    return {a.identity: outcomes.get(a.identity, Outcome(UNKNOWN, "NoOutcome")) for a, _ in pairs}
+
+
+def _fail(
+    backend: Any,
+    control: Any,
+    bad: list[tuple[int, Action, Outcome]],
+    created: list[tuple[int, Action]],
+    artifacts: dict[tuple[str, str], Artifact],
+    deployers: dict[str, Any],
+) -> None:
+    rolled_back: list[str] = []
+    for index, action in reversed(created):
+        undone = _rollback(deployers[action.kind], action, artifacts[(action.kind, action.identity)])
+        control = backend.record_progress_many(control, [index], "rolled_back" if undone else "rollback_failed")
+        if undone:
+            rolled_back.append(action.identity)
+    control = backend.mark_recovery_required(control, Codes.E407_DEPLOY_ERROR.code)
+    boundary()
+    _index, action, outcome = bad[0]
+    what = "was refused" if outcome.status == "failed" else "has an unknown outcome"
+    failures = [{"identity": a.identity, "kind": a.kind, "outcome": o.status, "error": o.error} for _, a, o in bad]
+    raise StreamtError(
+        Codes.E407_DEPLOY_ERROR,
+        f"Apply stopped: {action.action} of {action.kind} '{action.identity}' {what} ({outcome.error}). "
+        f"{len(rolled_back)} resource(s) created by this run were rolled back; the recovery marker is kept.",
+        "Do not rerun apply: inspect `streamt state status` and the live resources, then use "
+        "`streamt state recovery-plan` / `streamt state recover`.",
+        details={"operation_id": control.operation_id},
+        data={
+            "operation_id": control.operation_id,
+            "committed": False,
+            "failures": failures,
+            "rolled_back": rolled_back,
+        },
+    )
+
+
+def _rollback(deployer: Any, action: Action, artifact: Artifact) -> bool:
+    try:
+        return bool(deployer.rollback(action, artifact))
+    except Exception:
+        return False

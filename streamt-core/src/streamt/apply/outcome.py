@@ -1,0 +1,28 @@
+"""What a deployer reports for one action: the truth, including "unknown".
+
+* ``done`` — the provider confirmed the change;
+* ``failed`` — the provider refused it and nothing changed;
+* ``unknown`` — the change may or may not have happened (no answer, a
+  partial change, a resource missing from the response). Core never treats
+  it as success and never retries it; it keeps a recovery marker.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+DONE, FAILED, UNKNOWN = "done", "failed", "unknown"
+
+
+@attrs.frozen
+class Outcome:
+    status: str = attrs.field(validator=attrs.validators.in_((DONE, FAILED, UNKNOWN)))
+    # The provider's error class (``InvalidConfigurationError``), never its message.
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == DONE
+
+
+OK = Outcome(DONE)

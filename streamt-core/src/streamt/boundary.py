@@ -1,0 +1,38 @@
+"""Test-only pauses and crashes at operation boundaries; inert in production.
+
+Crash-safety tests must stop an apply exactly between two durable writes.
+Two environment variables, read only when set, make that possible:
+
+* ``STREAMT_TEST_KILL_AT_BOUNDARY=N`` — the process kills itself with
+  ``SIGKILL`` when it reaches its N-th boundary (1-based);
+* ``STREAMT_TEST_BOUNDARY_DELAY=SECONDS`` — sleep at every boundary (a
+  second apply then meets a held lock).
+
+A boundary is a point after a durable write: the intent recorded, progress
+recorded, a history entry written, the state file replaced, the marker cleared.
+With neither variable set, ``boundary()`` returns at once and does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+_KILL = "STREAMT_TEST_KILL_AT_BOUNDARY"
+_DELAY = "STREAMT_TEST_BOUNDARY_DELAY"
+_reached = 0
+
+
+def boundary() -> None:
+    global _reached
+    kill_at, delay = os.environ.get(_KILL), os.environ.get(_DELAY)
+    if kill_at is None and delay is None:
+        return
+    _reached += 1
+    if delay is not None:
+        import time
+
+        time.sleep(float(delay))
+    if kill_at is not None and _reached == int(kill_at):
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)

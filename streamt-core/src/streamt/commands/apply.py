@@ -1,0 +1,94 @@
+"""`streamt apply`: gates, reviewed-plan verification, live re-plan, durable execution."""
+
+from __future__ import annotations
+
+import click
+
+from streamt.cli.options import env_option, project_dir_option
+from streamt.result import Result
+
+
+@click.command("apply")
+@project_dir_option
+@env_option
+@click.option("--target", default=None, help="Deploy only the artifacts of one model or source.")
+@click.option("--select", "select", default=None, help="Filter by tag or selector (tag:x, name, +name, name+).")
+@click.option("--plan", "plan_path", default=None, help="Verify and apply a saved reviewed-plan file.")
+@click.option("--dry-run", is_flag=True, help="Show what would be deployed; change nothing.")
+@click.option("--confirm", is_flag=True, help="Skip the confirmation prompt for protected environments.")
+@click.option("--confirm-env", default=None, help="Non-interactive confirmation: the environment name, verified.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Allow destructive operations the environment policy does not permit. Never bypasses "
+    "E417 (partition reduction, incompatible schema); this release plans no deletes.",
+)
+def apply_command(
+    project_dir: str,
+    env: str | None,
+    target: str | None,
+    select: str | None,
+    plan_path: str | None,
+    dry_run: bool,
+    confirm: bool,
+    confirm_env: str | None,
+    force: bool,
+) -> Result:
+    """Deploy artifacts to infrastructure."""
+    from pathlib import Path
+
+    from streamt.apply import gates
+    from streamt.apply.executor import deployers_by_kind, execute, require_deployers
+    from streamt.apply.render import apply_data, apply_text, dry_run_results, dry_run_text
+    from streamt.apply.review import verify_bindings, verify_replan, verify_state
+    from streamt.apply.selection import select_artifacts
+    from streamt.compile import validate_and_compile
+    from streamt.plan.engine import project_bindings
+    from streamt.plan.online import check_observable, local_state_warning, open_backend, plan_online
+    from streamt.plan.planfile import read_plan_file, require_authorizing
+    from streamt.plugins import get_plugins
+    from streamt.project.loader import load_project
+    from streamt.state.selection import WRITE
+
+    del force  # accepted for the documented workflow; nothing this release plans needs it
+    gates.check_usage(plan_path, target, select)
+    project = load_project(project_dir, env)
+    gates.check_confirm_env(project, confirm_env)
+    gates.require_reviewed_plan(project, plan_path)
+    reviewed = require_authorizing(read_plan_file(Path(plan_path))) if plan_path else None
+    gates.require_remote_state(project)
+    gates.confirm(project, confirm, confirm_env, dry_run)
+    loaded = validate_and_compile(project)
+    compiled = loaded.compiled
+    if reviewed is not None:
+        verify_bindings(reviewed, project_bindings(project, compiled))
+    selected = select_artifacts(project, compiled, target, select)
+    plugins = get_plugins()
+    check_observable(project, selected if selected is not None else compiled.artifacts, plugins)
+    backend = open_backend(project, WRITE)
+    warnings = loaded.warnings + local_state_warning(backend)
+    with backend.operation_lock():
+        backend.require_clear()
+        if reviewed is not None:
+            verify_state(reviewed, backend.status())
+        plan, _ = plan_online(project, compiled, backend, selected, plugins)
+        if reviewed is not None:
+            verify_replan(reviewed, plan)
+        gates.refuse_blocked(plan)
+        if dry_run:
+            return Result(
+                "apply",
+                data=apply_data(plan, dry_run_results(plan), None, plan_path),
+                text=dry_run_text(plan),
+                warnings=warnings,
+            )
+        deployers = deployers_by_kind(plugins, project.runtime)
+        require_deployers(plan, deployers)
+        artifacts = {(a.kind, a.identity): a for a in compiled.artifacts}
+        report = execute(plan, artifacts, deployers, backend)
+    return Result(
+        "apply",
+        data=apply_data(plan, report.results, report, plan_path),
+        text=apply_text(report),
+        warnings=warnings,
+    )

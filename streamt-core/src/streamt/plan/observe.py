@@ -1,0 +1,64 @@
+"""Reading live state for online plans, through the ``streamt_observers`` hook.
+
+Only managed and adopted artifacts are observed; external declarations never
+cause a live read. A kind that some artifact needs but no observer handles
+fails closed before any client is built: its absence live could not be told
+apart from "not looked at", and planning it as a create would be a lie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from streamt.artifacts import Artifact
+from streamt.errors import Codes, StreamtError
+from streamt.plan.model import Observation
+
+
+def observers_by_kind(plugins: Any, runtime: Any) -> dict[str, Any]:
+    """The observer for each kind (observers build clients lazily)."""
+    from streamt.plan.engine import first_by_kind
+
+    return first_by_kind(plugins.manager.hook.streamt_observers(runtime=runtime))
+
+
+def observed_artifacts(artifacts: Iterable[Artifact]) -> list[Artifact]:
+    return [a for a in artifacts if a.ownership != "external"]
+
+
+def require_observers(artifacts: Iterable[Artifact], observers: dict[str, Any]) -> None:
+    """``E904`` naming every kind that cannot be read live.
+
+    The artifacts were compiled, so their provider plugin is installed; it
+    just has no observer yet (E903 would send users to install what they have).
+    """
+    missing = sorted({a.kind for a in observed_artifacts(artifacts)} - set(observers))
+    if missing:
+        providers = sorted({a.provider for a in observed_artifacts(artifacts) if a.kind in missing})
+        raise StreamtError(
+            Codes.E904_NOT_IMPLEMENTED,
+            f"Online planning of {', '.join(missing)} artifacts is not implemented yet by "
+            f"{', '.join(providers)}: their live state cannot be read.",
+            "Plan them offline (`streamt plan --offline`), or narrow apply with --target/--select to "
+            "topics and schemas.",
+        )
+
+
+def observe(artifacts: Iterable[Artifact], observers: dict[str, Any]) -> dict[tuple[str, str], Observation]:
+    """One ``observe`` call per kind; every observed artifact must get an observation."""
+    by_kind: dict[str, list[Artifact]] = {}
+    for artifact in observed_artifacts(artifacts):
+        by_kind.setdefault(artifact.kind, []).append(artifact)
+    observations: dict[tuple[str, str], Observation] = {}
+    for kind, group in sorted(by_kind.items()):
+        seen = observers[kind].observe(group)
+        for artifact in group:
+            if artifact.identity not in seen:
+                raise StreamtError(
+                    Codes.E407_DEPLOY_ERROR,
+                    f"The {kind} observer returned no observation for '{artifact.identity}'.",
+                    "This is a provider plugin defect; nothing was changed.",
+                )
+            observations[(kind, artifact.identity)] = seen[artifact.identity]
+    return observations

@@ -1,0 +1,59 @@
+"""Status text as the CLI reference shows it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamt.status.report import LIST_KEYS, OK
+
+_TITLES = {
+    "topics": "Topics",
+    "schemas": "Schemas",
+    "flink_jobs": "Flink Jobs",
+    "connectors": "Connectors",
+    "gateway_rules": "Gateway Rules",
+    "kafka_streams_jobs": "Kafka Streams Jobs",
+    "test_jobs": "Test Jobs",
+}
+
+
+def _detail(key: str, entry: dict[str, Any]) -> str:
+    if key == "topics" and entry["exists"]:
+        text = f" (partitions: {entry['partitions']}, rf: {entry['replication_factor']})"
+        if "message_count" in entry:
+            text += f" ~{entry['message_count']} msgs"
+        return text
+    if key == "schemas" and entry["exists"]:
+        return f" (version {entry['version']})"
+    if "error" in entry:
+        return f" ({entry['error']})"
+    return ""
+
+
+def status_text(report: dict[str, Any]) -> str:
+    lines: list[str] = []
+    for key in LIST_KEYS.values():
+        entries = report.get(key) or []
+        if not entries:
+            continue
+        lines += [f"{_TITLES[key]}:"]
+        lines += [f"  {e['status']} {e['name']}{_detail(key, e)}" for e in entries]
+        lines.append("")
+    for group, topics in sorted((report.get("consumer_groups") or {}).items()):
+        lines.append(f"Consumer group {group}: " + ", ".join(f"{t} lag {n}" for t, n in sorted(topics.items())))
+    if report.get("consumer_groups"):
+        lines.append("")
+    external = report.get("external_resources") or []
+    if external:
+        lines.append(f"External (not inspected; use --include-external): {', '.join(e['name'] for e in external)}")
+        lines.append("")
+    topics = report.get("topics") or []
+    jobs = [e for key in ("flink_jobs", "kafka_streams_jobs", "connectors") for e in report.get(key) or []]
+    ok = sum(1 for e in topics if e["status"] == OK)
+    missing = sum(1 for e in topics if e["status"] == "MISSING")
+    unobserved = sum(1 for e in jobs if e["status"] == "NOT_OBSERVED")
+    lines.append(
+        f"Summary: Topics: {ok} OK, {missing} missing | Jobs: 0 running, {len(jobs) - unobserved} other, "
+        f"{unobserved} not observed"
+    )
+    return "\n".join(lines)

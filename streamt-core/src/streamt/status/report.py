@@ -1,0 +1,123 @@
+"""Collecting status: which resources, what the providers see, and what that means.
+
+Managed and adopted resources are observed; external ones only with
+``--include-external`` (otherwise they are listed with ``exists: null`` and
+``observation: not_requested``). A kind with no observer yet is listed as
+``NOT_OBSERVED`` rather than left out, and a provider that cannot be reached
+makes its resources ``UNAVAILABLE`` instead of failing the whole command.
+Classification reuses the planners: a planned create is ``MISSING``, an
+update ``DRIFT``, a no-op ``OK``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Any
+
+from streamt.artifacts import KIND_SCHEMA, KIND_TOPIC, Artifact
+from streamt.errors import StreamtError
+from streamt.plan.model import ABSENT, CREATE, UPDATE, Observation
+
+OK, MISSING, DRIFT, UNAVAILABLE, NOT_OBSERVED = "OK", "MISSING", "DRIFT", "UNAVAILABLE", "NOT_OBSERVED"
+UNHEALTHY = (MISSING, DRIFT, UNAVAILABLE, NOT_OBSERVED)
+LIST_KEYS = {
+    KIND_TOPIC: "topics",
+    KIND_SCHEMA: "schemas",
+    "flink_job": "flink_jobs",
+    "connector": "connectors",
+    "gateway_rule": "gateway_rules",
+    "kafka_streams_job": "kafka_streams_jobs",
+    "test_job": "test_jobs",
+}
+
+
+def matches(artifact: Artifact, pattern: str | None) -> bool:
+    return pattern is None or any(fnmatch.fnmatchcase(v, pattern) for v in (artifact.identity, artifact.name))
+
+
+def status_report(
+    project: Any,
+    artifacts: tuple[Artifact, ...],
+    plugins: Any,
+    *,
+    include_external: bool,
+    lag: bool,
+    consumer_groups: bool,
+) -> dict[str, Any]:
+    from streamt.plan.engine import planners_by_kind
+    from streamt.plan.observe import observers_by_kind
+
+    observers = observers_by_kind(plugins, project.runtime)
+    planners = planners_by_kind(plugins)
+    inspected = [a for a in artifacts if include_external or a.ownership != "external"]
+    external = [a for a in artifacts if not include_external and a.ownership == "external"]
+    report: dict[str, Any] = {key: [] for key in LIST_KEYS.values()}
+    by_kind: dict[str, list[Artifact]] = {}
+    for artifact in inspected:
+        if artifact.kind.endswith("_removal"):
+            continue
+        by_kind.setdefault(artifact.kind, []).append(artifact)
+    for kind, group in sorted(by_kind.items()):
+        key = LIST_KEYS.get(kind, kind + "s")
+        observer = observers.get(kind)
+        if observer is None:
+            report.setdefault(key, []).extend(_entry(a, None, NOT_OBSERVED) for a in group)
+            continue
+        try:
+            seen = observer.observe(group)
+        except StreamtError as exc:
+            error = exc.diagnostics[0].code.code
+            report.setdefault(key, []).extend(dict(_entry(a, None, UNAVAILABLE), error=error) for a in group)
+            continue
+        for artifact in group:
+            observation = seen[artifact.identity]
+            state = _classify(artifact, observation, planners.get(kind))
+            report.setdefault(key, []).append(_entry(artifact, observation, state))
+    present = [e["name"] for e in report["topics"] if e["exists"]]
+    topic_observer = observers.get(KIND_TOPIC)
+    if lag and present and topic_observer is not None:
+        counts = topic_observer.message_counts(present)
+        for entry in report["topics"]:
+            if entry["name"] in counts:
+                entry["message_count"] = counts[entry["name"]]
+    if consumer_groups and topic_observer is not None:
+        report["consumer_groups"] = topic_observer.consumer_groups(present)
+    report["external_resources"] = [
+        {"kind": a.kind, "name": a.identity, "logical_name": a.name, "exists": None, "observation": "not_requested"}
+        for a in external
+    ]
+    return report
+
+
+def _classify(artifact: Artifact, observation: Observation, planner: Any) -> str:
+    if observation.status == ABSENT:
+        return MISSING
+    if artifact.ownership == "external" or planner is None:
+        return OK
+    actions = [a for a in planner.plan(artifact, observation, None) if hasattr(a, "action")]
+    if any(a.action == CREATE for a in actions):
+        return MISSING
+    return DRIFT if any(a.action == UPDATE for a in actions) else OK
+
+
+def _entry(artifact: Artifact, observation: Observation | None, state: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "name": artifact.identity,
+        "logical_name": artifact.name,
+        "ownership": artifact.ownership,
+        "status": state,
+        "exists": None if observation is None else observation.status != ABSENT,
+        "observation": "observed" if observation is not None else state.lower(),
+    }
+    spec = observation.spec if observation is not None and observation.spec else {}
+    if artifact.kind == KIND_TOPIC:
+        entry["partitions"] = spec.get("partitions")
+        entry["replication_factor"] = spec.get("replication_factor")
+    elif artifact.kind == KIND_SCHEMA:
+        entry["version"] = spec.get("version")
+        entry["schema_id"] = spec.get("id")
+    return entry
+
+
+def is_healthy(report: dict[str, Any]) -> bool:
+    return not any(entry.get("status") in UNHEALTHY for key in LIST_KEYS.values() for entry in report.get(key, []))

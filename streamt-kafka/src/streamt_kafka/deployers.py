@@ -1,0 +1,144 @@
+"""Deployers: execute planned topic and subject actions, reporting each outcome exactly.
+
+Topic actions run in batches (one CreateTopics, CreatePartitions or
+IncrementalAlterConfigs request per batch); core records durable progress
+before and after each batch. A topic missing from a response, a timeout or a
+dropped connection is ``unknown``, never success. Rollback only deletes what
+this run created.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from streamt.apply.outcome import FAILED, OK, UNKNOWN, Outcome
+from streamt.artifacts import KIND_SCHEMA, KIND_TOPIC, Artifact
+from streamt.errors import StreamtError
+from streamt.plan.model import CREATE, UPDATE, Action
+
+from streamt_kafka.observers import desired_topic, kafka_settings, registry_client
+from streamt_kafka.topics_live import UNKNOWN_OUTCOME, RequestCounter
+
+# Broker errors after which the change may still have happened.
+_UNCERTAIN = {UNKNOWN_OUTCOME, "RequestTimedOutError", "NotControllerError", "KafkaTimeoutError"}
+
+
+def _outcome(error: str | None) -> Outcome:
+    if error is None:
+        return OK
+    return Outcome(UNKNOWN if error in _UNCERTAIN else FAILED, error)
+
+
+@attrs.define
+class TopicDeployer:
+    runtime: Any
+    counter: RequestCounter = attrs.field(factory=RequestCounter)
+    kinds = (KIND_TOPIC,)
+    max_batch = 500
+
+    def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+        """Execute one batch of same-kind ``create`` or ``update`` actions."""
+        from streamt_kafka.admin import admin_client
+
+        names = [a.identity for a, _ in pairs]
+        try:
+            with admin_client(kafka_settings(self.runtime)) as admin:
+                if action == CREATE:
+                    return self._create(admin, pairs)
+                if action == UPDATE:
+                    return self._update(admin, pairs)
+        except StreamtError as exc:
+            # Could not even connect: nothing was sent.
+            return dict.fromkeys(names, Outcome(FAILED, exc.diagnostics[0].code.code))
+        except Exception as exc:
+            return dict.fromkeys(names, Outcome(UNKNOWN, type(exc).__name__))
+        raise ValueError(f"topic deployer cannot {action}")
+
+    def _create(self, admin: Any, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+        from streamt_kafka.topics_live import create_topics
+
+        errors = create_topics(admin, [desired_topic(artifact) for _, artifact in pairs], self.counter)
+        return {name: _outcome(error) for name, error in errors.items()}
+
+    def _update(self, admin: Any, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+        from streamt_kafka.topics_live import alter_topic_configs, increase_partitions
+
+        totals: dict[str, int] = {}
+        configs: dict[str, dict[str, str]] = {}
+        for action, artifact in pairs:
+            changes = action.evidence.get("changes", {})
+            if "partitions" in changes:
+                totals[artifact.identity] = int(artifact.spec["partitions"])
+            keys = [k.split(".", 1)[1] for k in changes if k.startswith("config.")]
+            if keys:
+                configs[artifact.identity] = {k: str(artifact.spec["config"][k]) for k in keys}
+        grown = increase_partitions(admin, totals, self.counter)
+        altered = alter_topic_configs(admin, configs, self.counter) if configs else {}
+        outcomes: dict[str, Outcome] = {}
+        for action, _ in pairs:
+            name = action.identity
+            first, second = _outcome(grown.get(name)), _outcome(altered.get(name))
+            if first.ok and second.ok:
+                outcomes[name] = OK
+            elif name in grown and name in altered and first.ok != second.ok:
+                # Half of the change happened: neither "done" nor "nothing changed".
+                failed = second if first.ok else first
+                outcomes[name] = Outcome(UNKNOWN, failed.error)
+            else:
+                outcomes[name] = first if not first.ok else second
+        return outcomes
+
+    def rollback(self, action: Action, artifact: Artifact) -> bool:
+        """Delete a topic this run created; ``False`` when that cannot be confirmed."""
+        from streamt_kafka.admin import admin_client
+
+        if action.action != CREATE:
+            return False
+        try:
+            with admin_client(kafka_settings(self.runtime)) as admin:
+                response = admin.delete_topics([artifact.identity], raise_errors=False)
+                self.counter.add("delete_topics")
+        except Exception:
+            return False
+        return _deleted(response, artifact.identity)
+
+
+def _deleted(response: Any, name: str) -> bool:
+    entries = response.get("topic_error_codes") or response.get("responses") or [] if isinstance(response, dict) else []
+    for entry in entries:
+        entry_name = entry.get("name") if isinstance(entry, dict) else entry[0]
+        code = entry.get("error_code") if isinstance(entry, dict) else entry[1]
+        if entry_name == name:
+            return code == 0
+    return False
+
+
+@attrs.define
+class SchemaDeployer:
+    runtime: Any
+    kinds = (KIND_SCHEMA,)
+    max_batch = 1  # the registry has no batch write
+
+    def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+        client = registry_client(self.runtime)
+        outcomes: dict[str, Outcome] = {}
+        for _, artifact in pairs:
+            try:
+                client.register(artifact.identity, artifact.spec["schema"], artifact.spec["format"])
+                outcomes[artifact.identity] = OK
+            except StreamtError as exc:
+                code = exc.diagnostics[0].code.code
+                # A refusal (incompatible, unauthorized) changed nothing; silence or a 5xx may have.
+                refused = code.startswith(("E402", "E404", "E405"))
+                outcomes[artifact.identity] = Outcome(FAILED if refused else UNKNOWN, code)
+        return outcomes
+
+    def rollback(self, action: Action, artifact: Artifact) -> bool:
+        """Remove a subject this run created (soft, then permanent delete)."""
+        if action.action != CREATE:
+            return False
+        try:
+            return bool(registry_client(self.runtime).delete_subject(artifact.identity))
+        except StreamtError:
+            return False
