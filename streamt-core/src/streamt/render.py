@@ -3,7 +3,8 @@
 Dependencies are the calls the template actually makes. Most model SQL uses nothing but literal
 ``{{ source("x") }}`` / ``{{ ref("x") }}`` calls; those are substituted directly, which is exactly
 what Jinja would produce and avoids compiling thousands of templates. Anything else goes through a
-sandboxed Jinja environment where only the four functions exist.
+sandboxed Jinja environment where only the four functions exist and resource use is capped
+(``streamt.jinja_sandbox``): a hostile template yields an E105 finding, never a hang or MemoryError.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from streamt.project.model import Ref
 
 _SIMPLE_CALL = re.compile(r"""\{\{-?\s*(source|ref)\s*\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\)\s*-?\}\}""")
 _JINJA_MARKERS = ("{{", "{%", "{#")
+# Rendered SQL longer than this is no real query (and would be copied into every artifact).
+MAX_SQL_CHARS = 1_000_000
 
 
 @attrs.frozen
@@ -27,7 +30,7 @@ class Rendered:
     sql: str | None
     dependencies: tuple[Ref, ...]
     error: str | None = None
-    error_kind: str | None = None  # "syntax", "env", "config"
+    error_kind: str | None = None  # "syntax", "env", "config", "limit" (a sandbox resource cap)
     line: int | None = None
     missing_env: tuple[str, ...] = ()
 
@@ -55,6 +58,9 @@ def render_sql(
 
     substituted = _SIMPLE_CALL.sub(simple, sql)
     if not any(marker in substituted for marker in _JINJA_MARKERS):
+        if len(substituted) > MAX_SQL_CHARS:
+            message = f"resource limit: the rendered SQL is longer than {MAX_SQL_CHARS:,} characters"
+            return Rendered(None, tuple(deps), message, "limit")
         return Rendered(substituted, tuple(deps))
     deps.clear()
     seen.clear()
@@ -77,7 +83,8 @@ def _render_jinja(
     deps: list[Ref],
 ) -> Rendered:
     import jinja2
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from streamt import jinja_sandbox
 
     missing: list[str] = []
 
@@ -96,19 +103,16 @@ def _render_jinja(
         except KeyError:
             raise _ConfigMissing(str(path)) from None
 
-    environment = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
-    environment.globals.clear()
-    environment.filters.clear()
-    environment.tests.clear()
-    environment.globals.update(
-        source=lambda name: record("source", str(name)),
-        ref=lambda name: record("model", str(name)),
-        env=env_fn,
-        config=config_fn,
+    environment = jinja_sandbox.build(
+        {
+            "source": lambda name: record("source", str(name)),
+            "ref": lambda name: record("model", str(name)),
+            "env": env_fn,
+            "config": config_fn,
+        }
     )
     try:
-        template = environment.from_string(sql)
-        text = template.render()
+        text = jinja_sandbox.render(environment, sql)
     except jinja2.TemplateSyntaxError as exc:
         return Rendered(None, tuple(deps), exc.message or "syntax error", "syntax", exc.lineno)
     except _EnvMissing:
@@ -117,8 +121,11 @@ def _render_jinja(
         return Rendered(None, tuple(deps), f"unknown config path '{exc}'", "config")
     except jinja2.UndefinedError as exc:
         return Rendered(None, tuple(deps), f"{exc.message} (only source, ref, env and config exist)", "syntax")
-    except (jinja2.TemplateError, TypeError, ValueError, RecursionError, jinja2.sandbox.SecurityError) as exc:
+    except jinja_sandbox.LimitExceeded as exc:
+        return Rendered(None, tuple(deps), f"resource limit: {exc}", "limit")
+    except (RecursionError, MemoryError, SyntaxError):
+        # Last resort behind the caps: recursion (macros), or code Python cannot compile.
+        return Rendered(None, tuple(deps), "the template is too deeply nested or too large to render", "limit")
+    except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError, jinja2.sandbox.SecurityError) as exc:
         return Rendered(None, tuple(deps), str(exc) or type(exc).__name__, "syntax")
-    if len(text) > 10 * len(sql) + 100_000:
-        return Rendered(None, tuple(deps), "template output is unreasonably large", "syntax")
     return Rendered(text, tuple(deps))
