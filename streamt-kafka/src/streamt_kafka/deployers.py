@@ -92,26 +92,15 @@ class TopicDeployer:
     def rollback(self, action: Action, artifact: Artifact) -> bool:
         """Delete a topic this run created; ``False`` when that cannot be confirmed."""
         from streamt_kafka.admin import admin_client
+        from streamt_kafka.topics_live import delete_topics
 
         if action.action != CREATE:
             return False
         try:
             with admin_client(kafka_settings(self.runtime)) as admin:
-                response = admin.delete_topics([artifact.identity], raise_errors=False)
-                self.counter.add("delete_topics")
+                return delete_topics(admin, [artifact.identity], self.counter).get(artifact.identity, "") is None
         except Exception:
             return False
-        return _deleted(response, artifact.identity)
-
-
-def _deleted(response: Any, name: str) -> bool:
-    entries = response.get("topic_error_codes") or response.get("responses") or [] if isinstance(response, dict) else []
-    for entry in entries:
-        entry_name = entry.get("name") if isinstance(entry, dict) else entry[0]
-        code = entry.get("error_code") if isinstance(entry, dict) else entry[1]
-        if entry_name == name:
-            return code == 0
-    return False
 
 
 @attrs.define

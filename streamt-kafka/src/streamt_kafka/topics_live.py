@@ -145,6 +145,17 @@ def alter_topic_configs(
     return {name: _alter_outcome(response, name) for name in changes}
 
 
+def delete_topics(admin: Any, names: Iterable[str], counter: RequestCounter | None = None) -> dict[str, str | None]:
+    """Delete topics in one request (rollback of what this run created only)."""
+    names = sorted(names)
+    if not names:
+        return {}
+    response = admin.delete_topics(names, raise_errors=False)
+    if counter is not None:
+        counter.add("delete_topics")
+    return _per_topic_errors(response, names)
+
+
 def _per_topic_errors(response: Any, names: Iterable[str]) -> dict[str, str | None]:
     """Per topic: ``None`` when the broker reported success, else the error class name.
 
