@@ -187,3 +187,15 @@ def test_text_output_of_the_admin_commands(make_project, text_cli, init_args, wr
     assert "catalog_ready" in out and "supported_for_v2_writer" in out and "Schema version" in out
     code, out, _ = text_cli("state", "lock-status", "-p", project)
     assert code == 0 and "available" in out
+
+
+def test_core_state_status_command_renders_the_postgres_backend(v2_project, streamt_cli, text_cli, schema):
+    outcome = streamt_cli("state", "status", "-p", v2_project)
+    assert outcome.ok, outcome.envelope
+    assert outcome.data["backend"] == "postgres"
+    assert outcome.data["state_status"] == "absent"
+    assert outcome.data["ordinary_state_authority"] == "supported_for_v2_writer"
+    code, out, err = text_cli("state", "status", "-p", v2_project)
+    assert code == 0
+    for blob in (outcome.stdout, out, err):
+        assert schema not in blob and "STREAMT_TEST_PG" not in blob
