@@ -10,33 +10,24 @@ import heapq
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from streamt.artifacts import (
-    KIND_CONNECTOR,
-    KIND_CONNECTOR_REMOVAL,
-    KIND_FLINK_JOB,
-    KIND_GATEWAY_RULE,
-    KIND_GATEWAY_RULE_REMOVAL,
-    KIND_KAFKA_STREAMS_JOB,
-    KIND_SCHEMA,
-    KIND_TEST_JOB,
-    KIND_TOPIC,
-    Artifact,
-)
+from streamt import artifacts as kinds
+from streamt.artifacts import Artifact
 from streamt.errors import Codes, StreamtError
 
 # When no dependency decides, storage comes before what reads or writes it:
 # topics, then subjects, then jobs and connectors, then removals.
-KIND_RANK: dict[str, int] = {
-    KIND_TOPIC: 0,
-    KIND_SCHEMA: 1,
-    KIND_FLINK_JOB: 2,
-    KIND_KAFKA_STREAMS_JOB: 3,
-    KIND_CONNECTOR: 4,
-    KIND_GATEWAY_RULE: 5,
-    KIND_TEST_JOB: 6,
-    KIND_CONNECTOR_REMOVAL: 7,
-    KIND_GATEWAY_RULE_REMOVAL: 8,
-}
+_KIND_ORDER = (
+    kinds.KIND_TOPIC,
+    kinds.KIND_SCHEMA,
+    kinds.KIND_FLINK_JOB,
+    kinds.KIND_KAFKA_STREAMS_JOB,
+    kinds.KIND_CONNECTOR,
+    kinds.KIND_GATEWAY_RULE,
+    kinds.KIND_TEST_JOB,
+    kinds.KIND_CONNECTOR_REMOVAL,
+    kinds.KIND_GATEWAY_RULE_REMOVAL,
+)
+KIND_RANK: dict[str, int] = {kind: rank for rank, kind in enumerate(_KIND_ORDER)}
 _UNKNOWN_RANK = 100
 
 
