@@ -3,7 +3,8 @@
 Reuses the validate benchmark's generator (chains and fan-outs, Jinja refs, split files; every model a
 Flink job with its topic). Each run is a fresh process writing a real output directory, best of three;
 peak memory is that child's max RSS (``wait4``). After the timed runs the output of two runs is compared
-byte for byte. Usage: ``./dev bench compile_bench [sizes...]``.
+byte for byte. Usage: ``./dev bench compile_bench [sizes...]``; ``--stages`` adds an in-process
+breakdown (load, validate, provider hooks, render, write) to show where the time goes.
 """
 
 from __future__ import annotations
@@ -44,7 +45,30 @@ def tree_digest(out: Path) -> str:
     return digest.hexdigest()
 
 
-def main(sizes: list[int]) -> None:
+def stages(root: Path, out: Path) -> str:
+    """Seconds per pipeline stage, in this process (imports and plugin loading excluded)."""
+    from streamt.compile import compile_project, render, write_output
+    from streamt.plugins import get_plugins
+    from streamt.project.loader import load_project
+    from streamt.validation import validate_project
+
+    get_plugins()
+    marks = [time.perf_counter()]
+    project = load_project(root)
+    marks.append(time.perf_counter())
+    validate_project(project)
+    marks.append(time.perf_counter())
+    compiled = compile_project(project)
+    marks.append(time.perf_counter())
+    files, _ = render(compiled)
+    marks.append(time.perf_counter())
+    write_output(out, files)
+    marks.append(time.perf_counter())
+    names = ("load", "validate", "compile hooks", "render", "write")
+    return ", ".join(f"{name} {b - a:.2f}" for name, a, b in zip(names, marks, marks[1:], strict=False))
+
+
+def main(sizes: list[int], with_stages: bool) -> None:
     print(f"python {platform.python_version()} on {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs")
     print(f"{'models':>7} {'files':>7} {'wall s':>8} {'peak MB':>8} {'ms/model':>9} {'identical':>9}")
     for size in sizes:
@@ -57,7 +81,10 @@ def main(sizes: list[int]) -> None:
             identical = tree_digest(Path(tmp) / "out0") == tree_digest(Path(tmp) / "out2")
             files = sum(1 for p in (Path(tmp) / "out0").rglob("*") if p.is_file())
             print(f"{size:>7} {files:>7} {best:>8.2f} {peak:>8.1f} {1000 * best / size:>9.2f} {identical!s:>9}")
+            if with_stages:
+                print(f"        stages (s): {stages(root, Path(tmp) / 'staged')}")
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [100, 1000, 5000])
+    args = sys.argv[1:]
+    main([int(a) for a in args if a != "--stages"] or [100, 1000, 5000], "--stages" in args)
