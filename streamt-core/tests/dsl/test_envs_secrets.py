@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
+import yaml
 from streamt.cli import run
 
 SENTINEL = "S3NT1NEL-secret-value"
@@ -65,3 +67,65 @@ def test_envs_list_shows_protection(project: Path, mode: str) -> None:
     assert SENTINEL not in out.getvalue()
     if mode == "text":
         assert "Production [protected]" in out.getvalue()
+
+
+UNSET_ENV_FILE = f"""\
+environment: {{name: staging, description: Staging}}
+runtime:
+  kafka:
+    bootstrap_servers: ${{STAGING_BROKERS}}
+    sasl_username: ${{STAGING_USER}}
+    sasl_password: ${{STAGING_PASSWORD}}
+    sasl_jaas_config: "user=${{STAGING_USER}} password=${{STAGING_JAAS_PW:-{SENTINEL}-fallback}}"
+  schema_registry:
+    url: https://${{SR_USER}}:${{SR_PASSWORD}}@sr.example.com
+    password: ${{SR_PASSWORD:-{SENTINEL}-default}}
+  flink:
+    clusters:
+      cloud:
+        type: confluent
+        api_key: ${{FLINK_KEY}}
+        api_secret: ${{FLINK_SECRET}}
+"""
+
+
+@pytest.fixture
+def unset_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (project / "environments" / "staging.yml").write_text(UNSET_ENV_FILE)
+    for name in ("STAGING_BROKERS", "STAGING_USER", "STAGING_PASSWORD", "SR_USER", "SR_PASSWORD", "FLINK_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("FLINK_KEY", SENTINEL + "-flink-key")  # set: resolved, then masked
+    return project
+
+
+def test_envs_show_with_unset_variables_shows_placeholders(unset_project: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["-o", "json", "envs", "show", "staging", "-p", str(unset_project)], stdout=out, stderr=err) == 0
+    envelope = json.loads(out.getvalue())
+    assert envelope["status"] == "ok" and envelope["errors"] == []
+    kafka = envelope["data"]["config"]["runtime"]["kafka"]
+    assert kafka["bootstrap_servers"] == "${STAGING_BROKERS}"  # not secret, not set: shown as written
+    assert kafka["sasl_username"] == "${STAGING_USER}"
+    assert kafka["sasl_password"] == "****"  # secret keys stay masked, set or not
+    assert kafka["sasl_jaas_config"] == "****"
+    assert envelope["data"]["config"]["runtime"]["schema_registry"]["url"] == "https://****@sr.example.com"
+    assert envelope["data"]["unresolved"] == [
+        "FLINK_SECRET",
+        "SR_PASSWORD",
+        "SR_USER",
+        "STAGING_BROKERS",
+        "STAGING_PASSWORD",
+        "STAGING_USER",
+    ]
+    assert SENTINEL not in out.getvalue() + err.getvalue()
+
+
+def test_envs_show_with_unset_variables_in_text(unset_project: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["envs", "show", "staging", "-p", str(unset_project)], stdout=out, stderr=err) == 0
+    text = out.getvalue()
+    assert "bootstrap_servers: ${STAGING_BROKERS}" in text
+    assert "sasl_password: '****'" in text
+    assert text.rstrip().splitlines()[-1].startswith("# not set (shown as ${NAME}): FLINK_SECRET, SR_PASSWORD")
+    assert SENTINEL not in text + err.getvalue()
+    assert yaml.safe_load(text)["environment"]["name"] == "staging"  # still one YAML document

@@ -11,7 +11,7 @@ from streamt.errors import Codes, StreamtError
 from streamt.result import Result
 
 MASK = "****"
-_SECRET_WORDS = ("password", "secret", "api_key", "token", "dsn", "credential", "private_key", "key_password")
+_SECRET_WORDS = ("password", "secret", "api_key", "token", "dsn", "credential", "private_key", "key_password", "jaas")
 
 
 @click.command("list")
@@ -38,32 +38,37 @@ def envs_list(project_dir: str) -> Result:
 @click.argument("env")
 @project_dir_option
 def envs_show(env: str, project_dir: str) -> Result:
-    """Show resolved configuration for an environment (secrets masked)."""
+    """Show resolved configuration for an environment (secrets masked).
+
+    Unset variables do not fail the command: their placeholders stay as ``${NAME}`` text (and are
+    listed in ``data.unresolved``), so an operator can inspect prod without exporting prod secrets.
+    Secret-looking keys are masked whether or not their value was resolved.
+    """
     from pathlib import Path
 
     import yaml
 
     from streamt.project import environments
     from streamt.project.dotenv import effective_environment
-    from streamt.project.interpolation import interpolate, missing_error
+    from streamt.project.interpolation import interpolate
 
     root = Path(project_dir)
     _require_multi(root)
     selection = environments.select(root, env)
     document = environments.read_environment_file(root, selection)
     missing: set[str] = set()
-    resolved = interpolate(document, effective_environment(root, selection.name), str(selection.path), missing)
-    if missing:
-        raise missing_error(missing)
+    variables = effective_environment(root, selection.name)
+    resolved = interpolate(document, variables, str(selection.path), missing, keep_missing=True)
     resolved.setdefault("environment", {})
     if isinstance(resolved["environment"], dict):
         resolved["environment"] = {"name": selection.name, **resolved["environment"]}
     masked = mask_secrets(resolved)
+    unresolved = sorted(missing)
+    text = yaml.safe_dump(masked, sort_keys=False, allow_unicode=True).rstrip("\n")
+    if unresolved:
+        text += f"\n# not set (shown as ${{NAME}}): {', '.join(unresolved)}"  # a YAML comment: output stays YAML
     return Result(
-        "envs show",
-        data={"name": selection.name, "config": masked},
-        text=yaml.safe_dump(masked, sort_keys=False, allow_unicode=True).rstrip("\n"),
-        raw=True,
+        "envs show", data={"name": selection.name, "config": masked, "unresolved": unresolved}, text=text, raw=True
     )
 
 

@@ -19,9 +19,12 @@ Path = tuple[Any, ...]
 
 
 class _Budget:
+    """One walk's node budget, and how the walk treats unresolved names (it travels with every call)."""
+
     def __init__(self, shown: str) -> None:
         self.left = MAX_NODES
         self.shown = shown
+        self.keep_missing = False
 
     def spend(self) -> None:
         self.left -= 1
@@ -34,8 +37,12 @@ class _Budget:
             )
 
 
-def substitute(text: str, env: Mapping[str, str], missing: set[str]) -> str:
-    """Resolve placeholders in one string; unresolved names are added to ``missing``."""
+def substitute(text: str, env: Mapping[str, str], missing: set[str], keep_missing: bool = False) -> str:
+    """Resolve placeholders in one string; unresolved names are added to ``missing``.
+
+    ``keep_missing`` leaves an unresolved placeholder as its ``${NAME}`` text instead of "" (for
+    displays such as ``envs show``, which must not fail because a secret is not exported).
+    """
     if "$" not in text:
         return text
 
@@ -50,6 +57,8 @@ def substitute(text: str, env: Mapping[str, str], missing: set[str]) -> str:
             return fallback
         if value is None:
             missing.add(name)
+            if keep_missing:
+                return match.group(0)
         return ""
 
     return _PLACEHOLDER.sub(replace, text)
@@ -61,15 +70,18 @@ def interpolate(
     shown: str,
     missing: set[str],
     exempt: Callable[[Path], bool] = lambda _path: False,
+    keep_missing: bool = False,
 ) -> Any:
     """A plain copy of ``document`` with placeholders resolved outside ``exempt`` paths."""
-    return _walk(document, (), env, missing, exempt, _Budget(shown))
+    budget = _Budget(shown)
+    budget.keep_missing = keep_missing
+    return _walk(document, (), env, missing, exempt, budget)
 
 
 def _walk(value: Any, path: Path, env: Mapping[str, str], missing: set[str], exempt: Any, budget: _Budget) -> Any:
     budget.spend()
     if isinstance(value, str):
-        return value if exempt(path) else substitute(value, env, missing)
+        return value if exempt(path) else substitute(value, env, missing, budget.keep_missing)
     if isinstance(value, dict):
         return {_key(k): _walk(v, (*path, _key(k)), env, missing, exempt, budget) for k, v in value.items()}
     if isinstance(value, list):
