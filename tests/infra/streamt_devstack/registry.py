@@ -38,6 +38,9 @@ class Registry(Service):
                 "-XX:+UseSerialGC",
                 f"-Dquarkus.http.port={port}",
                 f"-Dquarkus.http.host={HOST}",
+                # Quarkus otherwise opens a management interface on 0.0.0.0:9000: a fixed
+                # port (a second stack on the machine fails to start) and not loopback-only.
+                "-Dquarkus.management.enabled=false",
                 # Exactly these keys; other spellings are silently ignored (Apicurio #9116).
                 "-Dapicurio.rest.deletion.group.enabled=true",
                 "-Dapicurio.rest.deletion.artifact.enabled=true",
