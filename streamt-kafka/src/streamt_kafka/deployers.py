@@ -9,6 +9,7 @@ this run created.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import attrs
@@ -21,6 +22,7 @@ from streamt_kafka.observers import desired_topic, kafka_settings, registry_clie
 from streamt_kafka.topics_live import UNKNOWN_OUTCOME, RequestCounter
 
 # Broker errors after which the change may still have happened.
+WAIT_FOR_METADATA_MS = 30_000
 _UNCERTAIN = {UNKNOWN_OUTCOME, "RequestTimedOutError", "NotControllerError", "KafkaTimeoutError"}
 
 
@@ -59,6 +61,14 @@ class TopicDeployer:
         from streamt_kafka.topics_live import create_topics
 
         errors = create_topics(admin, [desired_topic(artifact) for _, artifact in pairs], self.counter)
+        created = [name for name, error in errors.items() if error is None]
+        if created:
+            # The broker acknowledged the creates; wait until metadata shows them, so that the
+            # plan right after apply observes them (KRaft propagates asynchronously).
+            self.counter.add("wait_for_topics")
+            # Acknowledged is created: a slow metadata cache is no failure.
+            with contextlib.suppress(Exception):
+                admin.wait_for_topics(created, timeout_ms=WAIT_FOR_METADATA_MS)
         return {name: _outcome(error) for name, error in errors.items()}
 
     def _update(self, admin: Any, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
