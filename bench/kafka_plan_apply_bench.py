@@ -41,7 +41,10 @@ RequestCounter.add = _counting_add  # type: ignore[method-assign]
 
 def project(root: Path, bootstrap: str, prefix: str, size: int) -> Path:
     models = [
-        {"name": f"t{i:05d}", "advanced": {"topic": {"name": f"{prefix}.t{i:05d}", "config": {"retention.ms": 3600000}}}}
+        {
+            "name": f"t{i:05d}",
+            "advanced": {"topic": {"name": f"{prefix}.t{i:05d}", "config": {"retention.ms": 3600000}}},
+        }
         for i in range(size)
     ]
     files = {

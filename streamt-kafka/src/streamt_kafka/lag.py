@@ -21,7 +21,7 @@ def _partitions(admin: Any, names: list[str], counter: RequestCounter) -> list[A
     metadata = admin.describe_topics(sorted(names))
     counter.add("describe_topics")
     return [
-        TopicPartition(entry["name"], p["partition"])
+        TopicPartition(entry["name"], p["partition_index"])
         for entry in metadata
         if entry.get("error_code", 0) == 0
         for p in entry.get("partitions") or []
