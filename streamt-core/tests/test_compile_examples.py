@@ -45,7 +45,8 @@ def test_minimal_topic_compiles_two_managed_topics_and_declares_the_external_one
 def test_payments_pipeline_compiles_topics_jobs_connector_and_schema() -> None:
     found = artifacts(compile_example("payments-pipeline"))
     managed = {kind: sorted(i for i, mode in items if mode == "managed") for kind, items in found.items()}
-    assert managed["topic"] == ["payments.clean.v1", "payments.merchant-totals.v1"]
+    # The Flink plugin may add its own internal topics (the continuous-test failures topic).
+    assert {"payments.clean.v1", "payments.merchant-totals.v1"} <= set(managed["topic"])
     assert managed["flink_job"] == ["merchant_totals_1m", "payments_clean"]
     assert managed["test_job"] == ["test_merchant_totals_monitor"]
     assert managed["connector"] == ["payments_to_warehouse"]
