@@ -24,7 +24,8 @@ def _artifacts(project: Any) -> dict[str, Any]:
     out = {}
     for declaration in (*project.models, *project.tests):
         for artifact in plugin.streamt_compile(project=project, declaration=declaration, env=project.env):
-            out[artifact.identity] = artifact
+            if artifact.kind != "topic":  # the failures topic: see test_failures_topic_is_emitted_once
+                out[artifact.identity] = artifact
     return out
 
 
@@ -168,6 +169,24 @@ def test_validation_codes(streamt_project: Callable[..., Path]) -> None:
     }
 
 
+def test_ttl_checks_cover_topic_models_run_by_flink(streamt_project: Callable[..., Path]) -> None:
+    # A bare SELECT is a `topic` model (dsl.md section 9.2) whose `<model>_processor` job is Flink's.
+    project = _project(
+        streamt_project,
+        [
+            {
+                "name": "zero",
+                "sql": 'SELECT * FROM {{ source("events") }}',
+                "advanced": {"flink": {"state_ttl_ms": 0}},
+            },
+            {"name": "stateless", "sql": 'SELECT k FROM {{ source("events") }} WHERE v > 1'},
+        ],
+    )
+    assert project.model("zero").materialized == "topic"
+    found = {(d.code.code, d.message.split("'")[1]) for d in check(project)}
+    assert found == {("E301_INVALID_STATE_TTL", "zero")}
+
+
 def test_windowed_query_needs_no_ttl() -> None:
     assert check(_payments()) == []
 
@@ -210,3 +229,8 @@ def test_continuous_test_without_row_level_assertions_compiles_nothing(
     assert artifact is not None
     assert "WHERE `a` IS NOT NULL AND `a` NOT IN (1, 2)" in artifact.files[".sql"]
     assert artifact.spec["skipped"] == ["unique_key"]
+
+
+def test_test_jobs_depend_only_on_the_tested_topic() -> None:
+    monitor = _artifacts(_payments())["test_merchant_totals_monitor"]
+    assert monitor.depends_on == (("topic", "payments.merchant-totals.v1"),)

@@ -39,3 +39,48 @@ def test_substitute_relations() -> None:
     assert substitute_relations(sql, lambda kind, name: f"<{kind}:{name}>") == (
         "SELECT * FROM <source:a> JOIN <ref:b> ON 1 = 1"
     )
+
+
+def test_reserved_aliases_are_quoted_outside_cast() -> None:
+    from streamt_flink.query import quote_reserved_aliases
+
+    sql = "SELECT COUNT(*) as count, CAST(x AS DATE) AS d, 'a AS hour' AS s, TUMBLE_END(t, i) AS hour FROM t"
+    assert quote_reserved_aliases(sql) == (
+        "SELECT COUNT(*) as `count`, CAST(x AS DATE) AS d, 'a AS hour' AS s, TUMBLE_END(t, i) AS `hour` FROM t"
+    )
+
+
+def test_prechecks_never_miss_what_the_parser_sees() -> None:
+    from streamt_flink.query import analyze, maybe_ml, maybe_stateful
+
+    for sql in (
+        "SELECT a FROM t",
+        "SELECT a, COUNT /* c */ (*) AS n FROM t GROUP BY a",
+        "SELECT DISTINCT a FROM t",
+        "SELECT a FROM t LEFT JOIN u ON t.k = u.k",
+        "SELECT ML_PREDICT('m', a) FROM t",
+        "SELECT a FROM t WHERE b > 1",
+    ):
+        shape = analyze(sql)
+        assert maybe_stateful(sql) or not shape.unbounded_state, sql
+        assert maybe_ml(sql) or not shape.uses_ml, sql
+    assert not maybe_stateful("SELECT a, b FROM t WHERE b > 1")
+
+
+def test_references_keep_their_qualifier_and_aliases_are_not_columns() -> None:
+    from streamt_flink.query import analyze
+
+    shape = analyze("SELECT o.id, c.name AS cname, amount x FROM `orders` o JOIN `cust` AS c ON o.k = c.k")
+    assert shape.references == {("o", "id"), ("c", "name"), ("", "amount"), ("o", "k"), ("c", "k")}
+    assert shape.aliases == {("o", "orders"), ("c", "cust")}
+    assert shape.outer_join is False and analyze("SELECT a FROM t LEFT JOIN u ON t.a = u.a").outer_join
+
+
+def test_table_names_stay_unique_when_topics_collide() -> None:
+    from streamt_flink.ddl import sink_key, table_names
+
+    names = table_names(["a.b", "a_b", "c-d"], "a_b")
+    assert names["a_b"] == "a_b" and names["c-d"] == "c_d"
+    assert names["a.b"].startswith("a_b_") and names["a.b"] != "a_b"
+    assert names[sink_key("a_b")] == "a_b_sink"
+    assert table_names(["a_b", "a.b"]) == {k: v for k, v in names.items() if k in ("a.b", "a_b")}

@@ -9,6 +9,7 @@ backtick-quoted so that column names which happen to be reserved words (``value`
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -130,3 +131,30 @@ def script(statements: Iterable[str]) -> str:
 def table_name_for_topic(topic: str) -> str:
     """The Flink table that reads a topic: ``.`` and ``-`` become ``_`` (dsl.md section 9.4)."""
     return re.sub(r"[^A-Za-z0-9_]", "_", topic)
+
+
+def _disambiguated(name: str, topic: str) -> str:
+    return f"{name}_{hashlib.sha256(topic.encode()).hexdigest()[:8]}"
+
+
+def table_names(topics: Iterable[str], sink_topic: str | None = None) -> dict[str, str]:
+    """Unique table names for the topics one job reads (and ``sink_topic`` -> ``<name>_sink``).
+
+    ``a.b`` and ``a_b`` both read as ``a_b``; when that happens inside one job, every topic whose
+    name had to be rewritten gets a suffix from a hash of its full name, so the names stay unique
+    and do not depend on declaration order. A topic that is already a plain identifier keeps it.
+    """
+    wanted = {topic: table_name_for_topic(topic) for topic in sorted(set(topics))}
+    counts: dict[str, int] = {}
+    for name in wanted.values():
+        counts[name] = counts.get(name, 0) + 1
+    out = {t: _disambiguated(n, t) if counts[n] > 1 and n != t else n for t, n in wanted.items()}
+    if sink_topic is not None:
+        sink = table_name_for_topic(sink_topic) + "_sink"
+        out[sink_topic + "\0sink"] = _disambiguated(sink, sink_topic) if sink in out.values() else sink
+    return out
+
+
+def sink_key(topic: str) -> str:
+    """The key of the sink table in ``table_names``' answer (a topic can be read and written by one job)."""
+    return topic + "\0sink"

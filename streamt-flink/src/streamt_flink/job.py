@@ -17,8 +17,15 @@ from streamt.errors import Codes, StreamtError
 
 from streamt_flink import ddl, options
 from streamt_flink.masking import mask_expression
-from streamt_flink.query import QueryShape, analyze, substitute_relations, unquote
-from streamt_flink.relations import Relation, model_relation, relations_of
+from streamt_flink.query import QueryShape, analyze, quote_reserved_aliases, substitute_relations, unquote
+from streamt_flink.relations import (
+    DEFAULT_WATERMARK_MS,
+    WINDOW_COLUMNS,
+    Relation,
+    format_of,
+    model_relation,
+    relations_of,
+)
 from streamt_flink.secrets import kafka_password_placeholder
 
 PROVIDER = "streamt-flink"
@@ -33,6 +40,7 @@ class Sink:
     columns: tuple[ddl.TableColumn, ...]
     primary_key: tuple[str, ...] = ()
     key_fields: tuple[str, ...] = ()
+    value_format: str = options.FORMAT
 
 
 def connection(project: Any) -> options.KafkaConnection:
@@ -67,8 +75,10 @@ def job_settings(job: str, flink: Any) -> dict[str, str]:
     return settings
 
 
-def source_statement(project: Any, relation: Relation, job: str, extra: tuple[str, ...] = ()) -> str:
-    table = ddl.table_name_for_topic(relation.topic)
+def source_statement(
+    project: Any, relation: Relation, job: str, extra: tuple[str, ...] = (), table: str | None = None
+) -> str:
+    table = table or ddl.table_name_for_topic(relation.topic)
     columns = relation.table_columns(extra if not relation.columns else ())
     if not columns:
         raise StreamtError(
@@ -76,26 +86,74 @@ def source_statement(project: Any, relation: Relation, job: str, extra: tuple[st
             f"Flink job '{job}': cannot tell which columns {relation.kind} '{relation.name}' has",
             f"Declare 'columns' on {relation.kind} '{relation.name}'.",
         )
-    opts = options.source_options(connection(project), relation.topic, group_id(project, job))
+    opts = options.source_options(connection(project), relation.topic, group_id(project, job), relation.format)
     return ddl.create_table(table, columns, opts, relation.watermark)
 
 
-def render_query(model: Any, relations: list[Relation]) -> str:
+def render_query(model: Any, relations: list[Relation], tables: dict[str, str]) -> str:
     """The model SQL with ``source()``/``ref()`` turned into the job's (quoted) table names."""
-    by_name = {(r.kind, r.name): ddl.quote_ident(ddl.table_name_for_topic(r.topic)) for r in relations}
+    by_name = {(r.kind, r.name): ddl.quote_ident(tables[r.topic]) for r in relations}
 
     def table(kind: str, name: str) -> str:
         return by_name[("source" if kind == "source" else "model", name)]
 
     query = substitute_relations(model.sql or "", table)
     if not any(marker in query for marker in _JINJA_MARKERS):
-        return query.strip().rstrip(";").strip()
+        return quote_reserved_aliases(query.strip().rstrip(";").strip())
     # Other Jinja (env(), config()) was rendered by the loader, which wrote physical topic names.
     rendered = model.rendered_sql or ""
     for relation in sorted(relations, key=lambda r: -len(r.topic)):
-        quoted = ddl.quote_ident(ddl.table_name_for_topic(relation.topic))
+        quoted = ddl.quote_ident(tables[relation.topic])
         rendered = re.sub(rf"(?<![\w.`-]){re.escape(relation.topic)}(?![\w.`-])", quoted, rendered)
-    return rendered.strip().rstrip(";").strip()
+    return quote_reserved_aliases(rendered.strip().rstrip(";").strip())
+
+
+def undeclared_columns(
+    relations: list[Relation], shape: QueryShape, tables: dict[str, str]
+) -> dict[str, tuple[str, ...]]:
+    """Per table without declared columns: the column names the query references on it.
+
+    ``alias.col`` goes to the relation the alias names; an unqualified name that no declared
+    relation has goes to the first undeclared relation only (two would make it ambiguous). Window
+    TVF columns (``window_start`` ...) are produced by the query, not read.
+    """
+    undeclared = [tables[r.topic] for r in relations if not r.columns]
+    if not undeclared:
+        return {}
+    names_of = {tables[r.topic]: {tables[r.topic]} for r in relations}
+    for alias, table in shape.aliases:
+        if table in names_of:
+            names_of[table].add(alias)
+    known = {c.name for r in relations for c in r.columns} | {n for r in relations for n in r.proctime}
+    declared_names = {n for names in names_of.values() for n in names}
+    out: dict[str, set[str]] = {table: set() for table in undeclared}
+    for qualifier, name in shape.references:
+        if name in WINDOW_COLUMNS or name in declared_names:
+            continue
+        if qualifier:
+            target = next((t for t in undeclared if qualifier in names_of[t]), None)
+        else:
+            target = undeclared[0] if name not in known else None
+        if target is not None:
+            out[target].add(name)
+    return {table: tuple(sorted(names)) for table, names in out.items()}
+
+
+def with_time_columns(relations: list[Relation], shape: QueryShape, tables: dict[str, str]) -> list[Relation]:
+    """A relation without event time gets one when the query windows over one of its columns.
+
+    Flink's window functions need a time attribute: a column the query uses as a window's time
+    argument is read as ``TIMESTAMP(3)`` with the default watermark (dsl.md section 8).
+    """
+    out = []
+    for relation in relations:
+        if relation.event_time is None and shape.time_columns:
+            names = {c.name for c in relation.columns}
+            found = sorted(c for c in shape.time_columns if c in names or not relation.columns)
+            if found:
+                relation = attrs.evolve(relation, event_time=found[0], watermark_ms=DEFAULT_WATERMARK_MS)
+        out.append(relation)
+    return out
 
 
 def _primary_key(model: Any, shape: QueryShape, outputs: list[str]) -> tuple[str, ...]:
@@ -134,8 +192,10 @@ def job_name(model: Any) -> str:
 def compile_model(project: Any, model: Any) -> Artifact:
     job = job_name(model)
     relations = relations_of(project, model)
-    query = render_query(model, relations)
+    tables = ddl.table_names([r.topic for r in relations], model.topic_name)
+    query = render_query(model, relations, tables)
     shape = analyze(query)
+    relations = with_time_columns(relations, shape, tables)
     output = model_relation(project, model)
     if not output.columns:
         raise StreamtError(
@@ -146,8 +206,7 @@ def compile_model(project: Any, model: Any) -> Artifact:
     masks = {}
     if project.runtime.gateway is None and model.security is not None:
         masks = {p.column: p.method for p in model.security.policies if p.kind == "mask" and p.column}
-    names = [c.name for c in output.columns]
-    sink = _sink(project, model, shape, output, masks)
+    sink = _sink(project, model, shape, output, masks, tables[ddl.sink_key(model.topic_name)], relations)
 
     # Reorder (declared columns), cast (unknown types) or mask only when needed.
     items: list[tuple[str, str | None]] = []
@@ -161,14 +220,14 @@ def compile_model(project: Any, model: Any) -> Artifact:
     needs_wrap = bool(model.columns) or any(expression for _, expression in items)
     insert_query = ddl.wrap_select(query, items) if needs_wrap else query
 
-    referenced = tuple(sorted(shape.identifiers - set(names) - {ddl.table_name_for_topic(r.topic) for r in relations}))
+    extras = undeclared_columns(relations, shape, tables)
     statements = [ddl.set_statement(k, v) for k, v in sorted(job_settings(job, model.flink).items())]
     seen_tables: set[str] = set()
     for relation in relations:
-        table = ddl.table_name_for_topic(relation.topic)
+        table = tables[relation.topic]
         if table not in seen_tables:
             seen_tables.add(table)
-            statements.append(source_statement(project, relation, job, referenced))
+            statements.append(source_statement(project, relation, job, extras.get(table, ()), table))
     statements.append(ddl.create_table(sink.table, sink.columns, _sink_options(project, sink), None, sink.primary_key))
     statements.append(ddl.insert_into(sink.table, insert_query))
 
@@ -177,7 +236,7 @@ def compile_model(project: Any, model: Any) -> Artifact:
         "model": model.name,
         "cluster": cluster_of(project, model.flink_cluster, _default_cluster(project.defaults.models)),
         "settings": job_settings(job, model.flink),
-        "sources": [source_entry(r) for r in relations],
+        "sources": [source_entry(r, tables[r.topic]) for r in relations],
         "sink": {
             "table": sink.table,
             "topic": sink.topic,
@@ -186,7 +245,7 @@ def compile_model(project: Any, model: Any) -> Artifact:
             "key_fields": list(sink.key_fields),
             "columns": [{"name": c.name, "type": c.type} for c in sink.columns],
         },
-        "changelog": "upsert" if sink.primary_key else "append",
+        "changelog": "upsert" if sink.primary_key else ("retract" if sink.value_format != options.FORMAT else "append"),
         "masks": [{"column": c, "method": m} for c, m in sorted(masks.items())],
         "statements": statements,
     }
@@ -202,8 +261,7 @@ def compile_model(project: Any, model: Any) -> Artifact:
     )
 
 
-def source_entry(relation: Relation) -> dict[str, str]:
-    table = ddl.table_name_for_topic(relation.topic)
+def source_entry(relation: Relation, table: str) -> dict[str, str]:
     return {"kind": relation.kind, "name": relation.name, "topic": relation.topic, "table": table}
 
 
@@ -211,15 +269,29 @@ def _default_cluster(defaults: Any) -> str | None:
     return defaults.flink_cluster if defaults is not None else None
 
 
-def _sink(project: Any, model: Any, shape: QueryShape, output: Relation, masks: dict[str, str]) -> Sink:
+def _sink(
+    project: Any,
+    model: Any,
+    shape: QueryShape,
+    output: Relation,
+    masks: dict[str, str],
+    table: str,
+    relations: list[Relation],
+) -> Sink:
     names = [c.name for c in output.columns]
     columns = tuple(
         ddl.TableColumn(c.name, "STRING" if c.name in masks or c.type is None else ddl.normalize_type(c.type))
         for c in output.columns
     )
-    table = ddl.table_name_for_topic(model.topic_name) + "_sink"
-    if shape.updating:
-        return Sink(table, model.topic_name, "upsert-kafka", columns, primary_key=_primary_key(model, shape, names))
+    retracting = shape.outer_join or any(r.format == options.CHANGELOG_FORMAT for r in relations)
+    if (shape.group_by and not shape.windowed) or (retracting and (model.primary_key or model.key)):
+        key = _primary_key(model, shape, names) if shape.group_by else tuple(model.primary_key or (model.key,))
+        return Sink(table, model.topic_name, "upsert-kafka", columns, primary_key=key)
+    if format_of(model, relations) == options.CHANGELOG_FORMAT:
+        # An outer join retracts rows it emitted (and a changelog input carries retractions on);
+        # without a key to upsert on, the topic carries the changelog itself (debezium-json), and
+        # jobs reading the model read it the same way.
+        return Sink(table, model.topic_name, "kafka", columns, value_format=options.CHANGELOG_FORMAT)
     key_fields = (model.key,) if model.key and model.key in names else ()
     return Sink(table, model.topic_name, "kafka", columns, key_fields=key_fields)
 
@@ -227,4 +299,4 @@ def _sink(project: Any, model: Any, shape: QueryShape, output: Relation, masks: 
 def _sink_options(project: Any, sink: Sink) -> dict[str, str]:
     if sink.connector == "upsert-kafka":
         return options.upsert_sink_options(connection(project), sink.topic)
-    return options.sink_options(connection(project), sink.topic, sink.key_fields)
+    return options.sink_options(connection(project), sink.topic, sink.key_fields, sink.value_format)

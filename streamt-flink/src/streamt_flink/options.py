@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import attrs
 
 FORMAT = "json"
+# A changelog format for keyless updating results (outer joins): every row kind survives the topic.
+CHANGELOG_FORMAT = "debezium-json"
 
 _JAAS_MODULES = {
     "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
@@ -51,21 +53,25 @@ def _client_properties(connection: KafkaConnection) -> dict[str, str]:
     return props
 
 
-def source_options(connection: KafkaConnection, topic: str, group_id: str) -> dict[str, str]:
-    """An append-only Kafka table read from the earliest offset by a dedicated consumer group."""
+def source_options(
+    connection: KafkaConnection, topic: str, group_id: str, value_format: str = FORMAT
+) -> dict[str, str]:
+    """A Kafka table read from the earliest offset by a dedicated consumer group."""
     return {
         "connector": "kafka",
         "topic": topic,
         "properties.group.id": group_id,
         "scan.startup.mode": "earliest-offset",
-        "format": FORMAT,
+        "format": value_format,
         **_client_properties(connection),
     }
 
 
-def sink_options(connection: KafkaConnection, topic: str, key_fields: Sequence[str] = ()) -> dict[str, str]:
-    """An append-only Kafka table; ``key_fields`` become the record key (partitioning)."""
-    options = {"connector": "kafka", "topic": topic, "format": FORMAT, **_client_properties(connection)}
+def sink_options(
+    connection: KafkaConnection, topic: str, key_fields: Sequence[str] = (), value_format: str = FORMAT
+) -> dict[str, str]:
+    """A Kafka table (append, or a changelog format); ``key_fields`` become the record key (partitioning)."""
+    options = {"connector": "kafka", "topic": topic, "format": value_format, **_client_properties(connection)}
     if key_fields:
         # Key columns are also kept in the value so that consumers reading values only see them.
         options.update({"key.format": FORMAT, "key.fields": ";".join(key_fields), "value.fields-include": "ALL"})

@@ -42,14 +42,15 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 
         artifact = compile_test(project, declaration)
         return [artifact] if artifact is not None else []
-    if isinstance(declaration, Model) and _runs_on_flink(declaration):
+    if isinstance(declaration, Model) and runs_on_flink(declaration):
         from streamt_flink.job import compile_model
 
         return [compile_model(project, declaration)]
     return []
 
 
-def _runs_on_flink(model: Any) -> bool:
+def runs_on_flink(model: Any) -> bool:
+    """Does a Flink job run this model? (Compile and validation must agree on the answer.)"""
     if model.materialized == "flink":
         return True
     # dsl.md section 9.2: a `topic` model with SQL gets a processing job unless another executor runs it.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
 import attrs
 import sqlparse
@@ -24,6 +25,15 @@ _STATEFUL_FUNCTIONS = WINDOW_FUNCTIONS | {
 }  # fmt: skip
 _STATEFUL_KEYWORDS = ("GROUP BY", "ORDER BY", "JOIN", "DISTINCT")
 ML_FUNCTIONS = frozenset({"ML_PREDICT", "ML_EVALUATE"})
+
+# Cheap pre-checks (a regex over the raw text) that let validation skip sqlparse for most models. Each
+# is a superset test: a hit only means "parse to be sure", a miss means the answer is certainly no
+# (whole words only, no "(" required: a comment between a name and its parenthesis must not hide it).
+_MAYBE_STATEFUL_RE = re.compile(
+    r"\b(?:GROUP|ORDER|JOIN|DISTINCT|" + "|".join(sorted(_STATEFUL_FUNCTIONS)) + r")\b",
+    re.IGNORECASE,
+)
+_MAYBE_ML_RE = re.compile(r"\bML_(?:PREDICT|EVALUATE)\b", re.IGNORECASE)
 
 _RELATION_RE = re.compile(r"""\{\{-?\s*(source|ref)\(\s*(['"])([^'"]+)\2\s*\)\s*-?\}\}""")
 
@@ -45,6 +55,12 @@ class QueryShape:
     functions: frozenset[str]
     identifiers: frozenset[str]
     stateful_clauses: bool = False  # GROUP BY, ORDER BY, JOIN or DISTINCT
+    # Column references as (qualifier or "", name); aliases as (alias, relation) from FROM/JOIN.
+    references: frozenset[tuple[str, str]] = frozenset()
+    aliases: frozenset[tuple[str, str]] = frozenset()
+    # Columns used as the time argument of a window (TUMBLE(ts, ...), DESCRIPTOR(ts), TUMBLE_START(ts, ...)).
+    time_columns: frozenset[str] = frozenset()
+    outer_join: bool = False  # LEFT/RIGHT/FULL JOIN: emits retractions, so the sink must accept updates
 
     @property
     def select_star(self) -> bool:
@@ -52,8 +68,8 @@ class QueryShape:
 
     @property
     def updating(self) -> bool:
-        """A non-windowed GROUP BY emits updates: its sink must be an upsert table."""
-        return bool(self.group_by) and not self.windowed
+        """A non-windowed GROUP BY or an outer join emits updates: its sink must be an upsert table."""
+        return (bool(self.group_by) and not self.windowed) or self.outer_join
 
     @property
     def unbounded_state(self) -> bool:
@@ -128,34 +144,90 @@ def _output_name(items: list[sqlparse.sql.Token]) -> str | None:
     return None
 
 
+_TIME_ARGUMENT_CALLS = frozenset(
+    {f"{w}{suffix}" for w in ("TUMBLE", "HOP", "SESSION") for suffix in ("", "_START", "_END", "_ROWTIME")}
+    | {"DESCRIPTOR"}
+)
+
+
+def _declares(previous: sqlparse.sql.Token | None) -> bool:
+    """Does the name after ``previous`` declare an alias (``AS x``, ``expr x``, ``(...) x``, ``t x``)?"""
+    if previous is None:
+        return False
+    if previous.ttype in T.Keyword:
+        return _keyword(previous) == "AS"
+    return (
+        previous.value == ")"
+        or (previous.ttype in T.Name and previous.ttype not in T.Name.Builtin)
+        or (previous.ttype in T.Literal)
+    )
+
+
 def _qualifier(following: sqlparse.sql.Token | None) -> bool:
     """``t`` in ``t.col`` qualifies a column: only the column counts as a referenced name."""
     return following is not None and following.value == "."
 
 
+def maybe_stateful(sql: str) -> bool:
+    """False only when the text cannot hold a stateful clause or call (then ``analyze`` is not needed)."""
+    return _MAYBE_STATEFUL_RE.search(sql) is not None
+
+
+def maybe_ml(sql: str) -> bool:
+    """False only when the text cannot call ``ML_PREDICT``/``ML_EVALUATE``."""
+    return _MAYBE_ML_RE.search(sql) is not None
+
+
+@lru_cache(maxsize=16384)
 def analyze(sql: str) -> QueryShape:
+    """The shape of ``sql``; cached because compile asks again for every downstream model's upstream."""
     tokens = _tokens(sql)
     depth = 0
     select: list[sqlparse.sql.Token] = []
     group: list[sqlparse.sql.Token] = []
     section = None
     functions: set[str] = set()
-    identifiers: set[str] = set()
+    references: set[tuple[str, str]] = set()
+    aliases: set[tuple[str, str]] = set()
+    time_columns: set[str] = set()
     keywords: set[str] = set()
+    calls: list[str] = []  # the function each open parenthesis belongs to ("" for a plain group)
+    expect_table = False
+    table: str | None = None  # the relation just named in FROM/JOIN, waiting for its alias
     for index, token in enumerate(tokens):
+        previous = tokens[index - 1] if index else None
         following = tokens[index + 1] if index + 1 < len(tokens) else None
         is_call = following is not None and following.value == "("
+        keyword = _keyword(token)
         if is_call and (token.ttype in T.Name or token.ttype in T.Keyword):
             functions.add(token.value.upper())
         elif token.ttype in T.Name and token.ttype not in T.Name.Builtin and not _qualifier(following):
-            identifiers.add(unquote(token.value))
-        keyword = _keyword(token)
+            name = unquote(token.value)
+            if expect_table:
+                table, expect_table = name, False
+            elif _declares(previous):
+                if table is not None:
+                    aliases.add((name, table))
+            elif previous is not None and previous.value == "." and index >= 2:
+                references.add((unquote(tokens[index - 2].value), name))
+            else:
+                references.add(("", name))
+            if calls and calls[-1] in _TIME_ARGUMENT_CALLS and previous is not None and previous.value == "(":
+                time_columns.add(name)
         if keyword:
             keywords.add(keyword)
+        if keyword is not None and (keyword in ("FROM", "TABLE") or keyword.endswith("JOIN")):
+            expect_table, table = True, None
+        elif keyword not in (None, "AS") or token.value in ("(", ","):
+            table = None if token.value != "(" or not expect_table else table
+            expect_table = False
         if token.value == "(":
             depth += 1
+            calls.append(previous.value.upper() if previous is not None and previous.ttype in T.Name else "")
         elif token.value == ")":
             depth -= 1
+            if calls:
+                calls.pop()
         if depth == 0 and token.ttype in T.DML and token.value.upper() == "SELECT" and section is None:
             section = "select"
             continue
@@ -175,4 +247,55 @@ def analyze(sql: str) -> QueryShape:
     # JOIN comes lexed with its qualifier ("LEFT OUTER JOIN"), hence the suffix test.
     clauses = any(k in _STATEFUL_KEYWORDS or k.endswith(" JOIN") for k in keywords)
     stateful = clauses or bool(functions & _STATEFUL_FUNCTIONS)
-    return QueryShape(projections, group_by, windowed, stateful, frozenset(functions), frozenset(identifiers), clauses)
+    return QueryShape(
+        projections,
+        group_by,
+        windowed,
+        stateful,
+        frozenset(functions),
+        frozenset(name for _, name in references),
+        clauses,
+        references=frozenset(references),
+        aliases=frozenset(aliases),
+        time_columns=frozenset(time_columns),
+        outer_join=any(k.endswith(" JOIN") and k.split()[0] in ("LEFT", "RIGHT", "FULL") for k in keywords),
+    )
+
+
+# Reserved words of Flink's (Calcite) parser that models commonly use as column aliases (``COUNT(*) AS
+# count``, ``TUMBLE_END(...) AS hour``). The parser refuses them unquoted; quoting an identifier never
+# changes its meaning in Flink (unquoted names keep their case), so ``AS <word>`` becomes ``AS `word```.
+RESERVED_ALIASES = frozenset(
+    """ALL ALLOW ARRAY AVG BEGIN BETWEEN BIGINT BINARY BOOLEAN BY CALL CASE CAST CHAR CHARACTER CHECK COLLECT
+    COLUMN CONDITION COUNT CUBE CURRENT CURSOR DATE DAY DEC DECIMAL DEFAULT DESCRIBE DOUBLE ELEMENT END EVERY
+    EXCEPT EXISTS FALSE FILTER FIRST_VALUE FLOAT FROM FUNCTION FUSION GROUP GROUPING HOUR INT INTEGER INTERVAL
+    LANGUAGE LAST_VALUE LEVEL LOCAL MATCH MAX MEMBER MERGE METHOD MIN MINUTE MOD MODULE MONTH NULL NUMERIC ORDER
+    OVER PARTITION PERCENT PERIOD POSITION POWER RANGE RANK REAL RESULT ROW ROWS SECOND SESSION SIZE SMALLINT
+    START SUM SYSTEM SYSTEM_USER TABLE TIME TIMESTAMP TINYINT TO TRUE TRUNCATE UNKNOWN UPPER USER VALUE VALUES
+    VARCHAR WINDOW YEAR""".split()  # noqa: SIM905 - a word list reads better than 100 quoted strings
+)
+_LEX_RE = re.compile(r"'(?:[^']|'')*'|`(?:[^`]|``)*`|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|\w+|\s+|.", re.DOTALL)
+_CAST_CALLS = frozenset({"CAST", "TRY_CAST"})
+
+
+def quote_reserved_aliases(sql: str) -> str:
+    """``expr AS count`` -> ``expr AS `count``` for reserved words (not inside ``CAST(x AS type)``)."""
+    if not any(word in RESERVED_ALIASES for word in re.findall(r"(?i)\bAS\s+(\w+)", sql.upper())):
+        return sql  # the common case: nothing to rewrite, no lexing
+    pieces = _LEX_RE.findall(sql)
+    calls: list[str] = []
+    last_word = ""
+    after_as = False
+    for i, piece in enumerate(pieces):
+        if piece.isspace() or piece.startswith(("--", "/*")):
+            continue
+        upper = piece.upper()
+        if after_as and upper in RESERVED_ALIASES and (not calls or calls[-1] not in _CAST_CALLS):
+            pieces[i] = f"`{piece}`"
+        after_as = upper == "AS"
+        if piece == "(":
+            calls.append(last_word)
+        elif piece == ")" and calls:
+            calls.pop()
+        last_word = upper if re.fullmatch(r"\w+", piece) else ""
+    return "".join(pieces)

@@ -21,7 +21,8 @@ from streamt_flink.query import QueryShape, analyze, substitute_relations, unquo
 EVENT_TIME_TYPE = "TIMESTAMP(3)"
 _CAST_RE = re.compile(r"^CAST\s*\((.*)\s+AS\s+(.+)\)(\s+AS\s+\S+)?$", re.IGNORECASE | re.DOTALL)
 _WINDOW_BOUND_RE = re.compile(r"^(TUMBLE|HOP|SESSION|CUMULATE)_(START|END|ROWTIME)\s*\(", re.IGNORECASE)
-_WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
+WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
+DEFAULT_WATERMARK_MS = 5000  # event time declared without a watermark: 5 s out of orderness
 
 
 @attrs.frozen
@@ -43,6 +44,7 @@ class Relation:
     watermark_ms: int = 0
     proctime: tuple[str, ...] = ()
     not_null: frozenset[str] = frozenset()
+    format: str = "json"  # "debezium-json" for a model whose job writes a keyless changelog
 
     def table_columns(self, extra: tuple[str, ...] = ()) -> list[TableColumn]:
         """The DDL columns; ``extra`` are referenced names missing from an undeclared source."""
@@ -51,7 +53,11 @@ class Relation:
             sql_type = EVENT_TIME_TYPE if column.name == self.event_time else (column.type or "STRING")
             out.append(TableColumn(column.name, normalize_type(sql_type), column.name in self.not_null))
         known = {c.name for c in self.columns} | set(self.proctime)
-        out.extend(TableColumn(name, "STRING") for name in extra if name not in known)
+        out.extend(
+            TableColumn(name, EVENT_TIME_TYPE if name == self.event_time else "STRING")
+            for name in extra
+            if name not in known
+        )
         if self.event_time and self.event_time not in {c.name for c in out}:
             out.append(TableColumn(self.event_time, EVENT_TIME_TYPE))
         out.extend(TableColumn(name, computed="PROCTIME()") for name in self.proctime)
@@ -67,7 +73,7 @@ def _event_time(event_time: Any) -> tuple[str | None, int]:
         return None, 0
     mark = event_time.watermark
     if mark is None:
-        return event_time.column, 5000
+        return event_time.column, DEFAULT_WATERMARK_MS
     if mark.strategy == "monotonously_increasing":
         return event_time.column, 0
     return event_time.column, int(mark.max_out_of_orderness_ms)
@@ -117,7 +123,22 @@ def model_relation(project: Any, model: Any, _seen: frozenset[str] = frozenset()
                 event_column, ms = relation.event_time, relation.watermark_ms
                 break
     return Relation(kind="model", name=model.name, topic=model.topic_name, columns=columns,
-                    event_time=event_column, watermark_ms=ms)  # fmt: skip
+                    event_time=event_column, watermark_ms=ms, format=format_of(model, upstream))  # fmt: skip
+
+
+def format_of(model: Any, upstream: list[Relation]) -> str:
+    """How the model's job writes its topic (``job._sink`` uses the same rule).
+
+    A keyless updating result (an outer join, or anything computed from a changelog input) is
+    written as a debezium-json changelog; a keyed or grouped one goes to upsert-kafka (json values).
+    """
+    if not model.sql or model.primary_key or model.key:
+        return "json"
+    shape = analyze(model_query(model))
+    if bool(shape.group_by) and not shape.windowed:
+        return "json"
+    changelog_input = any(r.format == "debezium-json" for r in upstream)
+    return "debezium-json" if shape.outer_join or changelog_input else "json"
 
 
 def _relation_of(project: Any, ref: Any, seen: frozenset[str]) -> Relation | None:
@@ -151,7 +172,11 @@ def infer_outputs(shape: QueryShape, upstream: list[Relation]) -> tuple[OutputCo
             continue
         expression = _strip_alias(projection.expression, projection.name)
         out.append(OutputColumn(projection.name, _infer_type(expression, types), expression))
-    return tuple(out)
+    # A star over a join (or a UNION's branches) can name a column twice; a table cannot hold it twice.
+    first: dict[str, OutputColumn] = {}
+    for column in out:
+        first.setdefault(column.name, column)
+    return tuple(first.values())
 
 
 def _strip_alias(expression: str, name: str) -> str:
@@ -162,7 +187,7 @@ def _strip_alias(expression: str, name: str) -> str:
 def _infer_type(expression: str, types: dict[str, str | None]) -> str | None:
     bare = unquote(expression.split(".")[-1]) if re.fullmatch(r"[\w`.]+", expression) else None
     if bare is not None:
-        return types.get(bare) or (EVENT_TIME_TYPE if bare.lower() in _WINDOW_COLUMNS else None)
+        return types.get(bare) or (EVENT_TIME_TYPE if bare.lower() in WINDOW_COLUMNS else None)
     cast = _CAST_RE.match(expression)
     if cast:
         return cast.group(2).strip().upper()

@@ -1,7 +1,12 @@
 """Flink-specific checks (``streamt_validate``): ML functions, state TTL, SQL Gateway address.
 
 The "runtime.flink missing" checks (E202, E207) are core's; these look at what only a Flink
-compiler knows: which queries are stateful and which functions they call.
+compiler knows: which queries are stateful and which functions they call. They cover every model
+a Flink job runs: ``flink`` models and ``topic`` models with SQL (``<model>_processor`` jobs).
+
+Speed: validate runs on every model of large projects, so sqlparse is reached only when a cheap
+regex over the text says the answer could be yes (``maybe_ml``, ``maybe_stateful``), and the TTL
+verdict needs the query's shape only when no TTL is set.
 """
 
 from __future__ import annotations
@@ -11,14 +16,16 @@ from typing import Any
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project.model import Notice
 
-from streamt_flink.query import analyze
+from streamt_flink.plugin import runs_on_flink
+from streamt_flink.query import analyze, maybe_ml, maybe_stateful
 from streamt_flink.relations import model_query
 
 MIN_SENSIBLE_TTL_MS = 1000
 
 
 def flink_models(project: Any) -> list[Any]:
-    return [m for m in project.models if m.materialized == "flink" and m.sql]
+    """Every model with SQL that a Flink job runs."""
+    return [m for m in project.models if m.sql and runs_on_flink(m)]
 
 
 def check(project: Any) -> list[Any]:
@@ -26,10 +33,9 @@ def check(project: Any) -> list[Any]:
     flink = project.runtime.flink
     has_confluent = flink is not None and any(c.type == "confluent" for c in flink.clusters.values())
     for model in flink_models(project):
-        shape = analyze(model_query(model))
         where = project.locations.get(("model", model.name))
-        if shape.uses_ml and not has_confluent:
-            used = ", ".join(sorted(shape.functions & {"ML_PREDICT", "ML_EVALUATE"}))
+        used = _ml_calls(model) if not has_confluent else ""
+        if used:
             found.append(
                 Diagnostic(
                     Codes.E203_CONFLUENT_FLINK_REQUIRED,
@@ -56,7 +62,7 @@ def check(project: Any) -> list[Any]:
                     subject=model.name,
                 )
             )
-        elif ttl is None and shape.unbounded_state:
+        elif ttl is None and _unbounded_state(model):
             found.append(
                 Diagnostic(
                     Codes.W101_STATE_TTL_RECOMMENDED,
@@ -66,6 +72,17 @@ def check(project: Any) -> list[Any]:
                 )
             )
     return found
+
+
+def _ml_calls(model: Any) -> str:
+    """The ML functions the model calls, comma-separated; empty when none."""
+    if not maybe_ml(model.sql):
+        return ""
+    return ", ".join(sorted(analyze(model_query(model)).functions & {"ML_PREDICT", "ML_EVALUATE"}))
+
+
+def _unbounded_state(model: Any) -> bool:
+    return maybe_stateful(model.sql) and analyze(model_query(model)).unbounded_state
 
 
 def sql_gateway_url(project: Any, cluster: str | None) -> str:

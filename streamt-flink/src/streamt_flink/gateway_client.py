@@ -1,0 +1,167 @@
+"""A small client for the Flink SQL Gateway REST API (``/v2``: Flink 1.17 through 2.x).
+
+One session per unit of work, one statement per call, results fetched by following
+``nextResultUri`` until ``EOS``. Every request has a bounded timeout, and so does the wait for a
+statement's result.
+
+Failures are ``StreamtError`` with a registered code: ``E406_CONNECTION_REFUSED`` when the gateway
+cannot be reached or does not answer in time, ``E403_FLINK_SQL_ERROR`` when it refuses a request or
+a statement fails. The user-facing message names only the failing step and, for a statement, the
+Java exception class and the ``line x, column y`` position; the gateway's raw answer (a stack trace
+that can echo option values, e.g. a resolved JAAS line) stays on ``GatewayError.raw`` for developers
+and is never put in the message, the suggestion or the details.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Any
+
+import attrs
+from streamt.errors import Codes, ErrorCode, StreamtError
+
+API = "/v2"
+CONNECT_TIMEOUT_SECONDS = 5.0
+READ_TIMEOUT_SECONDS = 30.0
+STATEMENT_TIMEOUT_SECONDS = 120.0
+_POLL_SECONDS = (0.05, 0.1, 0.2, 0.4)  # short first: DDL and EXPLAIN usually finish in milliseconds
+
+# Java exception classes worth naming (the most specific one found in the trace wins).
+_EXCEPTION_RE = re.compile(r"\b((?:[a-z_][\w]*\.)+(\w*(?:Exception|Error)))\b")
+_POSITION_RE = re.compile(r"\bline (\d+), column (\d+)\b")
+
+
+class GatewayError(StreamtError):
+    """A gateway failure; ``raw`` holds the gateway's answer for developers only (never shown to users)."""
+
+    def __init__(self, code: ErrorCode, message: str, suggestion: str, raw: str = "") -> None:
+        super().__init__(code, message, suggestion)
+        self.raw = raw
+
+
+@attrs.frozen
+class StatementResult:
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    job_id: str | None = None
+
+
+def summarize(raw: str) -> str:
+    """The part of a gateway error that is safe to show: exception class names and the SQL position."""
+    names: list[str] = []
+    for match in _EXCEPTION_RE.finditer(raw):
+        short = match.group(2)
+        if short not in names and short not in ("SqlExecutionException", "RestHandlerException"):
+            names.append(short)
+    position = _POSITION_RE.search(raw)
+    parts = names[-2:] if names else ["unknown error"]
+    where = f" at line {position.group(1)}, column {position.group(2)}" if position else ""
+    return " / ".join(parts) + where
+
+
+@attrs.define
+class SqlGatewayClient:
+    """Bound to one gateway base URL (e.g. ``http://127.0.0.1:8083``)."""
+
+    url: str
+    statement_timeout: float = STATEMENT_TIMEOUT_SECONDS
+    _http: Any = attrs.field(default=None, repr=False)
+
+    def _request(self, method: str, path: str, body: dict[str, Any] | None = None, what: str = "") -> Any:
+        import requests
+
+        if self._http is None:
+            self._http = requests.Session()
+        try:
+            response = self._http.request(
+                method,
+                self.url.rstrip("/") + path,
+                json=body,
+                timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
+            )
+        except requests.exceptions.RequestException as e:
+            raise GatewayError(
+                Codes.E406_CONNECTION_REFUSED,
+                f"The Flink SQL Gateway did not answer ({what or method.lower()}).",
+                "Check that the cluster's sql_gateway_url is reachable and the gateway is running.",
+                raw=repr(e),
+            ) from None
+        if response.status_code >= 400:
+            raise GatewayError(
+                Codes.E403_FLINK_SQL_ERROR,
+                f"The Flink SQL Gateway refused to {what or method.lower()} (HTTP {response.status_code}: "
+                f"{summarize(response.text)}).",
+                "Read the SQL Gateway log for the full error.",
+                raw=response.text,
+            )
+        try:
+            return response.json()
+        except ValueError:
+            raise GatewayError(
+                Codes.E403_FLINK_SQL_ERROR,
+                f"The Flink SQL Gateway answered {what or method.lower()} with something that is not JSON.",
+                "Check that sql_gateway_url points at a Flink SQL Gateway, not the Flink REST API.",
+                raw=response.text,
+            ) from None
+
+    def info(self) -> dict[str, Any]:
+        """``{"productName": ..., "version": ...}``."""
+        return dict(self._request("GET", f"{API}/info", what="report its version"))
+
+    def open_session(self, name: str | None = None, properties: dict[str, str] | None = None) -> str:
+        body: dict[str, Any] = {"properties": dict(properties or {})}
+        if name:
+            body["sessionName"] = name
+        return str(self._request("POST", f"{API}/sessions", body, what="open a session")["sessionHandle"])
+
+    def close_session(self, session: str) -> None:
+        self._request("DELETE", f"{API}/sessions/{session}", what="close a session")
+
+    @contextmanager
+    def session(self, name: str | None = None) -> Iterator[str]:
+        handle = self.open_session(name)
+        try:
+            yield handle
+        finally:
+            # The gateway expires idle sessions itself; the caller's outcome matters more.
+            with suppress(GatewayError):
+                self.close_session(handle)
+
+    def execute(self, session: str, statement: str, label: str = "statement") -> StatementResult:
+        """Run one statement and return its whole result; a failure is ``E403`` naming ``label``."""
+        what = f"run {label}"
+        operation = self._request("POST", f"{API}/sessions/{session}/statements", {"statement": statement}, what)
+        base = f"{API}/sessions/{session}/operations/{operation['operationHandle']}"
+        uri: str | None = f"{base}/result/0?rowFormat=JSON"
+        columns: tuple[str, ...] = ()
+        rows: list[tuple[Any, ...]] = []
+        job_id = None
+        deadline = time.monotonic() + self.statement_timeout
+        polls = 0
+        while uri:
+            if time.monotonic() > deadline:
+                self._cancel(base)
+                raise GatewayError(
+                    Codes.E406_CONNECTION_REFUSED,
+                    f"The Flink SQL Gateway did not finish {label} within {self.statement_timeout:.0f} s.",
+                    "Check the Flink cluster's load and the SQL Gateway log.",
+                )
+            body = self._request("GET", uri, what=what)
+            if body.get("resultType") == "NOT_READY":
+                time.sleep(_POLL_SECONDS[min(polls, len(_POLL_SECONDS) - 1)])
+                polls += 1
+                uri = body.get("nextResultUri") or uri
+                continue
+            results = body.get("results") or {}
+            columns = tuple(c["name"] for c in results.get("columns") or ()) or columns
+            rows.extend(tuple(d.get("fields") or ()) for d in results.get("data") or ())
+            job_id = body.get("jobID") or job_id
+            uri = body.get("nextResultUri") if body.get("resultType") != "EOS" else None
+        return StatementResult(columns, tuple(rows), job_id)
+
+    def _cancel(self, base: str) -> None:
+        with suppress(GatewayError):  # best effort: the timeout is what gets reported
+            self._request("POST", f"{base}/cancel", what="cancel a statement")
