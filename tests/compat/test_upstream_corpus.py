@@ -16,17 +16,8 @@ from corpus import CORPUS, compare, expectations, observe
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="compat corpus not present")
 
-_TTL_ON_TOPIC = (
-    "dsl.md §9.2 step 5 makes a bare `SELECT * FROM x` a `topic` model; E301 is the streamt-flink plugin's "
-    "check and it currently inspects only `flink`-materialized models (upstream checked every model)."
-)
-
 # (project, aspect) -> why we deliberately differ.
 EXPECTED_DIFFERENCES: dict[tuple[str, str], str] = {
-    ("scen-state_ttl--negative_state_ttl_is_invalid", "status"): _TTL_ON_TOPIC,
-    ("scen-state_ttl--negative_state_ttl_is_invalid", "error_codes"): _TTL_ON_TOPIC,
-    ("scen-state_ttl--zero_state_ttl_is_invalid", "status"): _TTL_ON_TOPIC,
-    ("scen-state_ttl--zero_state_ttl_is_invalid", "error_codes"): _TTL_ON_TOPIC,
 }
 
 
