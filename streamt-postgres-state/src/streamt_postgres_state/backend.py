@@ -218,7 +218,12 @@ class PostgresStateBackend:
         return self._durably(step, None)
 
     def record_progress(self, control: OperationControl, index: int, outcome: str) -> OperationControl:
-        updated = attrs.evolve(control, progress=(*control.progress, ActionProgress(index, outcome)))
+        return self.record_progress_many(control, [index], outcome)
+
+    def record_progress_many(self, control: OperationControl, indexes: Sequence[int], outcome: str) -> OperationControl:
+        """One transaction for a batch of actions that a batched request starts or ends together."""
+        entries = tuple(ActionProgress(index, outcome) for index in indexes)
+        updated = attrs.evolve(control, progress=(*control.progress, *entries))
         return self._transition(control, updated, "progress")
 
     def mark_recovery_required(self, control: OperationControl, failure_code: str) -> OperationControl:
