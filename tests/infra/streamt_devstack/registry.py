@@ -26,6 +26,7 @@ class Registry(Service):
 
     def start(self, ctx: Context) -> None:
         port = ctx.port("schema_registry", fresh=True)
+        management_port = ctx.port("schema_registry_management", fresh=True)
         home = artifacts.apicurio_home(ctx.log)
         work = STATE_DIR / "schema-registry"
         work.mkdir(parents=True, exist_ok=True)
@@ -38,9 +39,11 @@ class Registry(Service):
                 "-XX:+UseSerialGC",
                 f"-Dquarkus.http.port={port}",
                 f"-Dquarkus.http.host={HOST}",
-                # Quarkus otherwise opens a management interface on 0.0.0.0:9000: a fixed
-                # port (a second stack on the machine fails to start) and not loopback-only.
-                "-Dquarkus.management.enabled=false",
+                # The Quarkus management interface is fixed on at build time and would
+                # listen on 0.0.0.0:9000: a fixed port (a second stack on the machine fails
+                # to start) and not loopback-only. Its host and port are runtime settings.
+                f"-Dquarkus.management.port={management_port}",
+                f"-Dquarkus.management.host={HOST}",
                 # Exactly these keys; other spellings are silently ignored (Apicurio #9116).
                 "-Dapicurio.rest.deletion.group.enabled=true",
                 "-Dapicurio.rest.deletion.artifact.enabled=true",
