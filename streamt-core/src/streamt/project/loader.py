@@ -36,7 +36,7 @@ from streamt.project.model import (
 )
 from streamt.project.sqlmodels import build_models
 from streamt.project.structure import StructureError, structure
-from streamt.project.yaml_io import display_path, load_yaml, locate
+from streamt.project.yaml_io import SourcePosition, display_path, load_yaml, locate
 
 API_VERSION = "streamt.dev/v1alpha1"
 PROJECT_FILES = ("stream_project.yml", "stream_project.yaml")
@@ -319,10 +319,14 @@ def _build(
         structure_model=lambda file, keys, data: _structure_block(problems, file, keys, data, Model, "model"),
     )
     problems.raise_if_any()
+    # Each declaration's file, carrying the path to its `name` key: findings about it resolve to
+    # file:line:col only if reported (see streamt.validation), so a clean load parses nothing twice.
     locations: dict[tuple[str, str], str] = {}
-    for kind, pairs in (("source", sources), ("model", models), ("test", tests), ("exposure", exposures)):
-        for file, item in pairs:
-            locations.setdefault((kind, item.name), file.shown)
+    for plural, kind in KINDS.items():
+        for file, keys, item in declarations[plural]:
+            name = item.get("name")
+            if isinstance(name, str):
+                locations.setdefault((kind, name), SourcePosition(file.shown, file.path, (*keys, "name")))
     return Project(
         root=str(root),
         info=info,
@@ -357,7 +361,7 @@ def _check_keys(file: _File, node: Any, strict: bool, problems: _Problems, warni
                     Codes.W401_UNKNOWN_FIELD_IGNORED,
                     f"Unknown key '{unknown.dotted}' ignored in {file.shown}",
                     unknown.suggestion,
-                    file.shown,
+                    SourcePosition(file.shown, file.path, (*unknown.path, unknown.key)),
                 )
             )
 

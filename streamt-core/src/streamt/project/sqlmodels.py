@@ -8,6 +8,7 @@ from typing import Any
 from streamt.errors import Codes, Diagnostic
 from streamt.project.materialization import AMBIGUOUS, NO_RUNTIME, infer
 from streamt.project.model import Model, Notice, Ref
+from streamt.project.yaml_io import SourcePosition
 
 
 def build_models(
@@ -40,7 +41,8 @@ def build_models(
             dependencies = rendered.dependencies
             rendered_sql = rendered.sql
             if rendered.error is not None:
-                diagnostics.append(_render_error(name, sql, file.shown, rendered))
+                where = SourcePosition(file.shown, file.path, (*keys, "sql"))
+                diagnostics.append(_render_error(name, sql, where, rendered))
         else:
             dependencies = tuple(_from_refs(data.get("from_")))
         materialized, note = infer(data, rendered_sql, has_gateway, has_flink)
@@ -58,7 +60,7 @@ def build_models(
                     Codes.E208_MISSING_CONFIG,
                     f"Model '{name}' needs a processing runtime, but neither Flink nor a Gateway is configured",
                     "Add runtime.flink (or runtime.conduktor.gateway), or set materialized explicitly.",
-                    file.shown,
+                    SourcePosition(file.shown, file.path, (*keys, "name")),
                 )
             )
         full = {**data, "materialized": materialized, "dependencies": dependencies, "rendered_sql": rendered_sql}

@@ -118,15 +118,55 @@ def _error(where: str, problem: str) -> StreamtError:
     )
 
 
+class SourcePosition(str):
+    """A location that reads as the file (``models/x.yml``) and knows the node it points at.
+
+    The loader hands these out in ``Project.locations`` at no parsing cost; ``Locator`` turns the
+    ones that end up in a finding into ``file:line:col``. Anything that never resolves it still
+    shows the file name, as before.
+    """
+
+    path: Path
+    keys: tuple[Any, ...]
+
+    def __new__(cls, shown: str, path: Path, keys: tuple[Any, ...]) -> SourcePosition:
+        self = super().__new__(cls, shown)
+        self.path = path
+        self.keys = keys
+        return self
+
+
+class Locator:
+    """Resolves ``SourcePosition``s to ``file:line:col``, composing each file at most once."""
+
+    def __init__(self) -> None:
+        self._nodes: dict[Path, yaml.Node | None] = {}
+
+    def __call__(self, position: SourcePosition) -> str:
+        if position.path not in self._nodes:
+            self._nodes[position.path] = _compose(position.path)
+        node = self._nodes[position.path]
+        found = _walk_to(node, position.keys) if node is not None else None
+        return f"{position}:{found[0]}:{found[1]}" if found else str(position)
+
+
+def _compose(path: Path) -> yaml.Node | None:
+    try:
+        return yaml.compose(read_text(path, str(path)), Loader=_Loader)
+    except (StreamtError, yaml.YAMLError, RecursionError):
+        return None
+
+
 def locate(path: Path, keys: tuple[Any, ...]) -> tuple[int, int] | None:
     """1-based (line, column) of the node at ``keys`` (map keys and list indexes) in ``path``.
 
     Walks as deep as the path exists, so a missing key points at its parent map.
     """
-    try:
-        node = yaml.compose(read_text(path, str(path)), Loader=_Loader)
-    except (StreamtError, yaml.YAMLError, RecursionError):
-        return None
+    node = _compose(path)
+    return _walk_to(node, keys) if node is not None else None
+
+
+def _walk_to(node: yaml.Node, keys: tuple[Any, ...]) -> tuple[int, int] | None:
     best = node
     for key in keys:
         if isinstance(node, yaml.MappingNode):

@@ -43,13 +43,30 @@ def validate_project(project: Project, *, plugins: bool = True) -> Report:
         plugin_diagnostics, plugin_notices = _plugin_findings(project)
         found += plugin_diagnostics
         notices += _new_notices(notices, plugin_notices)
-    unique = _deduplicate(found)
+    unique = _positioned(_deduplicate(found))
     return Report(
         errors=tuple(d for d in unique if not d.is_warning),
         warnings=tuple(d for d in unique if d.is_warning),
         notices=tuple(dict.fromkeys(notices)),  # Notice holds only strings: hashable
         governance=gov.summary,
     )
+
+
+def _positioned(found: list[Diagnostic]) -> list[Diagnostic]:
+    """``file`` -> ``file:line:col`` for findings located through ``project.locations`` (core or plugin).
+
+    Only files that have a finding are parsed again, once each; a clean project parses nothing.
+    """
+    from streamt.project.yaml_io import Locator, SourcePosition
+
+    locator: Locator | None = None
+    out: list[Diagnostic] = []
+    for diagnostic in found:
+        if isinstance(diagnostic.location, SourcePosition):
+            locator = locator or Locator()
+            diagnostic = attrs.evolve(diagnostic, location=locator(diagnostic.location))
+        out.append(diagnostic)
+    return out
 
 
 def _deduplicate(found: list[Diagnostic]) -> list[Diagnostic]:
