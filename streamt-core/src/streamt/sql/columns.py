@@ -121,3 +121,58 @@ def unsupported_filter_operators(where: str) -> list[str]:
     return sorted(
         {" ".join(m.group(1).upper().replace("(", "").split()) for m in _UNSUPPORTED_FILTER.finditer(stripped)}
     )
+
+
+# --- columns a query reads (W102) ---------------------------------------------------------------------
+# A regex tokenizer, not a parser: it is run on every model that reads declared sources, so it must
+# cost microseconds. Anything it cannot read with confidence (subqueries, CTEs, table functions that
+# add columns) makes it answer None rather than guess: a wrong W102 is worse than a missing one.
+
+_NOISE = re.compile(r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'", re.DOTALL)
+_WORD = re.compile(r"`([^`]+)`|[A-Za-z_][A-Za-z0-9_$]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_$]*)*")
+_ALIAS = re.compile(r"\bAS\s+`?([A-Za-z_][A-Za-z0-9_]*)`?", re.IGNORECASE)
+_TABLE = "\x00table\x00"
+_TABLE_ALIAS = re.compile(re.escape(_TABLE) + r"\s+(?:AS\s+)?`?([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
+_UNREADABLE = re.compile(r"\b(WITH|LATERAL|UNNEST|MATCH_RECOGNIZE|VALUES)\b", re.IGNORECASE)
+_SELECT = re.compile(r"\bSELECT\b", re.IGNORECASE)
+# Columns that window table functions add to their input.
+WINDOW_COLUMNS = frozenset({"window_start", "window_end", "window_time"})
+_KEYWORDS = frozenset(
+    """
+    select from where group by order having as and or not null is in like similar between case when then else end
+    distinct all union intersect except minus join left right inner outer full cross on using natural semi anti
+    true false unknown interval second seconds minute minutes hour hours day days week month months year years
+    to limit offset fetch first next last only nulls asc desc over partition rows range preceding following
+    unbounded current row table descriptor for system_time of escape exists any some filter within qualify
+    window emit watermark insert into set values
+    string varchar char int integer bigint smallint tinyint boolean bool double float real decimal numeric bytes
+    binary varbinary date time timestamp timestamp_ltz local zone with without array map multiset
+    current_timestamp current_date current_time localtime localtimestamp current_row_timestamp
+    """.split()  # noqa: SIM905 - a word list reads better than 140 quoted strings
+)
+
+
+def referenced_columns(sql: str, tables: tuple[str, ...]) -> set[str] | None:
+    """Lower-cased column names ``sql`` reads from ``tables`` (physical topic names), or ``None``.
+
+    Function names, keywords, ``AS`` aliases and table aliases are left out; ``t.col`` counts as ``col``.
+    """
+    text = _NOISE.sub(" ", sql)
+    if len(_SELECT.findall(text)) != 1 or _UNREADABLE.search(text):
+        return None
+    for table in sorted(tables, key=len, reverse=True):  # longest first: one topic may prefix another
+        text = text.replace(table, _TABLE)
+    skip = {m.group(1).lower() for m in _ALIAS.finditer(text)}
+    skip |= {m.group(1).lower() for m in _TABLE_ALIAS.finditer(text)}
+    found: set[str] = set()
+    for match in _WORD.finditer(text):
+        if match.group(1) is not None:  # `quoted identifier`
+            found.add(match.group(1).lower())
+            continue
+        word = match.group(0)
+        if text[match.end() :].lstrip().startswith("("):
+            continue  # a function call
+        name = word.rsplit(".", 1)[-1].strip().lower()
+        if name not in _KEYWORDS and name not in skip and name != "table":
+            found.add(name)  # "table" is also the word inside the _TABLE marker
+    return found

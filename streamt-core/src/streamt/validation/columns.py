@@ -11,7 +11,14 @@ from typing import Any
 
 from streamt.errors import Codes, Diagnostic
 from streamt.project.model import Column, ExposureRef, Model, Notice, Project
-from streamt.sql.columns import projection, type_family, unsupported_filter_operators, where_clause
+from streamt.sql.columns import (
+    WINDOW_COLUMNS,
+    projection,
+    referenced_columns,
+    type_family,
+    unsupported_filter_operators,
+    where_clause,
+)
 
 _KNOWN_ASSERTIONS = {
     "not_null", "accepted_values", "accepted_types", "range", "unique_key", "max_lag", "throughput",
@@ -104,6 +111,7 @@ def check(project: Project) -> tuple[list[Diagnostic], list[Notice]]:
     for model in project.models:
         location = loc(("model", model.name))
         out += _model_checks(project, model, outputs, location)
+        out += _source_columns_read(project, model, location)
         notices += _model_notices(model, has_gateway)
     for exposure in project.exposures:
         location = loc(("exposure", exposure.name))
@@ -129,6 +137,33 @@ def _missing_source_column(source: str, column: str, used_by: str, location: str
         f"Declare '{column}' in the columns of source '{source}', or fix the name.",
         location,
     )
+
+
+def _source_columns_read(project: Project, model: Model, location: str | None) -> list[Diagnostic]:
+    """W102 for columns the SQL reads that its sources do not declare (dsl.md §8).
+
+    Only when every dependency is a source that declares columns: with a model dependency (columns
+    possibly unknown) or an undeclaring source, a name could legitimately come from there.
+    """
+    if not model.rendered_sql or not model.dependencies:
+        return []
+    sources = [project.source(ref.name) if ref.kind == "source" else None for ref in model.dependencies]
+    if any(source is None or not source.columns for source in sources):
+        return []
+    declared = {c.name.lower() for source in sources if source for c in source.columns} | WINDOW_COLUMNS
+    read = referenced_columns(model.rendered_sql, tuple(source.topic for source in sources if source))
+    if read is None:
+        return []
+    names = " or ".join(f"'{s.name}'" for s in sources if s)
+    return [
+        Diagnostic(
+            Codes.W102_MISSING_SOURCE_COLUMN,
+            f"Column '{column}' used by model '{model.name}' is not declared on source {names}",
+            f"Declare '{column}' in the source's columns, or fix the name in the SQL.",
+            location,
+        )
+        for column in sorted(read - declared)
+    ]
 
 
 def _model_checks(project: Project, model: Model, outputs: OutputColumns, location: str | None) -> list[Diagnostic]:
