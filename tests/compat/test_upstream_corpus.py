@@ -17,8 +17,7 @@ from corpus import CORPUS, compare, expectations, observe
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="compat corpus not present")
 
 # (project, aspect) -> why we deliberately differ.
-EXPECTED_DIFFERENCES: dict[tuple[str, str], str] = {
-}
+EXPECTED_DIFFERENCES: dict[tuple[str, str], str] = {}
 
 
 def _results() -> dict[tuple[str, str], bool]:
