@@ -80,8 +80,10 @@ def streamt_validate(project: Any, env: str) -> list[Any] | None:
     environment name (``default`` in single-environment projects). Return a
     list of ``streamt.errors.Diagnostic`` — errors such as
     ``E202_FLINK_REQUIRED`` for models your plugin compiles, warnings such as
-    ``W101_STATE_TTL_RECOMMENDED``. Look only at declarations your plugin
-    owns. Must not contact any service.
+    ``W101_STATE_TTL_RECOMMENDED`` — and ``streamt.project.Notice`` objects for
+    advice without a seed code (reported under ``data.notices``, never failing
+    ``--strict``). Look only at declarations your plugin owns. Must not
+    contact any service.
     """
 
 

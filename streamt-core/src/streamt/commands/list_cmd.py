@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from streamt.cli.options import project_options
-from streamt.errors import Codes, StreamtError, did_you_mean
+from streamt.errors import Codes, Diagnostic, StreamtError, did_you_mean
 from streamt.result import Result
 
 _NOT_FOUND = {
@@ -100,7 +100,36 @@ def show(resource_type: str, name: str, project_dir: str, env: str | None, diff:
         raise StreamtError(code, f"{resource_type.capitalize()} '{name}' not found", did_you_mean(name, pool))
     graph = build_graph(project)
     data: dict[str, Any] = {"resource_type": resource_type, **_detail(project, graph, resource_type, item)}
-    return Result("show", data=data, text=_text(resource_type, name, data))
+    warnings: tuple[Diagnostic, ...] = ()
+    if resource_type == "model":
+        warnings = _add_compiled_view(project, name, data)
+    return Result("show", data=data, text=_text(resource_type, name, data), warnings=warnings)
+
+
+def _add_compiled_view(project: Any, name: str, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
+    """The seed's compiled blocks (topic with defaults applied, artifacts), when the model compiles.
+
+    A model whose compiler plugin is not installed still shows its declaration: ``show`` is a
+    read command, so the compile problem is a warning here and an error in ``compile``.
+    """
+    from streamt.compile import compiled_view
+
+    try:
+        view = compiled_view(project, name)
+    except StreamtError as exc:
+        first = exc.diagnostics[0]
+        data["artifacts"] = None
+        return (
+            Diagnostic(
+                Codes.W901_PLUGIN_WARNING,
+                f"Compiled view unavailable: {first.code.code}: {first.message}",
+                first.suggestion,
+            ),
+        )
+    data["artifacts"] = view["artifacts"]
+    if "topic" in view:
+        data["topic"] = view["topic"]
+    return ()
 
 
 def _text(resource_type: str, name: str, data: dict[str, Any]) -> str:
