@@ -128,7 +128,7 @@ def _add_compiled_view(project: Any, name: str, data: dict[str, Any]) -> tuple[D
         )
     data["artifacts"] = view["artifacts"]
     if "topic" in view:
-        data["topic"] = view["topic"]
+        data["topic"] = {**data.get("topic", {}), **view["topic"]}
     return ()
 
 
