@@ -15,7 +15,7 @@ from streamt import hookimpl
 # command runs, which keeps `streamt --help` fast.
 CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("streamt.commands.init:init", "Initialize a new streamt project."),
-    "import": ("streamt.commands.pending:import_", "Declare existing Kafka topics as external sources."),
+    "import": ("streamt.commands.import_cmd:import_command", "Declare existing Kafka topics as external sources."),
     "validate": ("streamt.commands.validate:validate", "Validate project configuration, syntax and governance rules."),
     "compile": ("streamt.commands.compile:compile_command", "Parse, validate and generate deployment artifacts."),
     "build": ("streamt.commands.build:build_command", "Compile and package artifacts with manifest and checksums."),

@@ -61,3 +61,10 @@ def streamt_deployers(runtime: Any) -> list[Any]:
     from streamt_kafka.deployers import SchemaDeployer, TopicDeployer
 
     return [TopicDeployer(runtime), SchemaDeployer(runtime)]
+
+
+@hookimpl
+def streamt_source_discoverers(runtime: Any) -> list[Any]:
+    from streamt_kafka.discovery import KafkaSourceDiscoverer
+
+    return [KafkaSourceDiscoverer(runtime)]
