@@ -1,4 +1,4 @@
-"""``streamt init`` (scaffold mode): a minimal project that validates cleanly. ``--discover`` comes later."""
+"""``streamt init``: scaffold mode (a minimal project that validates cleanly), or ``--discover`` (see discovery)."""
 
 from __future__ import annotations
 
@@ -69,6 +69,9 @@ models:
 @click.option("--discover", is_flag=True, help="Discover sources from existing Kafka infrastructure.")
 @click.option("--executor", type=click.Choice(["flink", "kafka_streams"]), default="flink", show_default=True)
 @click.option("--kafka", default=None, help="Kafka bootstrap servers (with --discover).")
+@click.option("--schema-registry", default=None, help="Schema Registry URL (with --discover; extracts columns).")
+@click.option("--include", multiple=True, help="Include only topics matching a glob (with --discover).")
+@click.option("--exclude", multiple=True, help="Exclude topics matching a glob (with --discover).")
 def init(
     project_dir: str,
     project_name: str | None,
@@ -77,14 +80,11 @@ def init(
     discover: bool,
     executor: str,
     kafka: str | None,
+    schema_registry: str | None,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
 ) -> Result:
     """Initialize a new streamt project."""
-    if discover or kafka:
-        raise StreamtError(
-            Codes.E904_NOT_IMPLEMENTED,
-            "init --discover is not implemented yet.",
-            "Use 'streamt init' (scaffold) and 'streamt import' later.",
-        )
     if executor != "flink":
         raise StreamtError(
             Codes.E904_NOT_IMPLEMENTED,
@@ -96,6 +96,21 @@ def init(
     if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", name):
         raise StreamtError(
             Codes.E900_USAGE_ERROR, f"Invalid project name '{name}'.", "Use letters, digits, '.', '_' and '-'."
+        )
+    if discover or kafka or schema_registry or include or exclude:
+        from streamt.discovery.init_project import init_discover
+
+        if not discover:
+            raise StreamtError(Codes.E900_USAGE_ERROR, "--kafka/--schema-registry/--include/--exclude need --discover.")
+        return init_discover(
+            root,
+            name,
+            kafka=kafka,
+            registry=schema_registry,
+            include=include,
+            exclude=exclude,
+            dry_run=dry_run,
+            force=force,
         )
     files = {
         "stream_project.yml": _PROJECT.format(name=name),
