@@ -1,4 +1,4 @@
-"""``streamt init``: the scaffold validates cleanly, existing files are protected, discovery is not there yet."""
+"""``streamt init``: the scaffold validates cleanly, existing files are protected, discovery fails closed."""
 
 from __future__ import annotations
 
@@ -62,12 +62,15 @@ def test_dry_run_writes_nothing(tmp_path: Path, cli) -> None:
     assert not (tmp_path / "d").exists()
 
 
-@pytest.mark.parametrize("args", [("--discover",), ("--discover", "--kafka", "localhost:9092")])
-def test_discover_is_not_implemented(tmp_path: Path, args: tuple[str, ...], cli) -> None:
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [(("--discover",), "E900_USAGE_ERROR"), (("--discover", "--kafka", "127.0.0.1:9"), "E701_IMPORT_DISCOVERY_FAILED")],
+)
+def test_discover_without_reachable_kafka_writes_nothing(tmp_path: Path, args: tuple[str, ...], code: str, cli) -> None:
     run = cli("json", "init", "--project-dir", tmp_path / "d", *args)
     assert run.exit_code == 1
-    assert [e["code"] for e in run.envelope["errors"]] == ["E904_NOT_IMPLEMENTED"]
+    assert [e["code"] for e in run.envelope["errors"]] == [code]
     assert run.envelope["errors"][0]["suggestion"]
     assert not (tmp_path / "d").exists()
     text = cli("text", "init", "--project-dir", tmp_path / "d", *args)
-    assert text.exit_code == 1 and "E904_NOT_IMPLEMENTED" in text.stderr and "Traceback" not in text.text
+    assert text.exit_code == 1 and code in text.stderr and "Traceback" not in text.text
