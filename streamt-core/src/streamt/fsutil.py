@@ -24,10 +24,9 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Replace ``path`` with ``data`` atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+@contextlib.contextmanager
+def _staged_file(path: Path, data: bytes, mode: int) -> Iterator[str]:
+    """A durable temporary sibling of ``path`` holding ``data``, removed afterwards if still there."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -35,11 +34,18 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
+        yield tmp
+    finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        raise
+
+
+def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Replace ``path`` with ``data`` atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _staged_file(path, data, mode) as tmp:
+        os.replace(tmp, path)
     fsync_dir(path.parent)
 
 
@@ -51,17 +57,8 @@ def create_exclusive(path: Path, data: bytes, mode: int = 0o600) -> None:
     symlink) already has the name.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
+    with _staged_file(path, data, mode) as tmp:
         os.link(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
     fsync_dir(path.parent)
 
 
