@@ -23,7 +23,7 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("streamt.commands.apply:apply_command", "Deploy artifacts to infrastructure."),
     "diff": ("streamt.commands.diff:diff_command", "Compare local definitions against deployed state."),
     "status": ("streamt.commands.status:status_command", "Check deployment status of managed resources."),
-    "adopt": ("streamt.commands.pending:adopt", "Claim an existing declared resource for lifecycle management."),
+    "adopt": ("streamt.commands.adopt:adopt_command", "Claim an existing declared resource for lifecycle management."),
     "test": ("streamt.commands.pending:test", "Run data quality tests."),
     "lineage": ("streamt.commands.lineage:lineage", "Display data lineage and dependencies."),
     "list": ("streamt.commands.list_cmd:list_", "List project resources by type."),

@@ -49,6 +49,14 @@ class TopicObserver:
                 "read topics", observe_topics, admin, [desired_topic(a) for a in artifacts], self.counter
             )
 
+    def adoption_review(self, artifact: Artifact) -> dict[str, Any]:
+        """Partitions, replication factor and dynamic configuration shown before ``adopt`` claims the topic."""
+        from streamt_kafka.admin import admin_client
+        from streamt_kafka.adoption import topic_review
+
+        with admin_client(kafka_settings(self.runtime)) as admin:
+            return _classified("describe the topic", topic_review, admin, artifact.identity)
+
     def message_counts(self, names: list[str]) -> dict[str, int]:
         """Messages retained per topic (end minus beginning offsets), in two offset requests."""
         from streamt_kafka.lag import message_counts
@@ -93,6 +101,12 @@ def registry_client(runtime: Any) -> Any:
 class SchemaObserver:
     runtime: Any
     kinds = (KIND_SCHEMA,)
+
+    def adoption_review(self, artifact: Artifact) -> dict[str, Any]:
+        """Subject facts and content checksums (never the schema body) shown before ``adopt``."""
+        from streamt_kafka.adoption import schema_review
+
+        return schema_review(registry_client(self.runtime), artifact)
 
     def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
         from streamt_kafka.registry_live import observe_subject

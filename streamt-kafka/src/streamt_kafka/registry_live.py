@@ -76,6 +76,16 @@ class RegistryClient:
             raise self._unexpected("read subject", status)
         return payload
 
+    def compatibility(self, subject: str) -> str | None:
+        """The subject's compatibility level, else the registry default; ``None`` when neither is readable."""
+        for path in (f"/config/{quote(subject, safe='')}", "/config"):
+            status, payload = self._request("GET", path)
+            if status == 200 and isinstance(payload, dict):
+                level = payload.get("compatibilityLevel") or payload.get("compatibility")
+                if isinstance(level, str):
+                    return level.upper()
+        return None
+
     def is_compatible(self, subject: str, schema: str, schema_type: str) -> bool:
         """Whether ``schema`` may be registered under ``subject`` by its compatibility rule."""
         body = self._body(schema, schema_type)
