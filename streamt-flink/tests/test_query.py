@@ -84,3 +84,23 @@ def test_table_names_stay_unique_when_topics_collide() -> None:
     assert names["a.b"].startswith("a_b_") and names["a.b"] != "a_b"
     assert names[sink_key("a_b")] == "a_b_sink"
     assert table_names(["a_b", "a.b"]) == {k: v for k, v in names.items() if k in ("a.b", "a_b")}
+
+
+def test_ungrouped_tokens_are_the_leaves_of_a_full_parse() -> None:
+    """``_tokens`` skips sqlparse's grouping; its leaves must match ``sqlparse.parse``'s (guards upgrades)."""
+    import sqlparse
+    from sqlparse import tokens as T
+    from streamt_flink.query import _tokens
+
+    queries = [
+        "SELECT a * b AS c, * FROM `t` AS x -- note\nWHERE x.k <> 'GROUP BY' /* c */ AND v > -1.5e3",
+        "SELECT k, COUNT(*) AS `count` FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY k",
+        "SELECT CASE WHEN v IS NULL THEN 0 ELSE v END AS v FROM a LEFT OUTER JOIN b ON a.k = b.k; SELECT 2",
+        "",
+    ]
+    for sql in queries:
+        flat = sqlparse.parse(sql)[0].flatten() if sql else []
+        leaves = [t for t in flat if not t.is_whitespace and t.ttype not in T.Comment]
+        # Grouping retypes an arithmetic `*` from Wildcard to Operator; nothing in `analyze` reads either.
+        same = [(t.value, T.Operator if t.ttype is T.Wildcard else t.ttype) for t in leaves]
+        assert [(t.value, T.Operator if t.ttype is T.Wildcard else t.ttype) for t in _tokens(sql)] == same

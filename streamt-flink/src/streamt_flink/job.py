@@ -16,8 +16,9 @@ from streamt.artifacts import KIND_FLINK_JOB, KIND_TOPIC, Artifact
 from streamt.errors import Codes, StreamtError
 
 from streamt_flink import ddl, options
+from streamt_flink.jobquery import job_tables, render_query
 from streamt_flink.masking import mask_expression
-from streamt_flink.query import QueryShape, analyze, quote_reserved_aliases, substitute_relations, unquote
+from streamt_flink.query import QueryShape, analyze, unquote
 from streamt_flink.relations import (
     DEFAULT_WATERMARK_MS,
     WINDOW_COLUMNS,
@@ -29,7 +30,6 @@ from streamt_flink.relations import (
 from streamt_flink.secrets import kafka_password_placeholder
 
 PROVIDER = "streamt-flink"
-_JINJA_MARKERS = ("{{", "{%", "{#")
 
 
 @attrs.frozen
@@ -88,24 +88,6 @@ def source_statement(
         )
     opts = options.source_options(connection(project), relation.topic, group_id(project, job), relation.format)
     return ddl.create_table(table, columns, opts, relation.watermark)
-
-
-def render_query(model: Any, relations: list[Relation], tables: dict[str, str]) -> str:
-    """The model SQL with ``source()``/``ref()`` turned into the job's (quoted) table names."""
-    by_name = {(r.kind, r.name): ddl.quote_ident(tables[r.topic]) for r in relations}
-
-    def table(kind: str, name: str) -> str:
-        return by_name[("source" if kind == "source" else "model", name)]
-
-    query = substitute_relations(model.sql or "", table)
-    if not any(marker in query for marker in _JINJA_MARKERS):
-        return quote_reserved_aliases(query.strip().rstrip(";").strip())
-    # Other Jinja (env(), config()) was rendered by the loader, which wrote physical topic names.
-    rendered = model.rendered_sql or ""
-    for relation in sorted(relations, key=lambda r: -len(r.topic)):
-        quoted = ddl.quote_ident(tables[relation.topic])
-        rendered = re.sub(rf"(?<![\w.`-]){re.escape(relation.topic)}(?![\w.`-])", quoted, rendered)
-    return quote_reserved_aliases(rendered.strip().rstrip(";").strip())
 
 
 def undeclared_columns(
@@ -192,7 +174,7 @@ def job_name(model: Any) -> str:
 def compile_model(project: Any, model: Any) -> Artifact:
     job = job_name(model)
     relations = relations_of(project, model)
-    tables = ddl.table_names([r.topic for r in relations], model.topic_name)
+    tables = job_tables(model, relations)
     query = render_query(model, relations, tables)
     shape = analyze(query)
     relations = with_time_columns(relations, shape, tables)
@@ -287,7 +269,7 @@ def _sink(
     if (shape.group_by and not shape.windowed) or (retracting and (model.primary_key or model.key)):
         key = _primary_key(model, shape, names) if shape.group_by else tuple(model.primary_key or (model.key,))
         return Sink(table, model.topic_name, "upsert-kafka", columns, primary_key=key)
-    if format_of(model, relations) == options.CHANGELOG_FORMAT:
+    if format_of(model, shape, relations) == options.CHANGELOG_FORMAT:
         # An outer join retracts rows it emitted (and a changelog input carries retractions on);
         # without a key to upsert on, the topic carries the changelog itself (debezium-json), and
         # jobs reading the model read it the same way.
