@@ -36,8 +36,9 @@ def write_output(target: Path, files: dict[str, bytes], project_root: Path | Non
             # One mkdir per directory, not per file: outputs hold thousands of files in a handful of folders.
             for directory in sorted({os.path.dirname(relative) for relative in files} - {""}):
                 os.makedirs(staging / directory, exist_ok=True)
+            base = os.fspath(staging)  # string joins: a Path object per file adds ~0.1 s at 15,000 files
             for relative, data in files.items():
-                with open(staging / relative, "xb") as handle:
+                with open(os.path.join(base, relative), "xb") as handle:
                     handle.write(data)
     except OSError as exc:
         raise StreamtError(
