@@ -129,6 +129,50 @@ def test_sasl_password_never_reaches_the_sql(streamt_project: Callable[..., Path
     assert 'password="${KAFKA_PASSWORD}";' in artifact.files[".sql"]
 
 
+_SASL = {
+    "bootstrap_servers": "localhost:9092",
+    "security_protocol": "SASL_SSL",
+    "sasl_mechanism": "PLAIN",
+    "sasl_username": "svc",
+}
+_CLEAN = [{"name": "clean", "materialized": "flink", "sql": 'SELECT k, v FROM {{ source("events") }} WHERE v > 0'}]
+
+
+@pytest.mark.parametrize(
+    ("written", "carried"),
+    [
+        ("${KAFKA_PASSWORD:-fallback-s3cr3t}", "${KAFKA_PASSWORD}"),  # the fallback is literal file text
+        ("s3cr3t-value", "${STREAMT_KAFKA_SASL_PASSWORD}"),  # a literal secret is never copied
+        ("pre-${KAFKA_PASSWORD}", "${STREAMT_KAFKA_SASL_PASSWORD}"),  # nor is text around a placeholder
+    ],
+)
+def test_only_a_whole_placeholder_is_carried(streamt_project: Callable[..., Path], written: str, carried: str) -> None:
+    project = _project(streamt_project, _CLEAN, kafka={**_SASL, "sasl_password": written})
+    sql = compile_model(project, project.model("clean")).files[".sql"]
+    assert f'password="{carried}";' in sql
+    assert "s3cr3t" not in sql and "pre-" not in sql
+
+
+def test_the_placeholder_comes_from_the_loaded_project_not_the_file(streamt_project: Callable[..., Path]) -> None:
+    files = {
+        "stream_project.yml": {"project": {"name": "p"}},
+        "environments/prod.yml": {
+            "environment": {"name": "prod"},
+            "runtime": {"kafka": {**_SASL, "sasl_password": "${PROD_PW}"}},
+        },
+        "models/m.yml": {
+            "sources": [{"name": "events", "topic": "app.events.v1", "columns": [{"name": "k", "type": "STRING"}]}],
+            "models": [{"name": "copy", "materialized": "flink", "sql": 'SELECT k FROM {{ source("events") }}'}],
+        },
+    }
+    root = streamt_project(files)
+    project = load_project(root, "prod", process_env={"PROD_PW": "s3cr3t-value"})
+    # The environment file changes (or goes) after loading: compile uses what was loaded.
+    (root / "environments" / "prod.yml").unlink()
+    sql = compile_model(project, project.model("copy")).files[".sql"]
+    assert 'password="${PROD_PW}";' in sql and "s3cr3t-value" not in sql
+
+
 def test_topic_model_with_sql_gets_a_processor_job(streamt_project: Callable[..., Path]) -> None:
     project = _project(
         streamt_project, [{"name": "copy", "materialized": "topic", "sql": 'SELECT * FROM {{ source("events") }}'}]

@@ -2,40 +2,25 @@
 
 The loader resolves ``runtime`` placeholders in memory; the compiled job must carry the
 placeholder instead (dsl.md section 2.2), and the deployer resolves it at submission time. The
-placeholder is read back from the file that declared the runtime block. A secret written as a
-literal in the file is never copied either: the job then carries ``DEFAULT_PLACEHOLDER``.
+loader records the text each runtime value was written as (``Project.runtime_placeholder``). Only
+a whole ``${VAR}`` is carried: a fallback (``${VAR:-text}``) is dropped, and a secret written as a
+literal (or as text around a placeholder) is never copied either, since that text is the secret
+or part of it: the job then carries ``DEFAULT_PLACEHOLDER``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import re
 from typing import Any
 
 DEFAULT_PLACEHOLDER = "${STREAMT_KAFKA_SASL_PASSWORD}"
-
-
-def _runtime_file(project: Any) -> Path | None:
-    root = Path(project.root)
-    if project.environment.multi:
-        candidates = [root / "environments" / f"{project.env}{suffix}" for suffix in (".yml", ".yaml")]
-    else:
-        candidates = [root / "stream_project.yml", root / "stream_project.yaml"]
-    return next((path for path in candidates if path.is_file()), None)
+_WHOLE_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
 
 
 def kafka_password_placeholder(project: Any) -> str | None:
     """``None`` when no SASL password is configured, else the placeholder to write."""
     if not project.runtime.kafka.sasl_password:
         return None
-    import yaml
-
-    path = _runtime_file(project)
-    try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8")) if path else None
-    except (OSError, yaml.YAMLError):
-        document = None
-    raw = ((document or {}).get("runtime") or {}).get("kafka") or {}
-    value = raw.get("sasl_password") if isinstance(raw, dict) else None
-    if isinstance(value, str) and value.strip().startswith("${") and value.strip().endswith("}"):
-        return value.strip()
-    return DEFAULT_PLACEHOLDER
+    written = project.runtime_placeholder("kafka.sasl_password") or ""
+    whole = _WHOLE_PLACEHOLDER.fullmatch(written.strip())
+    return f"${{{whole.group(1)}}}" if whole else DEFAULT_PLACEHOLDER
