@@ -61,10 +61,10 @@ GROUP_COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
             "Inspect ownership and operation-control metadata.",
         ),
         "recovery-plan": (
-            "streamt.commands.pending:state_recovery_plan",
+            "streamt.commands.state_recovery:recovery_plan_command",
             "Create reviewed evidence for one unfinished operation.",
         ),
-        "recover": ("streamt.commands.pending:state_recover", "Execute one exact reviewed recovery."),
+        "recover": ("streamt.commands.state_recovery:recover_command", "Execute one exact reviewed recovery."),
     },
 }
 

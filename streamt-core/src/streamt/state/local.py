@@ -200,6 +200,11 @@ class LocalStateBackend:
             serial=serial + 1,
             records=tuple(sorted(records, key=lambda r: r.resource_id)),
         )
+        self._install(control, current, new_state)
+        return new_state
+
+    def _install(self, control: OperationControl, current: OwnershipState | None, new_state: OwnershipState) -> None:
+        """History entry (exclusive), then the state file, then clear the marker: each step atomic."""
         entry = {
             "serial": new_state.serial,
             "operation_id": control.operation_id,
@@ -223,7 +228,6 @@ class LocalStateBackend:
         atomic_write(self.state_path, canonical_json(new_state.to_document()) + b"\n", mode=0o600)
         boundary()
         self.clear(control)
-        return new_state
 
     def clear(self, control: OperationControl) -> None:
         """Remove the control marker of ``control`` (and only of it)."""
@@ -237,5 +241,68 @@ class LocalStateBackend:
         self.control_path.unlink(missing_ok=True)
         fsync_dir(self.directory)
 
+    # -- reviewed recovery (protocol methods; see docs/state-recovery.md) ----
+
+    def read_recovery(self, recovery_operation_id: str) -> dict[str, Any] | None:
+        """The durable recovery-history entry of one recovery operation, if it was committed."""
+        document = _read_json(self.history_dir / f"recovery-{recovery_operation_id}.json", "recovery history")
+        if document is not None and not isinstance(document, dict):
+            raise _history_invalid()
+        return document
+
+    def verify_lock(self) -> None:
+        """``E423`` when the lock file we hold was removed or replaced (another process could lock anew)."""
+        if not self.lock_path.exists():
+            raise StreamtError(
+                Codes.E423_STATE_LOCK_LOST,
+                "The state lock file disappeared while this operation held it; authority is lost.",
+                "Start no mutation; inspect `streamt state status` and retry the identical command.",
+            )
+
+    def commit_recovery(
+        self, entry: dict[str, Any], prior_checksum: str | None, candidate: OwnershipState | None
+    ) -> OwnershipState | None:
+        """Record the recovery, install ``candidate`` (when the state changes), then clear the blocked marker.
+
+        Each step is resumable: a crash after any of them leaves the marker in
+        place, and the identical retry finds its own recovery entry, skips what
+        already happened and finishes.
+        """
+        blocked = str(entry["blocked_operation_id"])
+        path = self.history_dir / f"recovery-{entry['recovery_operation_id']}.json"
+        self.history_dir.mkdir(parents=True, exist_ok=True)
+        data = canonical_json(entry) + b"\n"
+        try:
+            create_exclusive(path, data)
+        except FileExistsError:
+            if path.read_bytes() != data:
+                raise _conflict("A different recovery with this operation id is already recorded.", blocked) from None
+        boundary()
+        current = self.read_state()
+        checksum = current.checksum if current else None
+        if candidate is not None and checksum == prior_checksum:
+            self._install(self.read_control(), current, candidate)
+            return candidate
+        if candidate is not None and checksum != candidate.checksum:
+            raise _conflict("The ownership state changed after the recovery was reviewed.", blocked)
+        control = self.read_control()
+        if control.operation_id == blocked:
+            self.clear(control)
+        return current
+
     def _write_control(self, control: OperationControl) -> None:
         atomic_write(self.control_path, canonical_json(control.to_document()) + b"\n", mode=0o600)
+
+
+def _history_invalid() -> StreamtError:
+    return StreamtError(Codes.E411_STATE_INVALID, "A recovery history entry is malformed.", "Do not edit history.")
+
+
+def _conflict(message: str, operation_id: str) -> StreamtError:
+    return StreamtError(
+        Codes.E424_STATE_CONFLICT,
+        message,
+        "Create fresh reviewed evidence with `streamt state recovery-plan`.",
+        details={"operation_id": operation_id},
+        data={"operation_id": operation_id},
+    )
