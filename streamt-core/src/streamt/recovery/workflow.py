@@ -99,7 +99,8 @@ def candidate_state(backend: Any, state: Any, targets: list[dict[str, Any]], art
     if state is None and not records:
         return None
     return OwnershipState(
-        store_id=state.store_id if state is not None else str(uuid.uuid4()),
+        # A store that owns its identity (PostgreSQL) names it; local state starts a new one.
+        store_id=state.store_id if state is not None else (backend.status()["store_id"] or str(uuid.uuid4())),
         address=backend.address,
         serial=(state.serial if state is not None else 0) + 1,
         records=tuple(records[k] for k in sorted(records)),
@@ -223,9 +224,11 @@ def _execute_locked(
                 details={"operation_id": blocked},
                 data={"operation_id": blocked},
             )
+    # Read before the commit: once it is verified, reporting needs no backend read that could fail.
+    before = backend.status()
     boundary()
-    backend.verify_lock()
     try:
+        backend.verify_lock()
         result = backend.commit_recovery(entry, prior_checksum, candidate)
     except StreamtError as exc:
         exc.data.setdefault("operation_id", blocked)
@@ -239,13 +242,17 @@ def _execute_locked(
             details={"operation_id": blocked},
             data={"operation_id": blocked, "committed": None},
         ) from None
-    return _result(backend, document, result, changed=candidate is not None)
+    # commit_recovery clears the blocked marker or raises.
+    cleared = {**before, "operation_status": {"status": CLEAR}}
+    return _result(backend, document, result, changed=candidate is not None, status=cleared)
 
 
-def _result(backend: Any, document: dict[str, Any], state: Any, changed: bool) -> dict[str, Any]:
-    status = backend.status()
+def _result(
+    backend: Any, document: dict[str, Any], state: Any, changed: bool, status: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    status = backend.status() if status is None else status
     return {
-        "store": {"backend": status["backend"], "store_id": status["store_id"]},
+        "store": {"backend": status["backend"], "store_id": state.store_id if state else status["store_id"]},
         "address": backend.address,
         "state_serial": state.serial if state else 0,
         "state_checksum": state.checksum if state else None,
