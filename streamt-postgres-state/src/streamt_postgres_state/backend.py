@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import attrs
+from streamt.errors import StreamtError
 from streamt.state.records import (
     CLEAR,
     IN_PROGRESS,
@@ -49,7 +50,7 @@ WRITE = "write"
 T = TypeVar("T")
 
 
-def _no_authority() -> Exception:
+def _no_authority() -> StreamtError:
     return unavailable(
         "The PostgreSQL writer authority could not be proven.",
         "Ordinary state authority needs the exact v2 catalog, writer_dsn_env authenticating as the bound "
@@ -252,6 +253,71 @@ class PostgresStateBackend:
             return new_state
 
         state = self._durably(step, control.operation_id)
+        self._committed = True
+        return state
+
+    # -- reviewed recovery (see docs/state-recovery.md and docs/state-postgres.md) --
+
+    def read_recovery(self, recovery_operation_id: str) -> dict[str, Any] | None:
+        """The durable recovery-history entry of one recovery operation, if it was committed.
+
+        It is rebuilt from the two ``operation_history`` events that the
+        recovery commit appended together (see ``rows.write_recovery``).
+        """
+        with self._reading() as cur:
+            return rows.read_recovery(cur, self.settings.schema, self.address, recovery_operation_id)
+
+    def verify_lock(self) -> None:
+        """``E423`` unless the dedicated lock connection is alive and still holds the address lock."""
+        conn, key = self._conn, self._lock_key
+        if conn is None or key is None:
+            raise lock_lost(None)
+        held = False
+        with contextlib.suppress(Exception), conn.cursor() as cur:
+            held = db.holds_address_lock(cur, key)
+        if not held:
+            raise lock_lost(None)
+
+    def commit_recovery(
+        self, entry: dict[str, Any], prior_checksum: str | None, candidate: OwnershipState | None
+    ) -> OwnershipState | None:
+        """One transaction: ``candidate`` (with its ownership history), the cleared marker and the recovery events.
+
+        PostgreSQL needs no resumable sequence: either everything is committed
+        or nothing is. An identical recovery already in history is accepted
+        without writing; anything else that moved since the review is E424.
+        """
+        blocked = str(entry["blocked_operation_id"])
+        rows.check_recovery_entry(entry)
+
+        def step(cur: Any) -> OwnershipState | None:
+            current = self._address_rows(cur)
+            recorded = rows.read_recovery(cur, self.settings.schema, self.address, entry["recovery_operation_id"])
+            if recorded is not None:
+                if recorded != entry:
+                    raise conflict("A different recovery with this operation id is already recorded.", blocked)
+                return current.state
+            if current.control.status == CLEAR or current.control.operation_id != blocked:
+                raise conflict("The operation-control marker belongs to another operation.", blocked)
+            checksum = current.state.checksum if current.state else None
+            if checksum != prior_checksum:
+                raise conflict("The ownership state changed after the recovery was reviewed.", blocked)
+            result = current.state
+            if candidate is not None:
+                serial = current.state.serial if current.state else 0
+                if (candidate.address, candidate.store_id) != (self.address, self._store_id):
+                    raise invalid("The reviewed candidate state belongs to another store or address.")
+                if candidate.serial != serial + 1:
+                    raise conflict("The reviewed candidate state does not follow the current serial.", blocked)
+                rows.write_state(cur, self.settings.schema, current.state, candidate, current.control)
+                result = candidate
+            if entry["state_checksum"] != (result.checksum if result else None):
+                raise invalid("The recovery entry does not match the state it would leave.")
+            rows.write_control(cur, self.settings.schema, self.address, OperationControl(), "recovered", blocked)
+            rows.write_recovery(cur, self.settings.schema, self.address, entry)
+            return result
+
+        state = self._durably(step, blocked)
         self._committed = True
         return state
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
+import uuid
 from typing import Any
 
 import attrs
@@ -188,3 +190,114 @@ def write_state(cur: Any, schema: str, previous: OwnershipState | None, state: O
             stamp,
         ),
     )
+
+
+# -- recovery history ----------------------------------------------------------
+#
+# The frozen v1/v2 catalog has no recovery table, and catalog verification is
+# exact, so a recovery is recorded as two consecutive ``operation_history``
+# events written in the commit's transaction:
+#
+# * ``recovered`` — the control transition of the blocked operation, shaped
+#   like ``committed`` (operation_id = blocked, status = clear, checksum of the
+#   cleared control document);
+# * ``recovery:<resolution>:<state checksum | absent>`` — operation_id = the
+#   recovery operation, status = clear, document_checksum = evidence checksum.
+
+RECOVERY_EVENT = "recovery"
+RECOVERED_EVENT = "recovered"
+_RESOLUTIONS = frozenset({"observed", "rolled_back", "abandoned_before_mutation"})
+_CHECKSUM = re.compile(r"^sha256:[0-9a-f]{64}$")
+_ABSENT = "absent"
+_ENTRY_KEYS = frozenset(
+    {"blocked_operation_id", "recovery_operation_id", "resolution", "evidence_checksum", "state_checksum"}
+)
+
+
+def _history_invalid() -> Exception:
+    return invalid("A recovery history event is malformed.", "Do not edit history; restore the catalog from a backup.")
+
+
+def _canonical_uuid(value: Any) -> bool:
+    try:
+        return str(uuid.UUID(str(value))) == value
+    except ValueError:
+        return False
+
+
+def check_recovery_entry(entry: dict[str, Any]) -> None:
+    """The exact shape ``write_recovery`` can store and ``read_recovery`` rebuild (E411 otherwise)."""
+    state_checksum = entry.get("state_checksum")
+    if (
+        set(entry) != _ENTRY_KEYS
+        or not _canonical_uuid(entry["blocked_operation_id"])
+        or not _canonical_uuid(entry["recovery_operation_id"])
+        or entry["resolution"] not in _RESOLUTIONS
+        or not isinstance(entry["evidence_checksum"], str)
+        or not _CHECKSUM.match(entry["evidence_checksum"])
+        or not (state_checksum is None or (isinstance(state_checksum, str) and _CHECKSUM.match(state_checksum)))
+    ):
+        raise invalid("The recovery entry cannot be recorded exactly.", "Create fresh reviewed recovery evidence.")
+
+
+def write_recovery(cur: Any, schema: str, address: str, entry: dict[str, Any]) -> None:
+    """Append the recovery event right after the ``recovered`` transition (same transaction)."""
+    from psycopg2 import sql
+
+    check_recovery_entry(entry)
+    state = entry["state_checksum"] or _ABSENT
+    cur.execute(
+        sql.SQL(
+            "INSERT INTO {h} SELECT %s, coalesce(max(seq), 0) + 1, %s, %s, %s, %s, %s FROM {h} WHERE address = %s"
+        ).format(h=ident(schema, "operation_history")),
+        (
+            address,
+            entry["recovery_operation_id"],
+            f"{RECOVERY_EVENT}:{entry['resolution']}:{state}",
+            CLEAR,
+            entry["evidence_checksum"],
+            now(),
+            address,
+        ),
+    )
+
+
+def read_recovery(cur: Any, schema: str, address: str, recovery_operation_id: str) -> dict[str, Any] | None:
+    """The recovery entry of ``recovery_operation_id`` rebuilt from its two events, or ``None``."""
+    from psycopg2 import sql
+
+    if not _canonical_uuid(recovery_operation_id):
+        raise invalid("The recovery operation id is not a canonical UUID.", "Create fresh reviewed recovery evidence.")
+    cur.execute(
+        sql.SQL(
+            "SELECT r.event, r.status, r.document_checksum, t.operation_id::text, t.event, t.status"
+            " FROM {h} r LEFT JOIN {h} t ON t.address = r.address AND t.seq = r.seq - 1"
+            " WHERE r.address = %s AND r.operation_id = %s::uuid AND r.event LIKE %s"
+        ).format(h=ident(schema, "operation_history")),
+        (address, recovery_operation_id, RECOVERY_EVENT + ":%"),
+    )
+    found = cur.fetchall()
+    if not found:
+        return None
+    if len(found) != 1:
+        raise _history_invalid()
+    event, status, evidence_checksum, blocked, transition, transition_status = found[0]
+    parts = event.split(":", 2)
+    if (
+        len(parts) != 3
+        or (transition, transition_status, status) != (RECOVERED_EVENT, CLEAR, CLEAR)
+        or not (parts[2] == _ABSENT or _CHECKSUM.match(parts[2]))
+    ):
+        raise _history_invalid()
+    entry = {
+        "blocked_operation_id": blocked,
+        "recovery_operation_id": recovery_operation_id,
+        "resolution": parts[1],
+        "evidence_checksum": evidence_checksum,
+        "state_checksum": None if parts[2] == _ABSENT else parts[2],
+    }
+    try:
+        check_recovery_entry(entry)
+    except Exception:
+        raise _history_invalid() from None
+    return entry
