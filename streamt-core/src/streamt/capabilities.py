@@ -72,7 +72,10 @@ class StateBackend:
     object follows the protocol of ``streamt.state.local.LocalStateBackend``:
     ``name``, ``address``, ``status()``, ``read_state()``, ``read_control()``,
     ``operation_lock()``, ``require_clear()``, ``begin_operation()``,
-    ``record_progress()``, ``mark_recovery_required()``, ``commit()``.
+    ``record_progress()``, ``record_progress_many()``,
+    ``mark_recovery_required()``, ``commit()``; for reviewed recovery also
+    ``read_recovery()``, ``verify_lock()``, ``commit_recovery()``
+    (docs/state-recovery.md).
     ``purpose`` is ``read``, ``write`` or ``admin`` (``streamt.state.selection``).
     """
 
