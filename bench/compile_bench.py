@@ -4,7 +4,8 @@ Reuses the validate benchmark's generator (chains and fan-outs, Jinja refs, spli
 Flink job with its topic). Each run is a fresh process writing a real output directory, best of three;
 peak memory is that child's max RSS (``wait4``). After the timed runs the output of two runs is compared
 byte for byte. Usage: ``./dev bench compile_bench [sizes...]``; ``--stages`` adds an in-process
-breakdown (load, validate, provider hooks, render, write) to show where the time goes.
+breakdown (load, validate, provider hooks, render, write) to show where the time goes; ``--profile``
+runs that breakdown under cProfile and prints the 30 most expensive functions (cumulative time).
 """
 
 from __future__ import annotations
@@ -68,7 +69,20 @@ def stages(root: Path, out: Path) -> str:
     return ", ".join(f"{name} {b - a:.2f}" for name, a, b in zip(names, marks, marks[1:], strict=False))
 
 
-def main(sizes: list[int], with_stages: bool) -> None:
+def profiled(root: Path, out: Path) -> str:
+    """``stages`` under cProfile: the stage line, then the top functions by cumulative time."""
+    import cProfile
+    import io
+    import pstats
+
+    profile = cProfile.Profile()
+    line = profile.runcall(stages, root, out)
+    report = io.StringIO()
+    pstats.Stats(profile, stream=report).sort_stats("cumulative").print_stats(30)
+    return f"{line} (under cProfile)\n{report.getvalue()}"
+
+
+def main(sizes: list[int], with_stages: bool, with_profile: bool) -> None:
     print(f"python {platform.python_version()} on {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs")
     print(f"{'models':>7} {'files':>7} {'wall s':>8} {'peak MB':>8} {'ms/model':>9} {'identical':>9}")
     for size in sizes:
@@ -83,8 +97,11 @@ def main(sizes: list[int], with_stages: bool) -> None:
             print(f"{size:>7} {files:>7} {best:>8.2f} {peak:>8.1f} {1000 * best / size:>9.2f} {identical!s:>9}")
             if with_stages:
                 print(f"        stages (s): {stages(root, Path(tmp) / 'staged')}")
+            if with_profile:
+                print(f"        stages (s): {profiled(root, Path(tmp) / 'profiled')}")
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    main([int(a) for a in args if a != "--stages"] or [100, 1000, 5000], "--stages" in args)
+    sizes = [int(a) for a in args if not a.startswith("--")]
+    main(sizes or [100, 1000, 5000], "--stages" in args, "--profile" in args)
