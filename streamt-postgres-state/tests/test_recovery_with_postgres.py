@@ -350,6 +350,7 @@ def test_no_secret_reaches_output_or_evidence(
         schema,
         WRITER_ENV,
         "STREAMT_TEST_PG_OWNER_DSN",
+        kafka_bootstrap,
     ]
     plan = _plan(streamt_cli, path, "observed", tmp_path / "o.json")
     code, out, err = text_cli("state", "recovery-plan", "-p", path, "--resolution", "observed", "--out", tmp_path / "t")
@@ -385,12 +386,13 @@ def test_killing_the_writer_connection_mid_recover_is_E423_then_the_exact_retry_
     blocked = plan["blocked_operation_id"]
     events = _events(owner_sql, schema)
     # The recover pauses at its boundary (after revalidation, before verify_lock and the commit).
-    child = _process(*_recover_args(path, plan, evidence), env={"STREAMT_TEST_BOUNDARY_DELAY": "4"})
+    child = _process(*_recover_args(path, plan, evidence), env={"STREAMT_TEST_BOUNDARY_DELAY": "8"})
     deadline = time.monotonic() + 30
     while not (holders := _lock_holders(postgres_writer_dsn)):
         assert time.monotonic() < deadline and child.poll() is None, child.communicate()
         time.sleep(0.05)
-    time.sleep(1.0)  # past the live revalidation, into the boundary pause
+    time.sleep(3.0)  # past the live revalidation (well under a second here), into the boundary pause
+    assert child.poll() is None
     (pid,) = holders
     _terminate(postgres_writer_dsn, pid)
     out, _err = child.communicate(timeout=60)
