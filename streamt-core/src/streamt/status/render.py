@@ -52,8 +52,10 @@ def status_text(report: dict[str, Any]) -> str:
     ok = sum(1 for e in topics if e["status"] == OK)
     missing = sum(1 for e in topics if e["status"] == "MISSING")
     unobserved = sum(1 for e in jobs if e["status"] == "NOT_OBSERVED")
+    running = sum(1 for e in jobs if e["status"] == "RUNNING")
     lines.append(
-        f"Summary: Topics: {ok} OK, {missing} missing | Jobs: 0 running, {len(jobs) - unobserved} other, "
+        f"Summary: Topics: {ok} OK, {missing} missing | Jobs: {running} running, "
+        f"{len(jobs) - unobserved - running} other, "
         f"{unobserved} not observed"
     )
     return "\n".join(lines)

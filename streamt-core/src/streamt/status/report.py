@@ -6,7 +6,10 @@ Managed and adopted resources are observed; external ones only with
 ``NOT_OBSERVED`` rather than left out, and a provider that cannot be reached
 makes its resources ``UNAVAILABLE`` instead of failing the whole command.
 Classification reuses the planners: a planned create is ``MISSING``, an
-update ``DRIFT``, a no-op ``OK``.
+update ``DRIFT``, a no-op ``OK``. An observer may also report a runtime state
+(``runtime_status(artifacts) -> {identity: {"state": ..., "healthy": ...}}``,
+e.g. a connector's ``RUNNING``/``FAILED``): it is kept apart from the
+observation, so it never enters plan evidence, and replaces ``OK`` in the row.
 """
 
 from __future__ import annotations
@@ -69,10 +72,17 @@ def status_report(
             error = exc.diagnostics[0].code.code
             report.setdefault(key, []).extend(dict(_entry(a, None, UNAVAILABLE), error=error) for a in group)
             continue
+        runtime = _runtime_status(observer, [a for a in group if seen[a.identity].status != ABSENT])
         for artifact in group:
             observation = seen[artifact.identity]
             state = _classify(artifact, observation, planners.get(kind))
-            report.setdefault(key, []).append(_entry(artifact, observation, state))
+            entry = _entry(artifact, observation, state)
+            if artifact.identity in runtime:
+                details = runtime[artifact.identity]
+                entry.update({k: v for k, v in details.items() if k not in entry})
+                if state == OK and isinstance(details.get("state"), str):
+                    entry["status"] = details["state"]
+            report.setdefault(key, []).append(entry)
     present = [e["name"] for e in report["topics"] if e["exists"]]
     topic_observer = observers.get(KIND_TOPIC)
     if lag and present and topic_observer is not None:
@@ -87,6 +97,18 @@ def status_report(
         for a in external
     ]
     return report
+
+
+def _runtime_status(observer: Any, present: list[Artifact]) -> dict[str, dict[str, Any]]:
+    """The observer's runtime state of present resources; an unreadable one is unavailable and unhealthy."""
+    read = getattr(observer, "runtime_status", None)
+    if read is None or not present:
+        return {}
+    try:
+        return dict(read(present))
+    except StreamtError as exc:
+        failed = {"state": UNAVAILABLE, "healthy": False, "error": exc.diagnostics[0].code.code}
+        return {a.identity: dict(failed) for a in present}
 
 
 def _classify(artifact: Artifact, observation: Observation, planner: Any) -> str:
@@ -120,4 +142,8 @@ def _entry(artifact: Artifact, observation: Observation | None, state: str) -> d
 
 
 def is_healthy(report: dict[str, Any]) -> bool:
-    return not any(entry.get("status") in UNHEALTHY for key in LIST_KEYS.values() for entry in report.get(key, []))
+    return not any(
+        entry.get("status") in UNHEALTHY or entry.get("healthy") is False
+        for key in LIST_KEYS.values()
+        for entry in report.get(key, [])
+    )
