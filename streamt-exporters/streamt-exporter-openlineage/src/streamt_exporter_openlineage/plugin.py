@@ -1,8 +1,4 @@
-"""streamt plugin: the `docs openlineage` exporter.
-
-The command is mounted so that it is discoverable, but the export itself is
-not implemented in this release: it fails with ``E904_NOT_IMPLEMENTED``.
-"""
+"""streamt plugin: the ``docs openlineage`` exporter (static OpenLineage design metadata as JSON Lines)."""
 
 from __future__ import annotations
 
@@ -10,9 +6,12 @@ from typing import Any
 
 from streamt import hookimpl
 from streamt.capabilities import Exporter
-from streamt.pending import pending_command
 
-_HELP = "Export OpenLineage design metadata."
+
+def _command() -> Any:
+    from streamt_exporter_openlineage.command import openlineage_command
+
+    return openlineage_command
 
 
 @hookimpl
@@ -22,6 +21,6 @@ def streamt_exporters() -> list[Any]:
             name="openlineage",
             group="docs",
             description="Export OpenLineage design metadata.",
-            command_factory=lambda: pending_command("docs openlineage", "streamt-exporter-openlineage", _HELP),
+            command_factory=_command,
         ),
     ]
