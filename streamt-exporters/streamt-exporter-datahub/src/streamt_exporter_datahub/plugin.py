@@ -1,8 +1,4 @@
-"""streamt plugin: the `docs datahub` exporter.
-
-The command is mounted so that it is discoverable, but the export itself is
-not implemented in this release: it fails with ``E904_NOT_IMPLEMENTED``.
-"""
+"""streamt plugin: the ``docs datahub`` exporter (DataHub v1.7.0 simplified MCP JSON)."""
 
 from __future__ import annotations
 
@@ -10,9 +6,12 @@ from typing import Any
 
 from streamt import hookimpl
 from streamt.capabilities import Exporter
-from streamt.pending import pending_command
 
-_HELP = "Export DataHub metadata-change proposals."
+
+def _command() -> Any:
+    from streamt_exporter_datahub.command import datahub_command
+
+    return datahub_command
 
 
 @hookimpl
@@ -21,7 +20,7 @@ def streamt_exporters() -> list[Any]:
         Exporter(
             name="datahub",
             group="docs",
-            description="Export DataHub metadata-change proposals.",
-            command_factory=lambda: pending_command("docs datahub", "streamt-exporter-datahub", _HELP),
+            description="Export DataHub metadata-file proposals.",
+            command_factory=_command,
         ),
     ]

@@ -81,9 +81,7 @@ def openlineage_command(
     warnings = loaded.warnings + export.warnings
     if export.errors:
         # Add why a namespace could not be derived; nothing is written or printed.
-        detailed = tuple(
-            _with_reason(e, derived_problems) if e.message.startswith("No ") else e for e in export.errors
-        )
+        detailed = tuple(_with_reason(e, derived_problems) if e.message.startswith("No ") else e for e in export.errors)
         return Result(COMMAND, errors=detailed, warnings=warnings)
     text = export.text
     data = {

@@ -1,0 +1,69 @@
+"""The ``streamt docs datahub`` command: check identity, compile (dry run), map, check, then write or print."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from streamt.cli.options import env_option, project_dir_option
+from streamt.errors import Codes, StreamtError
+from streamt.result import Result
+
+COMMAND = "docs datahub"
+
+
+@click.command("datahub")
+@click.option("--catalog-id", "catalog_id", required=True, help="Exact caller-owned DataFlow ID.")
+@click.option("--fabric", required=True, help="Exact uppercase DataHub v1.7.0 FabricType (PROD, DEV, ...).")
+@click.option("--kafka-platform-instance", "kafka_instance", default=None, help="Kafka platform instance.")
+@click.option("--gateway-platform-id", "gateway_platform", default=None, help="Bare DataHub platform ID for Gateway.")
+@click.option("--gateway-platform-instance", "gateway_instance", default=None, help="Gateway platform instance.")
+@click.option(
+    "--output-file", "output_file", default=None, help="Atomically write the MCP JSON instead of printing it."
+)
+@project_dir_option
+@env_option
+def datahub_command(
+    catalog_id: str,
+    fabric: str,
+    kafka_instance: str | None,
+    gateway_platform: str | None,
+    gateway_instance: str | None,
+    output_file: str | None,
+    project_dir: str,
+    env: str | None,
+) -> Result:
+    """Export DataHub v1.7.0 simplified Metadata Change Proposals as canonical JSON."""
+    from streamt.compile import load_and_compile
+    from streamt.fsutil import atomic_write
+
+    from streamt_exporter_datahub.export import DATAHUB_VERSION, Identity, build_export, identity_problems
+
+    identity = Identity(catalog_id, fabric, kafka_instance, gateway_platform, gateway_instance)
+    problems = identity_problems(identity)
+    if problems:
+        return Result(COMMAND, errors=tuple(problems))
+    loaded = load_and_compile(project_dir, env)
+    export = build_export(loaded.project, loaded.compiled, identity)
+    warnings = loaded.warnings + export.warnings
+    if export.errors:
+        return Result(COMMAND, errors=export.errors, warnings=warnings)
+    text = export.text
+    data = {
+        "counts": export.counts,
+        "datahub_version": DATAHUB_VERSION,
+        "format": "simplified-mcp-json",
+        "output_file": output_file,
+        "proposals": list(export.proposals),
+    }
+    if output_file is not None:
+        try:
+            atomic_write(Path(output_file), text.encode("utf-8"))
+        except OSError as exc:
+            raise StreamtError(
+                Codes.E508_DATAHUB_INVALID,
+                f"Could not write '{output_file}': {exc.strerror or type(exc).__name__}. Nothing was changed.",
+                "Check that the directory exists and is writable.",
+            ) from None
+        text = ""
+    return Result(COMMAND, data=data, text=text, warnings=warnings, raw=True)
