@@ -72,7 +72,8 @@ def test_sasl_options_keep_the_password_placeholder() -> None:
     opts = options.source_options(connection, "t", "g")
     assert opts["properties.security.protocol"] == "SASL_SSL"
     assert opts["properties.sasl.jaas.config"] == (
-        'org.apache.kafka.common.security.scram.ScramLoginModule required username="svc" password="${KAFKA_PASSWORD}";'
+        "org.apache.flink.kafka.shaded.org.apache.kafka.common.security.scram.ScramLoginModule required "
+        'username="svc" password="${KAFKA_PASSWORD}";'
     )
     assert opts["scan.startup.mode"] == "earliest-offset"
     assert opts["properties.group.id"] == "g"

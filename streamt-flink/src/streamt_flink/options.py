@@ -16,10 +16,13 @@ FORMAT = "json"
 # A changelog format for keyless updating results (outer joins): every row kind survives the topic.
 CHANGELOG_FORMAT = "debezium-json"
 
+# flink-sql-connector-kafka (the SQL jar) relocates kafka-clients under this prefix: an unshaded
+# LoginModule name fails at runtime ("No LoginModule found"), seen on the devstack's Flink 2.2.
+_SHADED = "org.apache.flink.kafka.shaded."
 _JAAS_MODULES = {
-    "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
-    "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
-    "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule",
+    "PLAIN": _SHADED + "org.apache.kafka.common.security.plain.PlainLoginModule",
+    "SCRAM-SHA-256": _SHADED + "org.apache.kafka.common.security.scram.ScramLoginModule",
+    "SCRAM-SHA-512": _SHADED + "org.apache.kafka.common.security.scram.ScramLoginModule",
 }
 
 

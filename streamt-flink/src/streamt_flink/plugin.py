@@ -55,3 +55,24 @@ def runs_on_flink(model: Any) -> bool:
         return True
     # dsl.md section 9.2: a `topic` model with SQL gets a processing job unless another executor runs it.
     return model.materialized == "topic" and bool(model.sql) and model.executor == "flink"
+
+
+@hookimpl
+def streamt_planners() -> list[Any]:
+    from streamt_flink.planning import FlinkJobPlanner
+
+    return [FlinkJobPlanner()]
+
+
+@hookimpl
+def streamt_observers(runtime: Any) -> list[Any]:
+    from streamt_flink.planning import FlinkJobObserver
+
+    return [FlinkJobObserver(runtime)]
+
+
+@hookimpl
+def streamt_deployers(runtime: Any) -> list[Any]:
+    from streamt_flink.deployers import FlinkJobDeployer
+
+    return [FlinkJobDeployer(runtime)]

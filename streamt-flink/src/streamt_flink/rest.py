@@ -1,0 +1,99 @@
+"""A small client for the Flink JobManager REST API: the job list, one job, cancel.
+
+Only what online plan, status, apply and rollback need: ``GET /jobs/overview`` (every job's
+``jid``, ``name`` and ``state`` in one call), ``GET /jobs/<jid>`` and ``PATCH /jobs/<jid>?mode=cancel``.
+Every request has a bounded timeout; a cluster that cannot be reached or answers with an error is
+``E406_CONNECTION_REFUSED`` (never "no jobs": an unreadable cluster must not look empty).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from streamt.errors import Codes, StreamtError
+
+CONNECT_TIMEOUT_SECONDS = 5.0
+READ_TIMEOUT_SECONDS = 15.0
+
+# Flink's JobStatus values. Globally terminal jobs stay listed (history) until they expire.
+TERMINAL = frozenset({"FAILED", "CANCELED", "FINISHED"})
+# A job in one of these states is (or is about to be) running: an unchanged declaration is a no-op.
+ACTIVE = frozenset({"RUNNING", "CREATED", "RESTARTING", "INITIALIZING", "RECONCILING"})
+
+
+@attrs.frozen
+class LiveJob:
+    job_id: str
+    name: str
+    state: str
+    start_time: int = 0
+
+
+def _unreachable(what: str) -> StreamtError:
+    return StreamtError(
+        Codes.E406_CONNECTION_REFUSED,
+        f"The Flink REST API did not answer ({what}).",
+        "Check that the cluster's rest_url is reachable and the JobManager is running; nothing was assumed absent.",
+    )
+
+
+@attrs.define
+class FlinkRestClient:
+    url: str
+    _http: Any = attrs.field(default=None, repr=False)
+
+    def _request(self, method: str, path: str, what: str) -> Any:
+        import requests
+
+        if self._http is None:
+            self._http = requests.Session()
+        try:
+            response = self._http.request(
+                method, self.url.rstrip("/") + path, timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS)
+            )
+        except requests.exceptions.RequestException:
+            raise _unreachable(what) from None
+        if response.status_code >= 400:
+            raise StreamtError(
+                Codes.E406_CONNECTION_REFUSED,
+                f"The Flink REST API refused to {what} (HTTP {response.status_code}).",
+                "Check that rest_url points at the Flink JobManager REST endpoint.",
+            )
+        if not response.content:
+            return {}
+        try:
+            return response.json()
+        except ValueError:
+            raise StreamtError(
+                Codes.E406_CONNECTION_REFUSED,
+                f"The Flink REST API answered ({what}) with something that is not JSON.",
+                "Check that rest_url points at the Flink JobManager REST endpoint, not the SQL Gateway.",
+            ) from None
+
+    def jobs(self) -> list[LiveJob]:
+        """Every job the cluster lists, in one ``GET /jobs/overview``."""
+        body = self._request("GET", "/jobs/overview", "list jobs")
+        jobs = body.get("jobs") if isinstance(body, dict) else None
+        if not isinstance(jobs, list):
+            raise StreamtError(
+                Codes.E406_CONNECTION_REFUSED,
+                "The Flink REST API answered the job list without a 'jobs' list.",
+                "Check that rest_url points at the Flink JobManager REST endpoint.",
+            )
+        return [
+            LiveJob(str(j.get("jid")), str(j.get("name")), str(j.get("state")), int(j.get("start-time") or 0))
+            for j in jobs
+            if isinstance(j, dict)
+        ]
+
+    def job_state(self, job_id: str) -> str | None:
+        """The state of one job; ``None`` when the cluster does not know the id."""
+        for job in self.jobs():
+            if job.job_id == job_id:
+                return job.state
+        return None
+
+    def cancel(self, job_id: str) -> None:
+        """Ask the cluster to cancel exactly ``job_id`` (asynchronous: poll ``job_state``)."""
+        self._request("PATCH", f"/jobs/{job_id}?mode=cancel", "cancel a job")

@@ -1,0 +1,80 @@
+"""Flink job planning decisions, job selection, placeholder resolution (pure; the live path is tests/e2e)."""
+
+from __future__ import annotations
+
+import pytest
+from streamt.artifacts import Artifact
+from streamt.errors import StreamtError
+from streamt.plan.model import Observation, SafetyBlocker
+from streamt_flink.deployers import resolve_placeholders, split
+from streamt_flink.planning import FlinkJobPlanner, select_job
+from streamt_flink.rest import LiveJob
+
+JOB = Artifact(
+    "flink_job", "agg", "agg", {"job_name": "agg", "cluster": "local", "statements": ["SET 'a' = 'b'", "INSERT x"]}
+)
+
+
+class Record:
+    def __init__(self, checksum: str) -> None:
+        self.artifact_checksum = checksum
+
+
+def _plan(observation: Observation, record: object = None) -> tuple[list[str], list[str]]:
+    out = FlinkJobPlanner().plan(JOB, observation, record)
+    actions = [a.action for a in out if not isinstance(a, SafetyBlocker)]
+    return actions, [b.reason for b in out if isinstance(b, SafetyBlocker)]
+
+
+def _live(state: str, live: int = 1) -> Observation:
+    return Observation("present", {"name": "agg", "state": state, "job_id": "j1", "live_jobs": live})
+
+
+def test_absent_is_a_create() -> None:
+    assert _plan(Observation("absent")) == (["create"], [])
+
+
+@pytest.mark.parametrize("state", ["RUNNING", "CREATED", "RESTARTING"])
+def test_same_checksum_and_active_is_a_noop(state: str) -> None:
+    assert _plan(_live(state), Record(JOB.checksum)) == (["noop"], [])
+
+
+def test_another_checksum_is_an_update_with_a_blocker() -> None:
+    assert _plan(_live("RUNNING"), Record("sha256:old")) == (["update"], ["flink_job_update"])
+
+
+@pytest.mark.parametrize("state", ["FAILED", "CANCELED", "FINISHED", "SUSPENDED", "CANCELLING"])
+def test_a_job_that_is_not_running_is_blocked_even_when_unchanged(state: str) -> None:
+    assert _plan(_live(state, live=0), Record(JOB.checksum)) == (["update"], ["flink_job_not_running"])
+
+
+def test_two_live_jobs_with_the_name_are_blocked() -> None:
+    assert _plan(_live("RUNNING", live=2), Record(JOB.checksum)) == (["update"], ["flink_job_duplicate"])
+
+
+def test_unavailable_is_never_planned() -> None:
+    with pytest.raises(ValueError):
+        FlinkJobPlanner().plan(JOB, Observation("unavailable"))
+
+
+def test_select_job_prefers_the_live_job_over_history() -> None:
+    jobs = [LiveJob("old", "agg", "CANCELED", 5), LiveJob("new", "agg", "RUNNING", 1), LiveJob("x", "other", "RUNNING")]
+    assert select_job(jobs, "agg").spec == {"name": "agg", "state": "RUNNING", "job_id": "new", "live_jobs": 1}
+    only_history = [LiveJob("a", "agg", "FAILED", 1), LiveJob("b", "agg", "CANCELED", 2)]
+    assert select_job(only_history, "agg").spec == {"name": "agg", "state": "CANCELED", "job_id": "b", "live_jobs": 0}
+    assert select_job(jobs, "nope").status == "absent"
+
+
+def test_placeholders_resolve_in_memory_and_a_missing_one_is_e502() -> None:
+    line = "'properties.sasl.jaas.config' = 'M required username=\"u\" password=\"${PW}\";'"
+    assert 'password="s3cret"' in resolve_placeholders(line, {"PW": "s3cret"})
+    with pytest.raises(StreamtError) as caught:
+        resolve_placeholders(line, {})
+    assert caught.value.diagnostics[0].code.code == "E502_ENV_VAR_ERROR"
+    assert "PW" in caught.value.diagnostics[0].message
+
+
+def test_split_requires_exactly_one_trailing_insert() -> None:
+    assert split(["SET 'a' = 'b'", "CREATE TABLE t", "INSERT INTO t SELECT 1"])[1] == "INSERT INTO t SELECT 1"
+    with pytest.raises(ValueError):
+        split(["INSERT INTO t SELECT 1", "SET 'a' = 'b'"])
