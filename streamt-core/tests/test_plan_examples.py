@@ -102,8 +102,8 @@ def test_no_secret_reaches_plan_compile_or_build_output(tmp_path: Path, streamt_
 
 
 def test_online_plan_fails_closed_for_kinds_without_a_live_reader() -> None:
-    # Flink jobs cannot be observed yet: an online plan refuses before contacting anything.
-    outcome = run_cli("plan", "--project-dir", EXAMPLES / "payments-pipeline")
+    # Kafka Streams runners cannot be observed yet: an online plan refuses before contacting anything.
+    outcome = run_cli("plan", "--project-dir", EXAMPLES / "kafka-streams")
     assert outcome.exit_code == 1 and outcome.error_codes == [Codes.E904_NOT_IMPLEMENTED.code]
-    assert "flink_job" in outcome.envelope["errors"][0]["message"]
+    assert "kafka_streams_job" in outcome.envelope["errors"][0]["message"]
     assert "--offline" in outcome.envelope["errors"][0]["suggestion"]
