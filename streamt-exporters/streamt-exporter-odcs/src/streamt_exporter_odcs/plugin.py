@@ -1,8 +1,4 @@
-"""streamt plugin: the `docs odcs` exporter.
-
-The command is mounted so that it is discoverable, but the export itself is
-not implemented in this release: it fails with ``E904_NOT_IMPLEMENTED``.
-"""
+"""streamt plugin: the ``docs odcs`` exporter (one ODCS v3.1.0 data contract per project)."""
 
 from __future__ import annotations
 
@@ -10,9 +6,12 @@ from typing import Any
 
 from streamt import hookimpl
 from streamt.capabilities import Exporter
-from streamt.pending import pending_command
 
-_HELP = "Generate an ODCS 3.1.0 data contract."
+
+def _command() -> Any:
+    from streamt_exporter_odcs.command import odcs_command
+
+    return odcs_command
 
 
 @hookimpl
@@ -22,6 +21,6 @@ def streamt_exporters() -> list[Any]:
             name="odcs",
             group="docs",
             description="Generate an ODCS 3.1.0 data contract.",
-            command_factory=lambda: pending_command("docs odcs", "streamt-exporter-odcs", _HELP),
+            command_factory=_command,
         ),
     ]
