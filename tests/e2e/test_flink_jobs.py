@@ -264,3 +264,29 @@ def test_the_sasl_password_is_resolved_at_submission_and_never_written(
     written += [p.read_text() for p in (tmp_path / "gen").rglob("*") if p.is_file()]
     for text in [*(o.stdout + o.stderr for o in (plan, applied, status, compiled)), *written]:
         assert secret not in text
+
+
+def test_a_failed_later_job_cancels_the_job_this_run_created(flink_project, streamt_cli) -> None:
+    from streamt.testing import write_project
+
+    project = flink_project()
+    files = _files(project.suffix, project.bootstrap, project.rest, project.gateway, SQL)
+    bad = {
+        "name": f"zz_{project.suffix}",
+        "materialized": "flink",
+        "sql": 'SELECT id, NO_SUCH_FUNCTION(name) AS broken FROM {{ source("raw") }}',
+        "advanced": {"topic": {"name": f"e2e-{project.suffix}.broken"}},
+    }
+    files["stream_project.yml"]["models"].append(bad)
+    write_project(project.path, files)
+    failed = streamt_cli("apply", "-p", project.path)
+    assert failed.error_codes == ["E407_DEPLOY_ERROR"], failed.envelope
+    (failure,) = failed.data["failures"]
+    assert failure == {
+        "identity": bad["name"],
+        "kind": "flink_job",
+        "outcome": "failed",
+        "error": "E403_FLINK_SQL_ERROR",
+    }
+    assert project.job in failed.data["rolled_back"]
+    assert project.live() == [] and [j["state"] for j in project.jobs()] == ["CANCELED"]
