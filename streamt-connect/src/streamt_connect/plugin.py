@@ -47,3 +47,24 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
     from streamt_connect.compiler import compile_sink
 
     return [compile_sink(project, declaration)]
+
+
+@hookimpl
+def streamt_planners() -> list[Any]:
+    from streamt_connect.live import ConnectorPlanner
+
+    return [ConnectorPlanner()]
+
+
+@hookimpl
+def streamt_observers(runtime: Any) -> list[Any]:
+    from streamt_connect.live import ConnectorObserver
+
+    return [ConnectorObserver(runtime)]
+
+
+@hookimpl
+def streamt_deployers(runtime: Any) -> list[Any]:
+    from streamt_connect.deployers import ConnectorDeployer
+
+    return [ConnectorDeployer(runtime)]

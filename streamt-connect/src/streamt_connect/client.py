@@ -1,0 +1,110 @@
+"""A thin Kafka Connect REST client that never shows a response body or a credential.
+
+Connect error bodies can echo connector configuration (and so secrets) and internal class paths,
+so failures are reported as a code and an HTTP status only. Transport failures are split in two:
+a request that provably never left (refused connection, TLS or connect timeout) and one that may
+have reached the worker (read timeout, dropped connection): a write in the second case has an
+unknown outcome.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import attrs
+from streamt.errors import Codes, StreamtError
+
+TIMEOUT_SECONDS = (10, 60)  # connect, read: a connector write waits for the worker group
+
+
+class MaybeSent(Exception):
+    """The request may have reached the worker, and no answer came back."""
+
+
+def connector_path(name: str, suffix: str = "") -> str:
+    return f"/connectors/{quote(name, safe='')}{suffix}"
+
+
+def _never_sent(exc: Exception) -> bool:
+    import requests
+    import urllib3
+
+    if isinstance(exc, requests.exceptions.ConnectTimeout | requests.exceptions.SSLError):
+        return True
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        reason = exc.args[0] if exc.args else None
+        reason = getattr(reason, "reason", reason)
+        return isinstance(reason, urllib3.exceptions.NewConnectionError)
+    return False
+
+
+@attrs.frozen
+class ConnectClient:
+    url: str
+    cluster: str
+    username: str | None = None
+    password: str | None = attrs.field(default=None, repr=False)
+    verify: Any = True
+
+    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """``(status, parsed JSON or None)``; ``StreamtError`` when nothing was sent, ``MaybeSent`` otherwise."""
+        import requests
+
+        auth = (self.username, self.password or "") if self.username else None
+        try:
+            response = requests.request(
+                method,
+                self.url.rstrip("/") + path,
+                json=body,
+                headers={"Accept": "application/json"},
+                auth=auth,
+                timeout=TIMEOUT_SECONDS,
+                verify=self.verify,
+                allow_redirects=False,
+            )
+        except requests.exceptions.SSLError:
+            raise StreamtError(
+                Codes.E405_SSL_ERROR,
+                f"The TLS handshake with Kafka Connect cluster '{self.cluster}' failed.",
+                f"Check runtime.connect.clusters.{self.cluster}.rest_url and its certificate settings.",
+            ) from None
+        except requests.exceptions.RequestException as exc:
+            if _never_sent(exc):
+                raise self.unreachable() from None
+            raise MaybeSent(type(exc).__name__) from None
+        if response.status_code in (401, 403):
+            raise StreamtError(
+                Codes.E404_AUTH_FAILED,
+                f"Kafka Connect cluster '{self.cluster}' refused the credentials (HTTP {response.status_code}).",
+                f"Check runtime.connect.clusters.{self.cluster}.username/password.",
+            )
+        try:
+            payload = response.json() if response.content else None
+        except ValueError:
+            payload = None
+        return response.status_code, payload
+
+    def read(self, path: str, doing: str) -> Any:
+        """A GET that must answer 200 with JSON; anything else is a secret-free error."""
+        try:
+            status, payload = self.request("GET", path)
+        except MaybeSent:
+            raise self.unreachable() from None
+        if status != 200 or payload is None:
+            raise self.unexpected(doing, status)
+        return payload
+
+    def unreachable(self) -> StreamtError:
+        return StreamtError(
+            Codes.E406_CONNECTION_REFUSED,
+            f"Kafka Connect cluster '{self.cluster}' did not answer.",
+            f"Check that runtime.connect.clusters.{self.cluster}.rest_url is reachable.",
+        )
+
+    def unexpected(self, doing: str, status: int) -> StreamtError:
+        return StreamtError(
+            Codes.E407_DEPLOY_ERROR,
+            f"Kafka Connect cluster '{self.cluster}' answered HTTP {status} when asked to {doing}.",
+            "Check the Connect worker's log; the response body is not shown because it may hold configuration.",
+        )

@@ -1,0 +1,183 @@
+"""Live connectors: observation, planning and runtime status against the Kafka Connect REST API.
+
+One ``GET /connectors?expand=info`` per Connect cluster reads every connector's configuration, and
+one ``GET /connectors?expand=status`` (``status`` only) their runtime state, whatever the number
+of connectors.
+
+Secrets never leave memory. A declared value holding a ``${VAR}`` placeholder is resolved from
+the process environment only to be compared with (and, at apply, sent to) the worker; a declared
+key whose name looks secret is compared the same way. For both, the observation records only
+``equal``/``differs``/``absent``, never a value. Undeclared live keys are listed by name only. The
+observation therefore holds what a reviewed plan may bind, and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import attrs
+from streamt.artifacts import KIND_CONNECTOR, Artifact
+from streamt.errors import Codes, StreamtError
+from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, Action, Observation
+
+from streamt_connect.client import ConnectClient
+
+SECRET_WORDS = ("password", "secret", "token", "credential", "api.key", "apikey", "private", "passphrase")
+EQUAL, DIFFERS, MISSING_LIVE = "equal", "differs", "absent"
+# Connector runtime states that count as healthy in `status --health`.
+HEALTHY_STATES = ("RUNNING",)
+
+
+def has_placeholder(value: str) -> bool:
+    from streamt.project.interpolation import _PLACEHOLDER
+
+    return any(m.group(1) for m in _PLACEHOLDER.finditer(value))
+
+
+def is_secret(key: str, value: str) -> bool:
+    return has_placeholder(value) or any(word in key.lower() for word in SECRET_WORDS)
+
+
+def resolved_config(artifact: Artifact) -> dict[str, str]:
+    """The config to send: placeholders resolved from the process environment, in memory only (else E502)."""
+    from streamt.project.interpolation import missing_error, substitute
+
+    missing: set[str] = set()
+    config = {key: substitute(str(value), os.environ, missing) for key, value in artifact.spec["config"].items()}
+    if missing:
+        raise missing_error(missing)
+    return config
+
+
+def client_for(runtime: Any, cluster: str | None) -> ConnectClient:
+    connect = runtime.connect
+    if connect is None or not connect.clusters:
+        raise StreamtError(
+            Codes.E205_CONNECT_REQUIRED,
+            "Sink connectors need runtime.connect with at least one cluster.",
+            "Add runtime.connect.clusters.<name>.rest_url for this environment.",
+        )
+    alias = cluster or connect.default_cluster
+    settings = connect.clusters.get(alias) if alias else None
+    if settings is None:
+        raise StreamtError(
+            Codes.E208_MISSING_CONFIG,
+            f"Connect cluster '{alias}' is not configured in runtime.connect.clusters.",
+            "Set runtime.connect.default or the model's advanced.connect_cluster to a configured cluster.",
+        )
+    verify: Any = settings.ssl_ca_location or True
+    return ConnectClient(settings.rest_url, str(alias), settings.username, settings.password, verify)
+
+
+def by_cluster(runtime: Any, artifacts: list[Artifact]) -> list[tuple[ConnectClient, list[Artifact]]]:
+    groups: dict[str, list[Artifact]] = {}
+    clients: dict[str, ConnectClient] = {}
+    for artifact in artifacts:
+        client = client_for(runtime, artifact.spec.get("cluster"))
+        clients[client.cluster] = client
+        groups.setdefault(client.cluster, []).append(artifact)
+    return [(clients[alias], groups[alias]) for alias in sorted(groups)]
+
+
+def live_view(artifact: Artifact, live: dict[str, Any]) -> dict[str, Any]:
+    """What may be recorded about a live config: declared public values, secret comparisons, extra key names."""
+    desired = {k: str(v) for k, v in artifact.spec["config"].items()}
+    resolved = resolved_config(artifact)
+    config: dict[str, Any] = {}
+    secrets: dict[str, str] = {}
+    for key, value in sorted(desired.items()):
+        have = live.get(key)
+        if is_secret(key, value):
+            secrets[key] = MISSING_LIVE if have is None else EQUAL if str(have) == resolved[key] else DIFFERS
+        else:
+            config[key] = None if have is None else str(have)
+    return {"config": config, "secret_keys": secrets, "undeclared_keys": sorted(set(live) - set(desired))}
+
+
+@attrs.define
+class ConnectorObserver:
+    runtime: Any
+    requests: int = 0
+    kinds = (KIND_CONNECTOR,)
+
+    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+        observed: dict[str, Observation] = {}
+        for client, group in by_cluster(self.runtime, artifacts):
+            listing = self._list(client, "info")
+            for artifact in group:
+                resolved_config(artifact)  # a missing variable fails the plan (E502), before any mutation
+                name = artifact.spec["name"]
+                info = (listing.get(name) or {}).get("info") if isinstance(listing.get(name), dict) else None
+                if name not in listing:
+                    observed[artifact.identity] = Observation(ABSENT)
+                elif not isinstance(info, dict) or not isinstance(info.get("config"), dict):
+                    raise client.unexpected("list connectors (malformed entry)", 200)
+                else:
+                    observed[artifact.identity] = Observation(PRESENT, live_view(artifact, info["config"]))
+        return observed
+
+    def runtime_status(self, artifacts: list[Artifact]) -> dict[str, dict[str, Any]]:
+        """``state`` (RUNNING, FAILED, PAUSED, UNASSIGNED, ...) and task states; no traces (they hold messages)."""
+        found: dict[str, dict[str, Any]] = {}
+        for client, group in by_cluster(self.runtime, artifacts):
+            listing = self._list(client, "status")
+            for artifact in group:
+                status = (listing.get(artifact.spec["name"]) or {}).get("status") or {}
+                connector = status.get("connector") or {}
+                tasks = [str(t.get("state")) for t in status.get("tasks") or [] if isinstance(t, dict)]
+                state = str(connector.get("state") or "UNKNOWN")
+                if state == "RUNNING" and any(t != "RUNNING" for t in tasks):
+                    state = "DEGRADED"  # a failed task does not fail its connector
+                found[artifact.identity] = {
+                    "state": state,
+                    "tasks": tasks,
+                    "healthy": state in HEALTHY_STATES,
+                    "cluster": client.cluster,
+                }
+        return found
+
+    def _list(self, client: ConnectClient, expand: str) -> dict[str, Any]:
+        self.requests += 1
+        payload = client.read(f"/connectors?expand={expand}", "list connectors")
+        if not isinstance(payload, dict):
+            raise client.unexpected("list connectors (not an object)", 200)
+        return payload
+
+
+def changed_keys(artifact: Artifact, live: dict[str, Any]) -> dict[str, Any]:
+    changes: dict[str, Any] = {}
+    desired = {k: str(v) for k, v in artifact.spec["config"].items()}
+    for key, have in sorted((live.get("config") or {}).items()):
+        if have != desired.get(key):
+            changes[f"config.{key}"] = {"from": have, "to": desired.get(key)}
+    for key, verdict in sorted((live.get("secret_keys") or {}).items()):
+        if verdict != EQUAL:
+            changes[f"config.{key}"] = {"secret": True, "live": verdict}
+    return changes
+
+
+class ConnectorPlanner:
+    """Absent → create; declared keys equal → noop; otherwise an update (the full config is PUT)."""
+
+    kinds = (KIND_CONNECTOR,)
+
+    def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
+        config = artifact.spec["config"]
+        if observation.status == ABSENT:
+            summary = f"{config.get('connector.class', '?').rsplit('.', 1)[-1]}, topics: {config.get('topics', '')}"
+            return [Action.for_artifact(CREATE, artifact, summary, observation)]
+        if observation.status != PRESENT:
+            raise ValueError(f"cannot plan connector {artifact.identity} from a {observation.status} observation")
+        live = observation.spec or {}
+        changes = changed_keys(artifact, live)
+        if not changes:
+            return [Action.for_artifact(NOOP, artifact, "no changes", observation)]
+        parts = [
+            f"{key}: (secret changed)" if change.get("secret") else f"{key}: {change['from']} → {change['to']}"
+            for key, change in changes.items()
+        ]
+        dropped = live.get("undeclared_keys") or []
+        if dropped:
+            parts.append("removes undeclared " + ", ".join(dropped))
+        return [Action.for_artifact(UPDATE, artifact, ", ".join(parts), observation, changes=changes)]
