@@ -211,7 +211,7 @@ def test_a_live_connector_without_ownership_needs_a_decision(connect_project, st
     assert_no_secret(*outputs(plan, refused))
 
 
-def test_a_refused_create_keeps_the_recovery_marker(connect_project, streamt_cli) -> None:
+def test_a_refused_create_keeps_the_recovery_marker(connect_project, streamt_cli, tmp_path) -> None:
     project = connect_project(connector_class="org.example.NoSuchConnector")
     failed = streamt_cli("apply", "-p", project.path)
     assert failed.error_codes == ["E407_DEPLOY_ERROR"], failed.envelope
@@ -223,7 +223,23 @@ def test_a_refused_create_keeps_the_recovery_marker(connect_project, streamt_cli
     assert blocked.error_codes == ["E419_STATE_RECOVERY_REQUIRED"]
     assert blocked.data["operation_id"] == failed.data["operation_id"]
     assert "PluginDesc" not in json.dumps(failed.envelope)  # the worker's error body is never shown
-    assert_no_secret(*outputs(failed, blocked))
+
+    # Reviewed recovery re-observes the connector through the same observer: absent, so rolled back.
+    path = tmp_path / "recovery.json"
+    reviewed = streamt_cli("state", "recovery-plan", "-p", project.path, "--resolution", "rolled_back", "--out", path)
+    assert reviewed.ok, reviewed.envelope
+    recovered = streamt_cli(
+        "state", "recover", "-p", project.path, "--plan", path,
+        "--confirm-operation-id", reviewed.data["blocked_operation_id"],
+        "--confirm-resolution", "rolled_back",
+        "--confirm-evidence-checksum", reviewed.data["evidence_checksum"],
+    )  # fmt: skip
+    assert recovered.ok, recovered.envelope
+    project.sink["connector"] = FILE_SINK
+    project.write()
+    fixed = streamt_cli("apply", "-p", project.path)
+    assert fixed.ok and results(fixed)[project.connector] == "created", fixed.envelope
+    assert_no_secret(*outputs(failed, blocked, reviewed, recovered, fixed), path.read_text())
     assert_no_secret(project.everything_written())
 
 
