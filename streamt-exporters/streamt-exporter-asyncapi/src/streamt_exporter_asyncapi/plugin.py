@@ -1,8 +1,4 @@
-"""streamt plugin: the `docs asyncapi` exporter.
-
-The command is mounted so that it is discoverable, but the export itself is
-not implemented in this release: it fails with ``E904_NOT_IMPLEMENTED``.
-"""
+"""streamt plugin: ``docs asyncapi`` (AsyncAPI 3.1) and its deprecated alias ``docs openapi``."""
 
 from __future__ import annotations
 
@@ -10,9 +6,15 @@ from typing import Any
 
 from streamt import hookimpl
 from streamt.capabilities import Exporter
-from streamt.pending import pending_command
 
-_HELP = "Generate an AsyncAPI 3.1 document."
+
+def _factory(name: str) -> Any:
+    def build() -> Any:
+        from streamt_exporter_asyncapi.command import make_command
+
+        return make_command(name)
+
+    return build
 
 
 @hookimpl
@@ -22,12 +24,12 @@ def streamt_exporters() -> list[Any]:
             name="asyncapi",
             group="docs",
             description="Generate an AsyncAPI 3.1 document.",
-            command_factory=lambda: pending_command("docs asyncapi", "streamt-exporter-asyncapi", _HELP),
+            command_factory=_factory("asyncapi"),
         ),
         Exporter(
             name="openapi",
             group="docs",
-            description="Deprecated alias of docs asyncapi.",
-            command_factory=lambda: pending_command("docs openapi", "streamt-exporter-asyncapi", _HELP),
+            description="Deprecated alias of docs asyncapi (emits the same AsyncAPI 3.1 document).",
+            command_factory=_factory("openapi"),
         ),
     ]
