@@ -6,7 +6,8 @@ import pytest
 from streamt.artifacts import Artifact
 from streamt.errors import StreamtError
 from streamt.plan.model import Observation, SafetyBlocker
-from streamt_flink.deployers import resolve_placeholders, split
+from streamt_flink.deployers import split
+from streamt_flink.placeholders import resolve_placeholders
 from streamt_flink.planning import FlinkJobPlanner, select_job
 from streamt_flink.rest import LiveJob
 
@@ -32,6 +33,32 @@ def _live(state: str, live: int = 1) -> Observation:
 
 def test_absent_is_a_create() -> None:
     assert _plan(Observation("absent")) == (["create"], [])
+
+
+SASL_JOB = Artifact(
+    "flink_job",
+    "agg",
+    "agg",
+    {"job_name": "agg", "cluster": "local", "statements": ["CREATE TABLE t (...) WITH ('p' = '${PW_7Q}')", "INSERT x"]},
+)
+
+
+def test_an_online_create_with_an_unset_variable_fails_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PW_7Q", raising=False)
+    with pytest.raises(StreamtError) as caught:
+        FlinkJobPlanner().plan(SASL_JOB, Observation("absent"))
+    assert caught.value.diagnostics[0].code.code == "E502_ENV_VAR_ERROR"
+    assert "PW_7Q" in caught.value.diagnostics[0].message
+    monkeypatch.setenv("PW_7Q", "secret-value")
+    (action,) = FlinkJobPlanner().plan(SASL_JOB, Observation("absent"))
+    assert action.action == "create"
+    assert "secret-value" not in str(action.to_json())
+
+
+def test_an_offline_plan_needs_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PW_7Q", raising=False)
+    (action,) = FlinkJobPlanner().plan(SASL_JOB, Observation("absent", assumed=True))
+    assert action.action == "create"
 
 
 @pytest.mark.parametrize("state", ["RUNNING", "CREATED", "RESTARTING"])

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import time
 from typing import Any
 
@@ -39,27 +38,11 @@ from streamt.artifacts import Artifact
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import CREATE, Action
 
+from streamt_flink.placeholders import resolve_placeholders
 from streamt_flink.planning import KINDS, gateway_url, job_name, rest_client
 from streamt_flink.rest import TERMINAL
 
 CONFIRM_SECONDS = 30.0
-_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-def resolve_placeholders(statement: str, environ: dict[str, str] | os._Environ[str]) -> str:
-    """``${VAR}`` -> its value from ``environ``; a missing variable is ``E502`` naming it."""
-
-    def value(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in environ:
-            raise StreamtError(
-                Codes.E502_ENV_VAR_ERROR,
-                f"Environment variable {name} is not set; the Flink job's connection options need it.",
-                f"Export {name} in the environment that runs apply.",
-            )
-        return environ[name]
-
-    return _PLACEHOLDER.sub(value, statement)
 
 
 def _code(exc: StreamtError) -> str:

@@ -116,6 +116,10 @@ class FlinkJobPlanner:
 
     def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
         if observation.status == ABSENT:
+            from streamt_flink.placeholders import require_resolvable
+
+            if not observation.assumed:  # offline plans need no secrets
+                require_resolvable(artifact)  # online: before any mutation, not halfway through apply
             cluster = artifact.spec.get("cluster")
             return [Action.for_artifact(CREATE, artifact, f"new job on cluster {cluster}", observation)]
         if observation.status != PRESENT:
