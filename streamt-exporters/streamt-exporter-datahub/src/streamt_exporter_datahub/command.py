@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 from streamt.cli.options import env_option, project_dir_option
-from streamt.errors import Codes, StreamtError
+from streamt.errors import Codes
 from streamt.result import Result
 
 COMMAND = "docs datahub"
@@ -35,7 +33,7 @@ def datahub_command(
 ) -> Result:
     """Export DataHub v1.7.0 simplified Metadata Change Proposals as canonical JSON."""
     from streamt.compile import load_and_compile
-    from streamt.fsutil import atomic_write
+    from streamt.exporting import write_output_file
 
     from streamt_exporter_datahub.export import DATAHUB_VERSION, Identity, build_export, identity_problems
 
@@ -57,13 +55,6 @@ def datahub_command(
         "proposals": list(export.proposals),
     }
     if output_file is not None:
-        try:
-            atomic_write(Path(output_file), text.encode("utf-8"))
-        except OSError as exc:
-            raise StreamtError(
-                Codes.E508_DATAHUB_INVALID,
-                f"Could not write '{output_file}': {exc.strerror or type(exc).__name__}. Nothing was changed.",
-                "Check that the directory exists and is writable.",
-            ) from None
+        write_output_file(output_file, text, Codes.E508_DATAHUB_INVALID)
         text = ""
     return Result(COMMAND, data=data, text=text, warnings=warnings, raw=True)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import click
 from streamt.cli.options import env_option, project_dir_option
-from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.errors import Codes, Diagnostic
 from streamt.result import Result
 
 COMMAND = "docs openlineage"
@@ -32,7 +31,7 @@ def openlineage_command(
 ) -> Result:
     """Export static OpenLineage DatasetEvent and JobEvent design metadata as canonical JSON Lines."""
     from streamt.compile import load_and_compile
-    from streamt.fsutil import atomic_write
+    from streamt.exporting import write_output_file
 
     from streamt_exporter_openlineage import namespaces as ns
     from streamt_exporter_openlineage.export import Namespaces, build_export
@@ -91,14 +90,7 @@ def openlineage_command(
         "output_file": output_file,
     }
     if output_file is not None:
-        try:
-            atomic_write(Path(output_file), text.encode("utf-8"))
-        except OSError as exc:
-            raise StreamtError(
-                Codes.E506_OPENLINEAGE_INVALID,
-                f"Could not write '{output_file}': {exc.strerror or type(exc).__name__}. Nothing was changed.",
-                "Check that the directory exists and is writable.",
-            ) from None
+        write_output_file(output_file, text, Codes.E506_OPENLINEAGE_INVALID)
         text = ""
     return Result(COMMAND, data=data, text=text, warnings=warnings, raw=True)
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 from streamt.cli.options import env_option, project_dir_option
-from streamt.errors import Codes, StreamtError
+from streamt.errors import Codes
 from streamt.result import Result
 
 
@@ -21,7 +19,7 @@ def strimzi_command(
 ) -> Result:
     """Export managed compiled topics as canonical, offline-validated Strimzi KafkaTopic YAML."""
     from streamt.compile import load_and_compile
-    from streamt.fsutil import atomic_write
+    from streamt.exporting import write_output_file
 
     from streamt_exporter_strimzi.export import build_export
 
@@ -44,13 +42,6 @@ def strimzi_command(
         return Result("export strimzi", data={}, errors=export.errors, warnings=warnings)
     text = export.text
     if output_file is not None:
-        try:
-            atomic_write(Path(output_file), text.encode("utf-8"))
-        except OSError as exc:
-            raise StreamtError(
-                Codes.E509_STRIMZI_INVALID,
-                f"Could not write '{output_file}': {exc.strerror or type(exc).__name__}. Nothing was changed.",
-                "Check that the directory exists and is writable.",
-            ) from None
+        write_output_file(output_file, text, Codes.E509_STRIMZI_INVALID)
         text = ""
     return Result("export strimzi", data=data, text=text, warnings=warnings, raw=True)
