@@ -1,8 +1,4 @@
-"""streamt plugin: the `docs backstage` exporter.
-
-The command is mounted so that it is discoverable, but the export itself is
-not implemented in this release: it fails with ``E904_NOT_IMPLEMENTED``.
-"""
+"""streamt plugin: the ``docs backstage`` exporter (Backstage Software Catalog entities as YAML)."""
 
 from __future__ import annotations
 
@@ -10,9 +6,12 @@ from typing import Any
 
 from streamt import hookimpl
 from streamt.capabilities import Exporter
-from streamt.pending import pending_command
 
-_HELP = "Export Backstage Software Catalog entities."
+
+def _command() -> Any:
+    from streamt_exporter_backstage.command import backstage_command
+
+    return backstage_command
 
 
 @hookimpl
@@ -22,6 +21,6 @@ def streamt_exporters() -> list[Any]:
             name="backstage",
             group="docs",
             description="Export Backstage Software Catalog entities.",
-            command_factory=lambda: pending_command("docs backstage", "streamt-exporter-backstage", _HELP),
+            command_factory=_command,
         ),
     ]
