@@ -50,3 +50,24 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
     from streamt_gateway.compiler import compile_rule
 
     return [compile_rule(project, declaration)]
+
+
+@hookimpl
+def streamt_planners() -> list[Any]:
+    from streamt_gateway.live import GatewayRulePlanner
+
+    return [GatewayRulePlanner()]
+
+
+@hookimpl
+def streamt_observers(runtime: Any) -> list[Any]:
+    from streamt_gateway.live import GatewayRuleObserver
+
+    return [GatewayRuleObserver(runtime)]
+
+
+@hookimpl
+def streamt_deployers(runtime: Any) -> list[Any]:
+    from streamt_gateway.deployers import GatewayRuleDeployer
+
+    return [GatewayRuleDeployer(runtime)]

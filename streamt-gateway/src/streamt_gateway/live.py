@@ -1,0 +1,245 @@
+"""Live Gateway rules: the interceptor mapping, observation and planning against the admin API v2.
+
+A rule is one aggregate per vCluster: the AliasTopic ``(vCluster, virtualTopic)`` plus the
+interceptors the rule owns. Rule-owned interceptors have fixed names derived from the alias
+(``<alias>--streamt-filter``, ``<alias>--streamt-mask``) in the exact scope ``{vCluster, group:
+null, username: null}``; nothing else in the Gateway is ever read as, or written as, part of a
+rule.
+
+Observation is two sequential collection GETs per vCluster (``/alias-topic?vcluster=`` then
+``/interceptor?vcluster=``), whatever the number of rules. They are read-only but not atomic:
+concurrent Gateway writers are a TOCTOU boundary. Live resources are normalized to the fields
+streamt sends (a missing alias ``vCluster`` is ``passthrough``; ``physicalCluster`` and keys the
+Gateway adds are ignored), and compared as a whole; the plan binds ``sha256`` fingerprints of the
+current and desired aggregates.
+
+Mapping (``shared/spec/conduktor-gateway-api.md`` section 5):
+
+* ``filter`` → ``io.conduktor.gateway.interceptor.VirtualSqlTopicPlugin`` with ``virtualTopic`` =
+  the alias and ``statement`` = ``SELECT * FROM "<physical>" WHERE <where>``;
+* ``mask`` → one ``io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin`` on the alias
+  (``topic`` = the anchored, escaped alias name) with one policy per masked field. Only
+  ``redact`` has a documented Gateway rule (``MASK_ALL``). ``hash``, ``tokenize``, ``partial``
+  (keeps the last four characters: ``MASK_FIRST_N`` would need the value's length) and ``null``
+  have none, so such a rule is planned with the safety blocker ``gateway_unsupported_mask``:
+  it can be reviewed, never applied. ``forRoles`` is not enforced per role: the policy masks the
+  field for every client of the virtual cluster (stricter than declared, never weaker).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+from streamt.artifacts import KIND_GATEWAY_RULE, Artifact, canonical_json, sha256_checksum
+from streamt.errors import Codes, StreamtError
+from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, Action, Observation, SafetyBlocker
+
+from streamt_gateway.client import PASSTHROUGH, GatewayClient
+
+SQL_PLUGIN = "io.conduktor.gateway.interceptor.VirtualSqlTopicPlugin"
+MASK_PLUGIN = "io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin"
+MASK_RULES = {"redact": "MASK_ALL"}
+FILTER_PRIORITY, MASK_PRIORITY = 100, 101
+UNSUPPORTED_MASK = "gateway_unsupported_mask"
+_PLAIN_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def client_for(runtime: Any) -> GatewayClient:
+    gateway = runtime.gateway if runtime is not None else None
+    if gateway is None or not gateway.admin_url:
+        raise StreamtError(
+            Codes.E201_GATEWAY_REQUIRED,
+            "Virtual topics need runtime.conduktor.gateway.admin_url.",
+            "Configure the Conduktor Gateway admin API for this environment.",
+        )
+    return GatewayClient(gateway.admin_url, gateway.virtual_cluster or PASSTHROUGH, gateway.username, gateway.password)
+
+
+def owned_names(alias: str) -> tuple[str, str]:
+    """The only interceptor names a rule owns: (filter, mask)."""
+    return f"{alias}--streamt-filter", f"{alias}--streamt-mask"
+
+
+def unsupported_masks(spec: dict[str, Any]) -> list[str]:
+    return [
+        f"{i['config']['field']} ({i['config']['method']})"
+        for i in spec["interceptors"]
+        if i["type"] == "mask" and i["config"]["method"] not in MASK_RULES
+    ]
+
+
+def _quoted(name: str) -> str:
+    return name if _PLAIN_IDENTIFIER.match(name) else '"' + name.replace('"', '""') + '"'
+
+
+def desired_interceptors(spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Interceptor name -> ``{pluginClass, priority, config}`` for the rule (supported masks only)."""
+    alias = spec["virtualTopic"]
+    filter_name, mask_name = owned_names(alias)
+    out: dict[str, dict[str, Any]] = {}
+    for item in spec["interceptors"]:
+        if item["type"] == "filter":
+            statement = f"SELECT * FROM {_quoted(spec['physicalTopic'])} WHERE {item['config']['where']}"
+            out[filter_name] = {
+                "pluginClass": SQL_PLUGIN,
+                "priority": FILTER_PRIORITY,
+                "config": {"virtualTopic": alias, "statement": statement},
+            }
+    policies = [
+        {"name": f"mask {i['config']['field']}", "fields": [i["config"]["field"]], "rule": {"type": rule}}
+        for i in spec["interceptors"]
+        if i["type"] == "mask" and (rule := MASK_RULES.get(i["config"]["method"]))
+    ]
+    if policies:
+        out[mask_name] = {
+            "pluginClass": MASK_PLUGIN,
+            "priority": MASK_PRIORITY,
+            "config": {"topic": "^" + re.escape(alias) + "$", "policies": policies},
+        }
+    return out
+
+
+def desired_aggregate(spec: dict[str, Any], vcluster: str) -> dict[str, Any]:
+    return {
+        "alias": {"name": spec["virtualTopic"], "physicalName": spec["physicalTopic"]},
+        "interceptors": desired_interceptors(spec),
+        "vCluster": vcluster,
+    }
+
+
+def fingerprint(aggregate: dict[str, Any]) -> str:
+    return sha256_checksum(canonical_json(aggregate))
+
+
+def _declared(live: Any, desired: Any) -> Any:
+    """``live`` restricted to the keys streamt sends (lists element-wise), so Gateway defaults never count."""
+    if isinstance(desired, dict) and isinstance(live, dict):
+        return {k: _declared(live[k], v) for k, v in desired.items() if k in live}
+    if isinstance(desired, list) and isinstance(live, list) and len(desired) == len(live):
+        return [_declared(a, b) for a, b in zip(live, desired, strict=True)]
+    return live
+
+
+def _interceptor_view(item: dict[str, Any], want: dict[str, Any] | None) -> dict[str, Any]:
+    spec = item.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
+    view = {"pluginClass": spec.get("pluginClass"), "priority": spec.get("priority"), "config": spec.get("config")}
+    return _declared(view, want) if want is not None else view
+
+
+def live_aggregate(
+    spec: dict[str, Any], vcluster: str, aliases: list[Any], interceptors: list[Any]
+) -> dict[str, Any] | None:
+    """The normalized live aggregate of one rule, or ``None`` when nothing of it exists."""
+    name = spec["virtualTopic"]
+    alias = None
+    for item in aliases:
+        meta = item.get("metadata") if isinstance(item, dict) else None
+        if not isinstance(meta, dict) or meta.get("name") != name:
+            continue
+        if (meta.get("vCluster") or PASSTHROUGH) != vcluster:
+            continue
+        physical = (item.get("spec") or {}).get("physicalName") if isinstance(item.get("spec"), dict) else None
+        alias = {"name": name, "physicalName": physical}
+    wanted = desired_interceptors(spec)
+    owned: dict[str, dict[str, Any]] = {}
+    names = owned_names(name)
+    for item in interceptors:
+        meta = item.get("metadata") if isinstance(item, dict) else None
+        if not isinstance(meta, dict) or meta.get("name") not in names:
+            continue
+        scope = meta.get("scope")
+        scope = scope if isinstance(scope, dict) else {}
+        if (scope.get("vCluster") or PASSTHROUGH) != vcluster or scope.get("group") or scope.get("username"):
+            continue
+        owned[meta["name"]] = _interceptor_view(item, wanted.get(meta["name"]))
+    if alias is None and not owned:
+        return None
+    return {"alias": alias, "interceptors": owned, "vCluster": vcluster}
+
+
+@attrs.define
+class GatewayRuleObserver:
+    runtime: Any
+    requests: int = 0
+    kinds = (KIND_GATEWAY_RULE,)
+
+    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+        if not artifacts:
+            return {}
+        client = client_for(self.runtime)
+        aliases, interceptors = self.read(client)
+        observed: dict[str, Observation] = {}
+        for artifact in artifacts:
+            live = live_aggregate(artifact.spec, client.vcluster, aliases, interceptors)
+            if live is None:
+                observed[artifact.identity] = Observation(ABSENT, {"vCluster": client.vcluster})
+            else:
+                observed[artifact.identity] = Observation(
+                    PRESENT, {"aggregate": live, "fingerprint": fingerprint(live), "vCluster": client.vcluster}
+                )
+        return observed
+
+    def read(self, client: GatewayClient) -> tuple[list[Any], list[Any]]:
+        """The two sequential collection GETs of the vCluster (not atomic together)."""
+        self.requests += 2
+        return client.read("/alias-topic", "list alias topics"), client.read("/interceptor", "list interceptors")
+
+
+def changes(desired: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    if live.get("alias") != desired["alias"]:
+        have = (live.get("alias") or {}).get("physicalName")
+        found["alias.physicalName"] = {"from": have, "to": desired["alias"]["physicalName"]}
+    have_i, want_i = live.get("interceptors") or {}, desired["interceptors"]
+    for name in sorted(set(have_i) | set(want_i)):
+        if have_i.get(name) != want_i.get(name):
+            verb = "create" if name not in have_i else "delete" if name not in want_i else "update"
+            found[f"interceptors.{name}"] = verb
+    return found
+
+
+def _summary(spec: dict[str, Any]) -> str:
+    kinds = [i["type"] for i in spec["interceptors"]]
+    parts = [f"alias of {spec['physicalTopic']}"]
+    if "filter" in kinds:
+        parts.append("filter")
+    if kinds.count("mask"):
+        parts.append(f"{kinds.count('mask')} mask(s)")
+    return ", ".join(parts)
+
+
+class GatewayRulePlanner:
+    """Absent → create; equal aggregate → noop; otherwise update. Unsupported masks block apply."""
+
+    kinds = (KIND_GATEWAY_RULE,)
+
+    def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
+        spec = artifact.spec
+        vcluster = (observation.spec or {}).get("vCluster") or PASSTHROUGH
+        desired = desired_aggregate(spec, vcluster)
+        evidence = {"desired_fingerprint": fingerprint(desired), "owned_interceptors": len(desired["interceptors"])}
+        items: list[Any] = []
+        if observation.status == ABSENT:
+            items.append(Action.for_artifact(CREATE, artifact, _summary(spec), observation, **evidence))
+        elif observation.status == PRESENT:
+            live = (observation.spec or {}).get("aggregate") or {}
+            found = changes(desired, live)
+            if not found:
+                return [Action.for_artifact(NOOP, artifact, "no changes", observation, **evidence)]
+            summary = ", ".join(
+                f"{k}: {v}" if isinstance(v, str) else f"{k}: {v['from']} → {v['to']}" for k, v in found.items()
+            )
+            items.append(Action.for_artifact(UPDATE, artifact, summary, observation, changes=found, **evidence))
+        else:
+            raise ValueError(f"cannot plan gateway rule {artifact.identity} from a {observation.status} observation")
+        bad = unsupported_masks(spec)
+        if bad:
+            message = (
+                f"Gateway rule '{artifact.identity}' masks {', '.join(bad)} with a method that has no Gateway "
+                "masking rule (only redact maps to MASK_ALL); it can be reviewed but not applied."
+            )
+            items.append(SafetyBlocker(UNSUPPORTED_MASK, artifact.kind, artifact.identity, message))
+        return items
