@@ -251,18 +251,10 @@ class Test:
 
 
 @attrs.frozen(kw_only=True)
-class ExposureRef:
-    source: str | None = None
-    ref: str | None = None
+class ExposureRef(Ref):
+    """A ``Ref`` from an exposure, with the columns the application needs from it."""
+
     columns: tuple[Column, ...] = attrs.field(default=(), converter=_tuple)
-
-    @property
-    def kind(self) -> str:
-        return "source" if self.source is not None else "model"
-
-    @property
-    def name(self) -> str:
-        return self.source if self.source is not None else (self.ref or "")
 
 
 @attrs.frozen(kw_only=True)
