@@ -40,10 +40,6 @@ def _live_partitions(bootstrap: str, topic: str) -> int | None:
         admin.close()
 
 
-def _results(outcome: Any) -> dict[str, str]:
-    return {a["identity"]: a["result"] for a in outcome.data["actions"]}
-
-
 def test_apply_commits_ownership_through_the_v2_writer(
     v2_project: Path, streamt_cli: Any, kafka_bootstrap: str
 ) -> None:
@@ -57,7 +53,7 @@ def test_apply_commits_ownership_through_the_v2_writer(
 
     first = streamt_cli("apply", "-p", v2_project)
     assert first.ok, first.envelope
-    assert _results(first)[topic] == "created"
+    assert first.action_results[topic] == "created"
     assert _live_partitions(kafka_bootstrap, topic) == 2
     assert not (v2_project / ".streamt").exists(), "postgres state must never fall back to local files"
 
@@ -67,12 +63,12 @@ def test_apply_commits_ownership_through_the_v2_writer(
     assert status.data["serial"] == 1
 
     again = streamt_cli("apply", "-p", v2_project)
-    assert again.ok and set(_results(again).values()) == {"unchanged"}
+    assert again.ok and set(again.action_results.values()) == {"unchanged"}
     assert streamt_cli("state", "status", "-p", v2_project).data["serial"] == 1
 
     _declare_topic(v2_project, kafka_bootstrap, topic, partitions=3)
     grown = streamt_cli("apply", "-p", v2_project)
-    assert grown.ok and _results(grown)[topic] == "updated"
+    assert grown.ok and grown.action_results[topic] == "updated"
     assert _live_partitions(kafka_bootstrap, topic) == 3
     assert streamt_cli("state", "status", "-p", v2_project).data["serial"] == 2
 

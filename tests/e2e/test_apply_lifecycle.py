@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
 pytestmark = [pytest.mark.kafka, pytest.mark.schema_registry]
-
-
-def results(outcome: Any) -> dict[str, str]:
-    return {a["identity"]: a["result"] for a in outcome.data["actions"]}
 
 
 def test_create_then_unchanged_then_grow_then_alter(kafka_project, streamt_cli) -> None:
@@ -23,16 +18,16 @@ def test_create_then_unchanged_then_grow_then_alter(kafka_project, streamt_cli) 
 
     first = streamt_cli("apply", "-p", project.path)
     assert first.ok, first.envelope
-    assert results(first)[project.topic("retry")] == "created"
-    assert results(first)[project.topic("orders") + "-value"] == "created"
-    assert results(first)[project.topic("shop")] == "unchanged"  # external: never created
+    assert first.action_results[project.topic("retry")] == "created"
+    assert first.action_results[project.topic("orders") + "-value"] == "created"
+    assert first.action_results[project.topic("shop")] == "unchanged"  # external: never created
     assert first.data["state"]["serial"] == 1
     assert project.describe("retry")["partitions"] == 2
     assert project.describe("retry")["config"]["retention.ms"] == "3600000"
     assert project.describe("shop") is None
 
     again = streamt_cli("apply", "-p", project.path)
-    assert again.ok and set(results(again).values()) == {"unchanged"}
+    assert again.ok and set(again.action_results.values()) == {"unchanged"}
     assert again.data["operation_id"] is None and again.data["state"] is None
     state = json.loads((project.state_dir() / "default.json").read_text())
     assert state["serial"] == 1
@@ -50,7 +45,7 @@ def test_create_then_unchanged_then_grow_then_alter(kafka_project, streamt_cli) 
         "partitions": {"from": 2, "to": 4},
     }
     grown = streamt_cli("apply", "-p", project.path)
-    assert grown.ok and results(grown)[project.topic("retry")] == "updated"
+    assert grown.ok and grown.action_results[project.topic("retry")] == "updated"
     live = project.describe("retry")
     assert live["partitions"] == 4 and live["config"]["retention.ms"] == "7200000"
     assert grown.data["state"]["serial"] == 2
@@ -85,8 +80,8 @@ def test_schema_compatible_change_registers_a_version_and_incompatible_is_blocke
     (update,) = [a for a in plan.data["actions"] if a["identity"] == subject]
     assert update["action"] == "update" and not plan.data["is_apply_blocked"]
     applied = streamt_cli("apply", "-p", project.path)
-    assert applied.ok and results(applied)[subject] == "updated"
-    assert set(results(streamt_cli("apply", "-p", project.path)).values()) == {"unchanged"}
+    assert applied.ok and applied.action_results[subject] == "updated"
+    assert set(streamt_cli("apply", "-p", project.path).action_results.values()) == {"unchanged"}
 
     source["columns"][1] = {"name": "amount", "type": "STRING", "required": True}  # long -> string
     project.write()
@@ -114,11 +109,11 @@ def test_a_live_topic_without_ownership_needs_a_decision(kafka_project, streamt_
 def test_target_and_select_apply_only_what_they_name(kafka_project, streamt_cli) -> None:
     project = kafka_project()
     only = streamt_cli("apply", "-p", project.path, "--target", "lookup")
-    assert only.ok and list(results(only)) == [project.topic("lookup")]
+    assert only.ok and list(only.action_results) == [project.topic("lookup")]
     assert project.describe("retry") is None
     assert streamt_cli("apply", "-p", project.path, "--target", "nope").error_codes == ["E900_USAGE_ERROR"]
     dry = streamt_cli("apply", "-p", project.path, "--select", "retry", "--dry-run")
-    assert dry.ok and dry.data["dry_run"] and results(dry) == {project.topic("retry"): "would create"}
+    assert dry.ok and dry.data["dry_run"] and dry.action_results == {project.topic("retry"): "would create"}
     assert project.describe("retry") is None
 
 

@@ -127,10 +127,6 @@ def connect_project(
         project.cleanup()
 
 
-def results(outcome: Any) -> dict[str, str]:
-    return {a["identity"]: a["result"] for a in outcome.data["actions"]}
-
-
 def assert_no_secret(*texts: str) -> None:
     for text in texts:
         assert CONNECT_PASSWORD not in text and VAR_VALUE not in text
@@ -161,7 +157,7 @@ def test_create_unchanged_update_and_status(connect_project, streamt_cli, tmp_pa
 
     first = streamt_cli("apply", "-p", project.path, "--plan", plan_file)
     assert first.ok, first.envelope
-    assert results(first)[project.connector] == "created"
+    assert first.action_results[project.connector] == "created"
     live = project.live_config()
     assert live is not None and live["connector.class"] == FILE_SINK
     assert live["topics"] == f"{project.prefix}.events"
@@ -172,7 +168,7 @@ def test_create_unchanged_update_and_status(connect_project, streamt_cli, tmp_pa
     assert row["status"] == "RUNNING" and row["tasks"] == ["RUNNING"] and status.data["healthy"]
 
     again = streamt_cli("apply", "-p", project.path)
-    assert again.ok and set(results(again).values()) == {"unchanged"}, again.envelope
+    assert again.ok and set(again.action_results.values()) == {"unchanged"}, again.envelope
     assert again.data["operation_id"] is None
 
     project.sink["config"]["tasks.max"] = 2
@@ -182,7 +178,7 @@ def test_create_unchanged_update_and_status(connect_project, streamt_cli, tmp_pa
     assert update["identity"] == project.connector
     assert update["evidence"]["changes"] == {"config.tasks.max": {"from": "1", "to": "2"}}
     updated = streamt_cli("apply", "-p", project.path)
-    assert updated.ok and results(updated)[project.connector] == "updated", updated.envelope
+    assert updated.ok and updated.action_results[project.connector] == "updated", updated.envelope
     assert project.live_config()["tasks.max"] == "2"
 
     # A new secret value is drift too, shown without either value.
@@ -238,7 +234,7 @@ def test_a_refused_create_keeps_the_recovery_marker(connect_project, streamt_cli
     project.sink["connector"] = FILE_SINK
     project.write()
     fixed = streamt_cli("apply", "-p", project.path)
-    assert fixed.ok and results(fixed)[project.connector] == "created", fixed.envelope
+    assert fixed.ok and fixed.action_results[project.connector] == "created", fixed.envelope
     assert_no_secret(*outputs(failed, blocked, reviewed, recovered, fixed), path.read_text())
     assert_no_secret(project.everything_written())
 

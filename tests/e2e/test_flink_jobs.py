@@ -114,10 +114,6 @@ def flink_project(
         project.cleanup()
 
 
-def _results(outcome: Any) -> dict[str, str]:
-    return {a["identity"]: a["result"] for a in outcome.data["actions"]}
-
-
 def _roundtrip(project: FlinkProject) -> dict[str, Any]:
     """Produce two JSON records to the source topic; the transformed one from the sink topic (bounded)."""
     from kafka import KafkaConsumer, KafkaProducer
@@ -152,7 +148,7 @@ def test_create_runs_then_noop_then_changed_sql_is_blocked(flink_project, stream
 
     applied = streamt_cli("apply", "-p", project.path)
     assert applied.ok, applied.envelope
-    assert _results(applied)[project.job] == "created"
+    assert applied.action_results[project.job] == "created"
     job_id = project.wait_running()
     assert [j["jid"] for j in project.live()] == [job_id]
 
@@ -165,7 +161,7 @@ def test_create_runs_then_noop_then_changed_sql_is_blocked(flink_project, stream
     assert entry["status"] == "RUNNING" and entry["state"] == "RUNNING" and entry["exists"] is True
 
     again = streamt_cli("apply", "-p", project.path)
-    assert again.ok and set(_results(again).values()) == {"unchanged"}, again.envelope
+    assert again.ok and set(again.action_results.values()) == {"unchanged"}, again.envelope
     assert again.data["operation_id"] is None
     replan = streamt_cli("plan", "-p", project.path)
     assert replan.data["counts"]["create"] == 0 and replan.data["is_apply_blocked"] is False
@@ -253,7 +249,7 @@ def test_the_sasl_password_is_resolved_at_submission_and_never_written(
     plan = streamt_cli("plan", "-p", project.path, "--out", out, env=env)
     assert plan.ok, plan.envelope
     applied = streamt_cli("apply", "-p", project.path, "--plan", out, env=env)
-    assert applied.ok and _results(applied)[project.job] == "created", applied.data
+    assert applied.ok and applied.action_results[project.job] == "created", applied.data
     project.wait_running()  # the job authenticated with the password resolved in memory
     assert _roundtrip(project)["k1"] == {"id": "k1", "name_upper": "ADA"}
     status = streamt_cli("status", "-p", project.path, env=env)

@@ -119,10 +119,6 @@ def gateway_project(
         project.cleanup()
 
 
-def results(outcome: Any) -> dict[str, str]:
-    return {a["identity"]: a["result"] for a in outcome.data["actions"]}
-
-
 def outputs(*outcomes: Any) -> list[str]:
     return [json.dumps(o.envelope) + o.stdout + o.stderr for o in outcomes]
 
@@ -142,7 +138,7 @@ def test_create_unchanged_update_and_status(gateway_project, streamt_cli, tmp_pa
 
     first = streamt_cli("apply", "-p", project.path, "--plan", plan_file)
     assert first.ok, first.envelope
-    assert results(first)[project.alias] == "created"
+    assert first.action_results[project.alias] == "created"
     (alias,) = project.aliases()
     assert alias["spec"]["physicalName"] == project.physical
     live = project.interceptors()
@@ -162,7 +158,7 @@ def test_create_unchanged_update_and_status(gateway_project, streamt_cli, tmp_pa
     assert row["status"] == "OK", row
 
     again = streamt_cli("apply", "-p", project.path)
-    assert again.ok and set(results(again).values()) == {"unchanged"}, again.envelope
+    assert again.ok and set(again.action_results.values()) == {"unchanged"}, again.envelope
     assert again.data["operation_id"] is None
 
     project.model["sql"] = "SELECT * FROM {{ source('customers') }} WHERE tier = 'PLATINUM'"
@@ -175,7 +171,7 @@ def test_create_unchanged_update_and_status(gateway_project, streamt_cli, tmp_pa
     drift = streamt_cli("status", "-p", project.path)
     assert drift.data["gateway_rules"][0]["status"] == "DRIFT"
     updated = streamt_cli("apply", "-p", project.path)
-    assert updated.ok and results(updated)[project.alias] == "updated", updated.envelope
+    assert updated.ok and updated.action_results[project.alias] == "updated", updated.envelope
     statement = project.interceptors()[f"{project.alias}--streamt-filter"]["spec"]["config"]["statement"]
     assert statement.endswith("WHERE tier = 'PLATINUM'")
 
@@ -183,7 +179,7 @@ def test_create_unchanged_update_and_status(gateway_project, streamt_cli, tmp_pa
     project.model.pop("security")
     project.write()
     unmasked = streamt_cli("apply", "-p", project.path)
-    assert unmasked.ok and results(unmasked)[project.alias] == "updated", unmasked.envelope
+    assert unmasked.ok and unmasked.action_results[project.alias] == "updated", unmasked.envelope
     assert set(project.interceptors()) == {f"{project.alias}--streamt-filter"}
 
     # The password (the devstack's fixed one) is never recorded; "conduktor" otherwise only names plugins.
@@ -252,7 +248,7 @@ def test_the_password_never_leaves_memory(gateway_project, streamt_cli, tmp_path
         plan_file = tmp_path / "sentinel.plan.json"
         plan = streamt_cli("plan", "-p", project.path, "--out", plan_file)
         applied = streamt_cli("apply", "-p", project.path, "--plan", plan_file)
-        assert applied.ok and results(applied)[project.alias] == "created", applied.envelope
+        assert applied.ok and applied.action_results[project.alias] == "created", applied.envelope
         status = streamt_cli("status", "-p", project.path)
         texts = [*outputs(plan, applied, status), plan_file.read_text(), project.everything_written()]
         assert_absent(SENTINEL_PASSWORD, *texts)

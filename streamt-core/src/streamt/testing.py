@@ -62,6 +62,11 @@ class CliOutcome:
     def warning_codes(self) -> list[str]:
         return [warning["code"] for warning in self.envelope["warnings"]]
 
+    @property
+    def action_results(self) -> dict[str, str]:
+        """``{identity: result}`` of a plan/apply run (``created``, ``updated``, ``unchanged`` ...)."""
+        return {action["identity"]: action["result"] for action in self.data["actions"]}
+
 
 def run_cli(*args: str | Path) -> CliOutcome:
     """Run ``streamt -o json ARGS`` in-process and parse its single envelope."""
