@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 from streamt.cli.options import env_option, project_dir_option
-from streamt.errors import Codes, StreamtError
+from streamt.errors import Codes
 from streamt.result import Result
 
 COMMAND = "docs backstage"
@@ -39,7 +37,7 @@ def backstage_command(
 ) -> Result:
     """Export Backstage Software Catalog entities as canonical, offline-validated multi-document YAML."""
     from streamt.compile import load_and_compile
-    from streamt.fsutil import atomic_write
+    from streamt.exporting import write_output_file
 
     from streamt_exporter_backstage.export import (
         API_VERSION,
@@ -71,13 +69,6 @@ def backstage_command(
         "output_file": output_file,
     }
     if output_file is not None:
-        try:
-            atomic_write(Path(output_file), text.encode("utf-8"))
-        except OSError as exc:
-            raise StreamtError(
-                Codes.E507_BACKSTAGE_INVALID,
-                f"Could not write '{output_file}': {exc.strerror or type(exc).__name__}. Nothing was changed.",
-                "Check that the directory exists and is writable.",
-            ) from None
+        write_output_file(output_file, text, Codes.E507_BACKSTAGE_INVALID)
         text = ""
     return Result(COMMAND, data=data, text=text, warnings=warnings, raw=True)
