@@ -64,6 +64,7 @@ def canonical_json(value: Any) -> bytes:
 
 
 def sha256_checksum(data: bytes) -> str:
+    """``sha256:<hex>`` of ``data``: the checksum form of artifacts, plans and state documents."""
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 

@@ -10,10 +10,17 @@ import attrs
 
 @attrs.frozen
 class Materialization:
-    """A materialization (or executor) a plugin compiles.
+    """A materialization (or executor) a plugin compiles (``streamt_materializations``).
 
-    ``extra`` is the name of the ``streamt`` extra that installs the plugin, so
-    that core can say ``pip install 'streamt[<extra>]'`` when it is missing.
+    * ``name`` — as written in a model's ``materialized:`` (``topic``,
+      ``flink``, ``sink``, ``virtual_topic``, or a plugin's own name) or
+      ``executor:`` (``kafka_streams``).
+    * ``description`` — one line for ``streamt plugins`` and messages.
+    * ``extra`` — the ``streamt`` extra (or distribution) that installs the
+      plugin, so that core can say ``pip install 'streamt[<extra>]'``.
+    * ``runtime_sections`` — the ``runtime.*`` sections the plugin owns.
+    * ``implemented`` — ``False`` for a declared placeholder: using it is
+      ``E904_NOT_IMPLEMENTED`` instead of ``E903_PLUGIN_REQUIRED``.
     """
 
     name: str
@@ -25,10 +32,14 @@ class Materialization:
 
 @attrs.frozen
 class Exporter:
-    """An exporter mounted as ``streamt <group> <name>``.
+    """An exporter mounted as ``streamt <group> <name>`` (``streamt_exporters``).
 
-    ``command_factory`` returns a ``click.Command`` named ``name``; it is called
-    once when the CLI is assembled, so it must be cheap.
+    * ``name`` — the subcommand name (``strimzi``, ``odcs`` ...).
+    * ``group`` — the command group it belongs to: ``export`` or ``docs``.
+    * ``description`` — the one-line help ``streamt <group> --help`` shows.
+    * ``command_factory`` — returns a ``click.Command`` named ``name``; it is
+      called only when the command runs (or its own ``--help`` is asked for),
+      so importing the exporter's modules there costs nothing at start-up.
     """
 
     name: str
@@ -65,21 +76,76 @@ def install_hint(capability: str) -> str:
 
 @attrs.frozen
 class StateBackend:
-    """A named deployment-state backend (``deployment_state.backend``).
+    """A named deployment-state backend (``deployment_state.backend``), from ``streamt_state_backends``.
 
-    ``factory(project=..., project_dir=..., purpose=...)`` returns the backend
-    object for one state address; it must not connect anywhere yet. The
-    object follows the protocol of ``streamt.state.local.LocalStateBackend``:
-    ``name``, ``address``, ``status()``, ``read_state()``, ``read_control()``,
-    ``operation_lock()``, ``require_clear()``, ``begin_operation()``,
-    ``record_progress()``, ``record_progress_many()``,
-    ``mark_recovery_required()``, ``commit()``; for reviewed recovery also
-    ``read_recovery()``, ``verify_lock()``, ``commit_recovery()``
-    (docs/state-recovery.md).
-    ``purpose`` is ``read``, ``write`` or ``admin`` (``streamt.state.selection``).
+    * ``name`` — the value of ``deployment_state.backend`` that selects it.
+    * ``description`` — one line for ``streamt plugins`` and messages.
+    * ``implemented`` — ``False`` for a declared placeholder (``E904``).
+    * ``factory`` — ``factory(project=..., project_dir=..., purpose=...)``
+      returns the backend object for one state address (the
+      ``streamt.sdk.StateBackend`` protocol, including the recovery methods);
+      it must not connect anywhere yet. ``purpose`` is ``read``, ``write`` or
+      ``admin``.
+
+    ``streamt.sdk`` exports this class as ``StateBackendRegistration``.
     """
 
     name: str
     description: str
     implemented: bool = True
     factory: Callable[..., Any] | None = None
+
+
+@attrs.frozen
+class TestType:
+    """A test type (``tests[].type``) a plugin evaluates, declared through ``streamt_test_types``.
+
+    * ``name`` — as written in ``type:`` (``schema``, ``sample``, ``continuous`` or a plugin's own).
+    * ``description`` — one line for ``streamt plugins`` and messages.
+    * ``extra`` — the ``streamt`` extra (or distribution) that installs the plugin.
+    * ``implemented`` — ``False`` for a declared placeholder (``E904``).
+    """
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    description: str
+    extra: str
+    implemented: bool = True
+
+
+@attrs.frozen
+class AssertionKind:
+    """An assertion kind (the key of one ``tests[].assertions`` item), from ``streamt_assertion_kinds``.
+
+    * ``name`` — the assertion key (``not_null``, ``range`` ... or a plugin's own).
+    * ``description`` — one line for messages.
+    * ``test_types`` — the test types that evaluate it (empty: every type).
+    * ``extra`` — the ``streamt`` extra (or distribution) that installs the plugin.
+    """
+
+    name: str
+    description: str
+    extra: str
+    test_types: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class KnownKind:
+    """A kind that a known plugin provides, and the extra that installs it (``streamt_known_kinds``).
+
+    Not a provider: a catalog entry, so that core can name the install command
+    (``E903_PLUGIN_REQUIRED``) when a project uses a known kind whose plugin is
+    missing, and list the kind among the valid values.
+
+    * ``family`` — ``materialization``, ``executor``, ``state_backend``,
+      ``test_type``, ``assertion``, ``exporter`` or ``command``.
+    * ``name`` — the kind's name (for ``command``: ``<group> <name>``).
+    * ``extra`` — the ``streamt`` extra that installs its plugin.
+    * ``description`` — one line (for ``command``: the help shown while it is missing).
+    """
+
+    family: str
+    name: str
+    extra: str
+    description: str = ""

@@ -18,7 +18,12 @@ _CODE_RE = re.compile(r"^[EW][0-9]{3}_[A-Z0-9_]+$")
 
 @attrs.frozen
 class ErrorCode:
-    """A stable, documented code such as ``E101_SOURCE_NOT_FOUND``."""
+    """A stable, documented code such as ``E101_SOURCE_NOT_FOUND``.
+
+    * ``code`` — ``[EW]NNN_NAME``; ``E`` for errors, ``W`` for warnings.
+    * ``meaning`` — one line, listed in the documentation.
+    * ``owner`` — the distribution that registered it (``streamt-core`` for core codes).
+    """
 
     code: str
     meaning: str
@@ -154,6 +159,7 @@ _CORE_CODES: tuple[tuple[str, str], ...] = (
     ("W120_STRIMZI_EXTERNAL_TOPIC_OMITTED", "An external topic is omitted from the Strimzi export"),
     ("W121_STRIMZI_ARTIFACTS_OMITTED", "Non-topic artifacts are omitted from the Strimzi export"),
     ("W122_RULE_REQUIRE_TESTS", "A model has no tests although rules.models.require_tests is set"),
+    ("W123_TEST_DEPLOY_RESERVED", "streamt test --deploy is reserved: tests ran locally and nothing was deployed"),
     ("W201_SQL_PARSE_WARNING", "Non-fatal SQL parsing issue"),
     ("W202_UNUSED_SOURCE", "Defined source not referenced by any model"),
     ("W203_SOURCE_NO_COLUMNS", "Source has no column definitions"),
@@ -206,10 +212,14 @@ Codes = _Registry()
 class Diagnostic:
     """One error or warning as shown to users and to ``-o json`` consumers.
 
-    ``location`` is a human pointer such as ``models/orders.yml:12:5``;
-    ``details`` carries extra machine-readable fields (e.g. ``rule`` for
-    governance violations, ``operation_id`` for state failures). Never put a
-    secret in any field.
+    * ``code`` — the ``ErrorCode`` (``Codes.E202_FLINK_REQUIRED`` ...).
+    * ``message`` — one human sentence.
+    * ``suggestion`` — what to do about it, or ``None``.
+    * ``location`` — a human pointer such as ``models/orders.yml:12:5``.
+    * ``details`` — extra machine-readable fields (e.g. ``rule`` for
+      governance violations, ``operation_id`` for state failures).
+
+    Never put a secret in any field.
     """
 
     code: ErrorCode
@@ -280,6 +290,7 @@ def closest(name: str, candidates: list[str] | tuple[str, ...] | set[str], n: in
 
 
 def did_you_mean(name: str, candidates: list[str] | tuple[str, ...] | set[str]) -> str | None:
+    """``"Did you mean 'x'?"`` for close matches, else ``"Available: ..."``; ``None`` without candidates."""
     matches = closest(name, candidates)
     if matches:
         return "Did you mean " + " or ".join(repr(m) for m in matches) + "?"

@@ -38,15 +38,26 @@ whose name matches no spec, and the loader then reports the plugin as
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
+
+if TYPE_CHECKING:
+    # Only for type checkers (as tox 4's plugin/spec.py does): importing these
+    # at run time would load the project model for every ``--help``.
+    from streamt.artifacts import Artifact
+    from streamt.capabilities import AssertionKind, Exporter, KnownKind, Materialization, TestType
+    from streamt.capabilities import StateBackend as StateBackendRegistration
+    from streamt.cli.lazy import LazyGroup
+    from streamt.errors import Diagnostic, ErrorCode
+    from streamt.project.model import Notice, Project, Runtime
+    from streamt.sdk.protocols import Declaration, Deployer, DiscoverySource, Observer, Planner
 
 hookspec = pluggy.HookspecMarker("streamt")
 
 
 @hookspec
-def streamt_error_codes() -> list[Any] | None:
+def streamt_error_codes() -> list[ErrorCode] | None:
     """Declare the plugin's own error and warning codes.
 
     Return a list of ``streamt.errors.ErrorCode`` (``code`` matching
@@ -58,7 +69,7 @@ def streamt_error_codes() -> list[Any] | None:
 
 
 @hookspec
-def streamt_materializations() -> list[Any] | None:
+def streamt_materializations() -> list[Materialization] | None:
     """Declare the materializations and runtime sections this plugin compiles.
 
     Return a list of ``streamt.capabilities.Materialization``: ``name`` as
@@ -72,7 +83,7 @@ def streamt_materializations() -> list[Any] | None:
 
 
 @hookspec
-def streamt_validate(project: Any, env: str) -> list[Any] | None:
+def streamt_validate(project: Project, env: str) -> list[Diagnostic | Notice] | None:
     """Return plugin-specific diagnostics for a loaded project.
 
     ``project`` is the immutable ``streamt.project.Project`` already checked by
@@ -88,7 +99,7 @@ def streamt_validate(project: Any, env: str) -> list[Any] | None:
 
 
 @hookspec
-def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any] | None:
+def streamt_compile(project: Project, declaration: Declaration, env: str) -> list[Artifact] | None:
     """Compile one declaration (source, model or test) into artifacts.
 
     Core walks the DAG in dependency order and calls this hook once per
@@ -102,7 +113,7 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any] | Non
 
 
 @hookspec
-def streamt_observers(runtime: Any) -> list[Any] | None:
+def streamt_observers(runtime: Runtime) -> list[Observer] | None:
     """Return observers that read live state for artifact kinds.
 
     ``runtime`` is the effective ``runtime`` configuration of the target
@@ -116,7 +127,7 @@ def streamt_observers(runtime: Any) -> list[Any] | None:
 
 
 @hookspec
-def streamt_planners() -> list[Any] | None:
+def streamt_planners() -> list[Planner] | None:
     """Return planners, one per artifact kind.
 
     A planner turns (desired artifact, observation, ownership record) into
@@ -128,7 +139,7 @@ def streamt_planners() -> list[Any] | None:
 
 
 @hookspec
-def streamt_deployers(runtime: Any) -> list[Any] | None:
+def streamt_deployers(runtime: Runtime) -> list[Deployer] | None:
     """Return deployers that execute actions for artifact kinds.
 
     A deployer executes exactly one action at a time and reports the outcome
@@ -139,7 +150,7 @@ def streamt_deployers(runtime: Any) -> list[Any] | None:
 
 
 @hookspec
-def streamt_state_backends() -> list[Any] | None:
+def streamt_state_backends() -> list[StateBackendRegistration] | None:
     """Return deployment-state backends by name.
 
     Core registers ``local`` itself (the embedded single-user backend). A
@@ -151,7 +162,7 @@ def streamt_state_backends() -> list[Any] | None:
 
 
 @hookspec
-def streamt_exporters() -> list[Any] | None:
+def streamt_exporters() -> list[Exporter] | None:
     """Return exporters mounted as CLI commands.
 
     Each ``streamt.capabilities.Exporter`` names the group it belongs to
@@ -164,7 +175,7 @@ def streamt_exporters() -> list[Any] | None:
 
 
 @hookspec
-def streamt_source_discoverers(runtime: Any) -> list[Any] | None:
+def streamt_source_discoverers(runtime: Runtime) -> list[DiscoverySource] | None:
     """Return read-only discoverers of existing sources.
 
     Used by ``import`` and ``init --discover``. A discoverer lists existing
@@ -175,7 +186,7 @@ def streamt_source_discoverers(runtime: Any) -> list[Any] | None:
 
 
 @hookspec
-def streamt_commands(cli: Any) -> None:
+def streamt_commands(cli: LazyGroup) -> None:
     """Add plugin-owned commands to the CLI.
 
     ``cli`` is the root ``click.Group``. Add top-level commands with
@@ -183,4 +194,54 @@ def streamt_commands(cli: Any) -> None:
     ``cli.commands["state"].add_command(init_cmd)``. Command callbacks return a
     ``streamt.result.Result``; core renders it. Keep this hook fast: define
     the command here, import heavy modules inside its callback.
+    """
+
+
+@hookspec
+def streamt_test_runners(runtime: Runtime) -> list[Any] | None:
+    """Return the runners that execute ``streamt test`` for test types.
+
+    ``runtime`` is the effective ``runtime`` configuration of the target
+    environment (secrets resolved in memory only). Each runner satisfies
+    ``streamt.testrun.TestRunner``: a ``type`` (``schema``, ``sample`` or
+    ``continuous``) and ``run(cases)``, which receives every selected
+    ``TestCase`` of that type at once (so one client can serve them all) and
+    returns one ``RunnerReport`` per case name. Core has already selected and
+    ordered the tests, and removed the assertions the type does not evaluate
+    (reported as skipped); the runner evaluates the rest and never decides
+    severity, actions or the exit code. Runners only read: they never commit
+    consumer offsets or change a resource. Build clients lazily inside ``run``.
+    A failure of the whole runner is a ``StreamtError``; a failure of one test
+    is its report's ``error``. A type that two plugins both claim is not run:
+    its tests report the conflict instead of one plugin silently winning.
+    """
+
+
+@hookspec
+def streamt_test_types() -> list[TestType] | None:
+    """Declare the test types (``tests[].type``) this plugin evaluates.
+
+    Return a list of ``streamt.sdk.TestType``. ``validate`` accepts a test
+    type when an installed plugin declares it; a known type whose plugin is
+    missing names the extra to install, an unknown one gets a did-you-mean.
+    """
+
+
+@hookspec
+def streamt_assertion_kinds() -> list[AssertionKind] | None:
+    """Declare the assertion kinds (keys of ``tests[].assertions`` items) this plugin evaluates.
+
+    Return a list of ``streamt.sdk.AssertionKind``.
+    """
+
+
+@hookspec
+def streamt_known_kinds() -> list[KnownKind] | None:
+    """Declare kinds that a *known* plugin provides, and the extra that installs it.
+
+    A catalog, not a provider: core uses it to list valid values and to say
+    ``pip install 'streamt[<extra>]'`` (``E903_PLUGIN_REQUIRED``) when a
+    project uses a known kind whose plugin is not installed. Core declares the
+    kinds of the streamt distributions this way; a platform team may declare
+    the kinds of its own internal plugins.
     """

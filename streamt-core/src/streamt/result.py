@@ -18,11 +18,14 @@ from streamt.errors import Diagnostic
 class Result:
     """The outcome of one command.
 
-    ``text`` is the human rendering written to stdout in text mode. ``raw``
-    marks text that is a document in its own right (YAML, JSONL, CSV): then
-    warnings go to stderr so stdout stays parseable. ``exit_code`` is derived:
-    1 when there is any error, else 0, unless ``force_exit`` says otherwise
-    (``status --health`` reports data but fails).
+    * ``command`` — the command path as the envelope names it (``docs odcs``).
+    * ``data`` — the machine-readable answer (``-o json``'s ``data``).
+    * ``text`` — the human rendering written to stdout in text mode.
+    * ``errors``, ``warnings`` — ``Diagnostic`` tuples.
+    * ``raw`` — the text is a document in its own right (YAML, JSONL, CSV):
+      warnings then go to stderr so stdout stays parseable.
+    * ``force_exit`` — overrides the derived ``exit_code`` (1 when there is
+      any error, else 0), e.g. ``status --health`` reports data but fails.
     """
 
     command: str

@@ -16,6 +16,15 @@ DONE, FAILED, UNKNOWN = "done", "failed", "unknown"
 
 @attrs.frozen
 class Outcome:
+    """A deployer's report for one action.
+
+    * ``status`` — ``done``, ``failed`` or ``unknown`` (``DONE`` ...).
+    * ``error`` — the provider's error class (``InvalidConfigurationError``)
+      or an HTTP status name, never its message (which may carry secrets).
+    * ``attributes`` — secret-neutral facts for the ownership record of a
+      ``done`` action (a new Flink job id); ``None`` keeps the action's.
+    """
+
     status: str = attrs.field(validator=attrs.validators.in_((DONE, FAILED, UNKNOWN)))
     # The provider's error class (``InvalidConfigurationError``), never its message.
     error: str | None = None

@@ -27,7 +27,11 @@ UNSUPPORTED_REASONS = ("unparseable", "not_a_record", "not_an_object", "unsuppor
 
 @attrs.frozen
 class TopicMetadata:
-    """One live topic; ``complete`` is false when the broker answered with an error or no partitions."""
+    """One live topic.
+
+    * ``name`` — the topic name; ``partitions``, ``replication_factor`` — as the broker reports them.
+    * ``complete`` — ``False`` when the broker answered with an error or no partitions.
+    """
 
     name: str
     partitions: int
@@ -37,7 +41,13 @@ class TopicMetadata:
 
 @attrs.frozen
 class SchemaLookup:
-    """The conventional ``{topic}-value`` subject of one topic, as the registry answered."""
+    """The conventional ``{topic}-value`` subject of one topic, as the registry answered.
+
+    * ``status`` — ``not_requested``, ``not_found``, ``resolved``, ``failed`` or ``skipped_after_outage``.
+    * ``subject``, ``version``, ``schema_id``, ``format`` — what the registry returned (``AVRO`` ...).
+    * ``columns`` — ``(name, Flink SQL type)`` of the top-level fields; empty for Protobuf.
+    * ``reason`` — why a ``failed`` lookup failed (``unparseable``, ``not_a_record`` ...).
+    """
 
     status: str = attrs.field(validator=attrs.validators.in_(LOOKUP_STATUSES))
     subject: str | None = None
@@ -62,7 +72,12 @@ class SchemaLookup:
 
 @attrs.frozen
 class Enrichment:
-    """Lookups per topic plus whether the registry stayed available (``available``/``outage``/...)."""
+    """Schema lookups for the selected topics.
+
+    * ``lookups`` — ``SchemaLookup`` per topic name.
+    * ``availability`` — whether the registry stayed available (``available``, ``outage`` ...).
+    * ``requests`` — how many registry requests were made.
+    """
 
     lookups: dict[str, SchemaLookup]
     availability: str

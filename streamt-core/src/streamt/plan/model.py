@@ -23,7 +23,13 @@ ABSENT, PRESENT, UNAVAILABLE = "absent", "present", "unavailable"
 
 @attrs.frozen
 class Observation:
-    """What a provider saw live for one artifact (or assumed, offline)."""
+    """What a provider saw live for one artifact (or assumed, offline).
+
+    * ``status`` — ``absent``, ``present`` or ``unavailable`` (``ABSENT`` ...).
+    * ``spec`` — the live resource normalized to the artifact's spec shape
+      (only the keys the artifact declares), ``None`` when absent; never a secret.
+    * ``assumed`` — ``True`` when nothing was read (offline planning).
+    """
 
     status: str
     spec: dict[str, Any] | None = None
@@ -38,11 +44,15 @@ ASSUMED_ABSENT = Observation(ABSENT, assumed=True)
 
 @attrs.frozen
 class Action:
-    """One step of a plan for one artifact.
+    """One step of a plan for one artifact (build it with ``Action.for_artifact``).
 
-    ``summary`` is the human detail shown after the name (``12 partitions,
-    rf=3`` or ``partitions: 6 → 12``); ``evidence`` the canonical facts the
-    decision rests on (observation, changed keys), bound by plan files.
+    * ``action`` — ``create``, ``update``, ``delete``, ``noop`` or ``adopt``.
+    * ``kind``, ``name``, ``identity``, ``ownership``, ``provider``,
+      ``checksum`` — copied from the artifact the action is for.
+    * ``summary`` — the human detail shown after the name (``12 partitions,
+      rf=3`` or ``partitions: 6 → 12``).
+    * ``evidence`` — the canonical facts the decision rests on (observation,
+      changed keys), bound by plan files.
     """
 
     action: str = attrs.field(validator=attrs.validators.in_(ACTIONS))
@@ -88,7 +98,12 @@ class Action:
 
 @attrs.frozen
 class SafetyBlocker:
-    """A change that may be reviewed but not applied (``kafka_partition_reduction`` ...)."""
+    """A change that may be reviewed but not applied.
+
+    * ``reason`` — a stable machine name (``kafka_partition_reduction``, ``flink_job_update`` ...).
+    * ``kind``, ``identity`` — the artifact it blocks.
+    * ``message`` — one human line saying what would change and why it is refused.
+    """
 
     reason: str
     kind: str

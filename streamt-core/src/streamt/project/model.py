@@ -28,6 +28,14 @@ def _tuple(value: Any) -> tuple[Any, ...]:
 
 @attrs.frozen(kw_only=True)
 class Column:
+    """One declared column of a source, model, schema or exposure reference.
+
+    * ``name`` — the column name; ``type`` — its Flink SQL type as written (``BIGINT``), or ``None``.
+    * ``description`` — free text; ``classification`` — ``public`` ... ``highly_sensitive``, or ``None``.
+    * ``required`` — declared ``required: true``; ``nullable`` — declared nullability, ``None`` if unsaid.
+    * ``proctime`` — a processing-time attribute (``PROCTIME()``), not a stored field.
+    """
+
     name: str
     type: str | None = None
     description: str | None = None
@@ -57,7 +65,11 @@ class EventTime:
 
 @attrs.frozen(kw_only=True)
 class Ref:
-    """One ``{source: n}`` or ``{ref: n}`` entry; ``kind`` is ``source`` or ``model``."""
+    """One ``{source: n}`` or ``{ref: n}`` entry; ``kind`` is ``source`` or ``model``, ``name`` the target.
+
+    * ``source`` — the source name of a ``{source: n}`` entry, else ``None``.
+    * ``ref`` — the model name of a ``{ref: n}`` entry, else ``None``.
+    """
 
     source: str | None = None
     ref: str | None = None
@@ -98,6 +110,17 @@ class SourceAdvanced:
 
 @attrs.frozen(kw_only=True)
 class Source:
+    """A declared source: an existing Kafka topic (``external`` unless adopted or managed).
+
+    * ``name`` — the declaration name; ``topic`` — the physical topic.
+    * ``description``, ``owner``, ``tags``, ``region`` — catalog metadata as written.
+    * ``cluster`` — the named Kafka cluster it lives on, or ``None`` for the default.
+    * ``schema`` — the registry subject/format/definition, or ``None``; ``columns`` — declared columns.
+    * ``freshness`` — ``max_lag_seconds`` / ``warn_after_seconds`` expectations, or ``None``.
+    * ``event_time`` — the event-time column and watermark (``advanced`` holds the long form).
+    * ``ownership`` — ``Ownership(mode=...)``: ``external`` (default), ``adopted`` or ``managed``.
+    """
+
     name: str
     topic: str
     description: str | None = None
@@ -187,6 +210,20 @@ class Model:
     file said. ``dependencies`` are the ``source()``/``ref()`` calls actually made by the SQL (or ``from``
     when there is no SQL), in call order without repeats. ``rendered_sql`` has those calls replaced by
     physical topic names; it is ``None`` without SQL or when rendering failed (see the diagnostics).
+
+    * ``name``, ``description``, ``owner``, ``tags``, ``group``, ``version``, ``region``,
+      ``deprecation`` — declaration metadata as written.
+    * ``sql`` — the Jinja SQL as written; ``from_`` — the ``from:`` references of a sink without SQL.
+    * ``key``, ``primary_key`` — the record key column and the declared primary key.
+    * ``columns`` — declared columns; ``contract`` — the enforced output contract, or ``None``.
+    * ``executor`` — who runs a topic model's SQL: ``flink`` (default) or a plugin executor.
+    * ``access`` — ``private``, ``protected`` or ``public`` (governance).
+    * ``security`` — masking policies; ``ml_outputs`` — declared ML_PREDICT outputs.
+    * ``ownership`` — ``Ownership(mode=...)``: ``managed`` (default), ``external`` or ``adopted``.
+    * ``topic`` — topic settings (``name``, ``partitions``, ``replication_factor``, ``config``).
+    * ``flink``, ``flink_cluster`` — Flink job settings and the named cluster; ``connect_cluster``,
+      ``sink`` — the connector settings of a sink; ``gateway`` — the virtual-topic settings.
+    * ``event_time`` — the event-time column and watermark, or ``None``.
     """
 
     name: str
@@ -241,6 +278,16 @@ class OnFailure:
 
 @attrs.frozen(kw_only=True)
 class Test:
+    """A declared data-quality test.
+
+    * ``name`` — the test name; ``model`` — the model or source it tests.
+    * ``type`` — the test type (``schema``, ``sample``, ``continuous`` or a plugin's own).
+    * ``assertions`` — one mapping per assertion, ``{kind: arguments}`` as written.
+    * ``sample_size`` — records a ``sample`` test reads, or ``None`` for the default.
+    * ``flink_cluster`` — the named cluster of a ``continuous`` test.
+    * ``on_failure`` — ``severity`` and ``actions``, or ``None``.
+    """
+
     name: str
     model: str
     type: str
@@ -259,6 +306,14 @@ class ExposureRef(Ref):
 
 @attrs.frozen(kw_only=True)
 class Exposure:
+    """A declared consumer or producer outside streamt (application, dashboard, ML job ...).
+
+    * ``name``, ``type``, ``role``, ``description``, ``owner`` — as written.
+    * ``url``, ``repo``, ``language``, ``tool``, ``consumer_group``, ``schedule`` — catalog facts.
+    * ``produces``, ``consumes``, ``depends_on`` — ``ExposureRef`` tuples (with needed columns).
+    * ``sla``, ``contracts``, ``access``, ``freshness``, ``data_requirements`` — free-form maps.
+    """
+
     name: str
     type: str
     role: str | None = None
@@ -396,6 +451,14 @@ class KafkaStreamsRuntime:
 
 @attrs.frozen(kw_only=True)
 class Runtime:
+    """The ``runtime`` configuration of the selected environment (secrets resolved in memory only).
+
+    * ``kafka`` — brokers and client security; ``schema_registry`` — the registry, or ``None``.
+    * ``flink``, ``connect`` — named clusters with a default, or ``None``.
+    * ``conduktor`` — the Gateway and Console (``gateway`` is a shorthand for ``conduktor.gateway``).
+    * ``kafka_streams`` — the packaged runner settings, or ``None``.
+    """
+
     kafka: KafkaRuntime
     schema_registry: SchemaRegistryRuntime | None = None
     flink: FlinkRuntime | None = None
@@ -571,7 +634,11 @@ class Lifecycle:
 
 @attrs.frozen(kw_only=True)
 class Notice:
-    """An upstream-only warning without a seed code (dsl.md §17): reported, never fails ``--strict``."""
+    """An upstream-only warning without a seed code (dsl.md §17): reported, never fails ``--strict``.
+
+    * ``code`` — a stable lower-case name (``state_ttl_short`` ...), not an ``ErrorCode``.
+    * ``message`` — one human line; ``subject`` — the declaration it is about, or ``None``.
+    """
 
     code: str
     message: str
@@ -608,7 +675,20 @@ class Environment:
 
 @attrs.frozen(kw_only=True)
 class Project:
-    """A loaded project for one environment. See the package docstring for the public API."""
+    """A loaded project for one environment: the immutable read view every hook receives.
+
+    * ``root`` — the project directory; ``info`` — ``name``, ``version``, ``description``.
+    * ``environment`` — the selected environment (``name``, ``protected``, ``safety`` ...).
+    * ``runtime`` — the environment's ``Runtime``; ``api_version`` — ``apiVersion`` or ``None``.
+    * ``defaults``, ``rules`` — project defaults and governance rules.
+    * ``sources``, ``models``, ``tests``, ``exposures`` — declarations in file order
+      (look one up with ``source(name)``, ``model(name)`` ...).
+    * ``deployment_state`` — ``backend``, ``namespace`` and backend settings.
+    * ``lifecycle`` — removal tombstones.
+    * ``locations`` — where each declaration was read from: ``("model", name) -> "models/x.yml"``.
+    * ``diagnostics``, ``notices`` — load-time findings that validation reports with its own.
+    * ``runtime_placeholders`` — the ``${...}`` text of runtime values (see ``runtime_placeholder``).
+    """
 
     root: str
     info: ProjectInfo

@@ -52,7 +52,16 @@ def _invalid(what: str) -> StreamtError:
 
 @attrs.frozen
 class OwnershipRecord:
-    """One resource streamt manages or has adopted."""
+    """One resource streamt manages or has adopted.
+
+    * ``resource_id`` — ``streamt://<project>/<env>/<kind>/<logical-name>``.
+    * ``kind``, ``name``, ``identity`` — as on the artifact.
+    * ``ownership`` — ``managed`` or ``adopted``.
+    * ``artifact_checksum`` — the checksum of the artifact last applied.
+    * ``provider`` — the distribution that compiled it.
+    * ``attributes`` — secret-neutral provider facts the next plan needs (a
+      Flink job id); left out of the document when empty.
+    """
 
     resource_id: str
     kind: str
@@ -68,7 +77,13 @@ class OwnershipRecord:
 
 @attrs.frozen
 class OwnershipState:
-    """What streamt owns at one state address; ``serial`` only ever grows."""
+    """What streamt owns at one state address.
+
+    * ``store_id`` — a random id fixed when the state is first created.
+    * ``address`` — ``streamt-state://<namespace>/<project>/<env>``.
+    * ``serial`` — advances by exactly one per commit; never decreases.
+    * ``records`` — ``OwnershipRecord`` tuple, sorted by ``resource_id``.
+    """
 
     store_id: str
     address: str
@@ -121,7 +136,8 @@ class OwnershipState:
 class ActionProgress:
     """The durable outcome of one started action.
 
-    ``started`` (written before the provider call), then ``done``, ``failed``
+    ``index`` is the action's position in ``OperationControl.actions``;
+    ``outcome`` is ``started`` (written before the provider call), then ``done``, ``failed``
     (refused, nothing changed) or ``unknown``; after a failure, a created
     resource that was removed again is ``rolled_back`` (or ``rollback_failed``).
     """
@@ -140,6 +156,13 @@ class OperationControl:
     Written before the first mutation and after every action, so that a crash
     leaves the truth behind: which operation, which actions it meant to run,
     and which ones had started or finished.
+
+    * ``status`` — ``clear``, ``in_progress`` or ``recovery_required``.
+    * ``operation_id`` — a UUID per operation; ``operation_kind`` — ``apply``, ``adopt`` ...
+    * ``started_at`` — UTC ISO-8601 timestamp; ``base_serial`` — the state serial it started from.
+    * ``actions`` — the intended actions (identities and checksums only, no spec values).
+    * ``progress`` — ``ActionProgress`` entries in the order they were written.
+    * ``failure_code`` — the error code that made recovery required.
     """
 
     status: str = CLEAR

@@ -1,0 +1,273 @@
+"""``streamt.sdk``: the one public import surface for plugin authors.
+
+Everything a plugin needs is importable from here::
+
+    from streamt.sdk import hookimpl, Artifact, Materialization, Observation, Action, Outcome
+
+and everything *not* exported here is private to streamt-core: its module
+layout may change in any release. The names fall into four groups:
+
+* **Hooks** — ``hookimpl`` marks an implementation of one of the hooks in
+  ``streamt.hookspecs`` (the hook contract, typed with the names below).
+* **Registrations** — what capability hooks return: ``Materialization``,
+  ``Exporter``, ``StateBackendRegistration``, ``TestType``,
+  ``AssertionKind``, ``KnownKind``, ``ErrorCode``.
+* **Protocols** — the objects hooks return (``streamt.sdk.protocols``):
+  ``Compiler``, ``Validator``, ``Observer``, ``Planner``, ``Deployer``,
+  ``StateBackend`` (including the recovery methods), ``StateBackendFactory``,
+  ``DiscoverySource``, ``CommandFactory``.
+* **Values** — what those objects exchange with core: the project read view
+  (``Project``, ``Model``, ``Source``, ``Test``, ``Exposure``, ``Column``,
+  ``Ref``, ``Runtime``, ``Notice``), ``Artifact``, ``Observation``,
+  ``Action``, ``SafetyBlocker``, ``Outcome``, ``OwnershipRecord``,
+  ``OwnershipState``, ``OperationControl``, ``Diagnostic``, ``Codes``,
+  ``StreamtError``, ``Result``, ``TopicMetadata``,
+  ``SchemaLookup``, ``Enrichment``, and the constants that name their states.
+
+Importing ``streamt.sdk`` is cheap: names are resolved on first use (PEP 562),
+so a plugin module may import from it at the top without slowing down
+``streamt --help``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from streamt import __version__, hookimpl
+
+if TYPE_CHECKING:
+    from streamt.apply.outcome import DONE, FAILED, OK, UNKNOWN, Outcome
+    from streamt.artifacts import (
+        KIND_CONNECTOR,
+        KIND_FLINK_JOB,
+        KIND_GATEWAY_RULE,
+        KIND_KAFKA_STREAMS_JOB,
+        KIND_SCHEMA,
+        KIND_TEST_JOB,
+        KIND_TOPIC,
+        Artifact,
+        canonical_json,
+        sha256_checksum,
+    )
+    from streamt.capabilities import AssertionKind, Exporter, KnownKind, Materialization, TestType
+    from streamt.capabilities import StateBackend as StateBackendRegistration
+    from streamt.discovery.model import Enrichment, SchemaLookup, TopicMetadata
+    from streamt.errors import Codes, Diagnostic, ErrorCode, StreamtError, did_you_mean
+    from streamt.fsutil import atomic_write
+    from streamt.plan.model import (
+        ABSENT,
+        ADOPT,
+        CREATE,
+        DELETE,
+        NOOP,
+        PRESENT,
+        UNAVAILABLE,
+        UPDATE,
+        Action,
+        Observation,
+        SafetyBlocker,
+    )
+    from streamt.project.model import Column, Exposure, Model, Notice, Project, Ref, Runtime, Source, Test
+    from streamt.result import Result
+    from streamt.sdk.protocols import (
+        AdoptionObserver,
+        CommandFactory,
+        Compiler,
+        Deployer,
+        DiscoverySource,
+        Observer,
+        Planner,
+        RuntimeStatusObserver,
+        StateBackend,
+        StateBackendFactory,
+        Validator,
+    )
+    from streamt.state.records import (
+        CLEAR,
+        IN_PROGRESS,
+        RECOVERY_REQUIRED,
+        OperationControl,
+        OwnershipRecord,
+        OwnershipState,
+        state_address,
+    )
+
+# public name -> (module, attribute). Resolved lazily by __getattr__ below.
+_EXPORTS: dict[str, tuple[str, str]] = {
+    # registrations
+    "Materialization": ("streamt.capabilities", "Materialization"),
+    "Exporter": ("streamt.capabilities", "Exporter"),
+    "StateBackendRegistration": ("streamt.capabilities", "StateBackend"),
+    "TestType": ("streamt.capabilities", "TestType"),
+    "AssertionKind": ("streamt.capabilities", "AssertionKind"),
+    "KnownKind": ("streamt.capabilities", "KnownKind"),
+    # protocols
+    **{
+        name: ("streamt.sdk.protocols", name)
+        for name in (
+            "AdoptionObserver",
+            "CommandFactory",
+            "Compiler",
+            "Deployer",
+            "DiscoverySource",
+            "Observer",
+            "Planner",
+            "RuntimeStatusObserver",
+            "StateBackend",
+            "StateBackendFactory",
+            "Validator",
+        )
+    },
+    # errors and results
+    "Codes": ("streamt.errors", "Codes"),
+    "Diagnostic": ("streamt.errors", "Diagnostic"),
+    "ErrorCode": ("streamt.errors", "ErrorCode"),
+    "StreamtError": ("streamt.errors", "StreamtError"),
+    "did_you_mean": ("streamt.errors", "did_you_mean"),
+    "Result": ("streamt.result", "Result"),
+    # artifacts
+    **{
+        name: ("streamt.artifacts", name)
+        for name in (
+            "Artifact",
+            "canonical_json",
+            "sha256_checksum",
+            "KIND_CONNECTOR",
+            "KIND_FLINK_JOB",
+            "KIND_GATEWAY_RULE",
+            "KIND_KAFKA_STREAMS_JOB",
+            "KIND_SCHEMA",
+            "KIND_TEST_JOB",
+            "KIND_TOPIC",
+        )
+    },
+    "atomic_write": ("streamt.fsutil", "atomic_write"),
+    # planning
+    **{
+        name: ("streamt.plan.model", name)
+        for name in (
+            "Action",
+            "Observation",
+            "SafetyBlocker",
+            "ABSENT",
+            "PRESENT",
+            "UNAVAILABLE",
+            "CREATE",
+            "UPDATE",
+            "DELETE",
+            "NOOP",
+            "ADOPT",
+        )
+    },
+    # deploying
+    **{name: ("streamt.apply.outcome", name) for name in ("Outcome", "DONE", "FAILED", "UNKNOWN", "OK")},
+    # deployment state
+    **{
+        name: ("streamt.state.records", name)
+        for name in (
+            "OwnershipRecord",
+            "OwnershipState",
+            "OperationControl",
+            "CLEAR",
+            "IN_PROGRESS",
+            "RECOVERY_REQUIRED",
+            "state_address",
+        )
+    },
+    # discovery
+    **{name: ("streamt.discovery.model", name) for name in ("TopicMetadata", "SchemaLookup", "Enrichment")},
+    # the project read view
+    **{
+        name: ("streamt.project.model", name)
+        for name in ("Project", "Model", "Source", "Test", "Exposure", "Column", "Ref", "Runtime", "Notice")
+    },
+}
+
+__all__ = [
+    "ABSENT",
+    "ADOPT",
+    "CLEAR",
+    "CREATE",
+    "DELETE",
+    "DONE",
+    "FAILED",
+    "IN_PROGRESS",
+    "KIND_CONNECTOR",
+    "KIND_FLINK_JOB",
+    "KIND_GATEWAY_RULE",
+    "KIND_KAFKA_STREAMS_JOB",
+    "KIND_SCHEMA",
+    "KIND_TEST_JOB",
+    "KIND_TOPIC",
+    "NOOP",
+    "OK",
+    "PRESENT",
+    "RECOVERY_REQUIRED",
+    "UNAVAILABLE",
+    "UNKNOWN",
+    "UPDATE",
+    "Action",
+    "AdoptionObserver",
+    "Artifact",
+    "AssertionKind",
+    "Codes",
+    "Column",
+    "CommandFactory",
+    "Compiler",
+    "Deployer",
+    "Diagnostic",
+    "DiscoverySource",
+    "Enrichment",
+    "ErrorCode",
+    "Exporter",
+    "Exposure",
+    "KnownKind",
+    "Materialization",
+    "Model",
+    "Notice",
+    "Observation",
+    "Observer",
+    "OperationControl",
+    "Outcome",
+    "OwnershipRecord",
+    "OwnershipState",
+    "Planner",
+    "Project",
+    "Ref",
+    "Result",
+    "Runtime",
+    "RuntimeStatusObserver",
+    "SafetyBlocker",
+    "SchemaLookup",
+    "Source",
+    "StateBackend",
+    "StateBackendFactory",
+    "StateBackendRegistration",
+    "StreamtError",
+    "Test",
+    "TestType",
+    "TopicMetadata",
+    "Validator",
+    "__version__",
+    "atomic_write",
+    "canonical_json",
+    "did_you_mean",
+    "hookimpl",
+    "sha256_checksum",
+    "state_address",
+]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'streamt.sdk' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module_name), attribute)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
