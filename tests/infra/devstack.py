@@ -122,6 +122,9 @@ def cmd_env(_args) -> int:
     for k, v in data.items():
         if v is not None:
             print(f"export STREAMT_{k.upper()}='{v}'")
+    if data.get("docker_host"):
+        # What the docker CLI, docker-py and `streamt runtime build` read to find the engine.
+        print(f"export DOCKER_HOST='{data['docker_host']}'")
     return 0
 
 

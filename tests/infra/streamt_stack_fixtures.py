@@ -37,6 +37,7 @@ SERVICE_MARKERS = {
     "flink": "needs the devstack Flink cluster and SQL Gateway",
     "postgres": "needs the devstack PostgreSQL (owner/writer/status roles)",
     "gateway": "needs the devstack Conduktor Gateway admin API stub",
+    "docker": "needs the devstack Docker Engine (host networking only) and its Java 17 base image",
 }
 
 FIXTURE_SERVICE = {
@@ -52,6 +53,8 @@ FIXTURE_SERVICE = {
     "postgres_status_dsn": "postgres",
     "gateway_url": "gateway",
     "gateway_credentials": "gateway",
+    "docker_host": "docker",
+    "kstreams_base_image": "docker",
 }
 
 SERVICE_KEYS = {
@@ -61,6 +64,7 @@ SERVICE_KEYS = {
     "flink": ("flink_rest_url", "flink_sql_gateway_url"),
     "postgres": ("postgres_dsn", "postgres_writer_dsn", "postgres_status_dsn"),
     "gateway": ("gateway_url",),
+    "docker": ("docker_host", "kstreams_base_image"),
 }
 
 
@@ -262,3 +266,15 @@ def gateway_url() -> str:
 def gateway_credentials() -> tuple[str, str]:
     _endpoint("gateway", "gateway_url")
     return _config.GATEWAY_USER
+
+
+@pytest.fixture(scope="session")
+def docker_host() -> str:
+    """``unix://...`` of the stack's Docker Engine (or the user's, via STREAMT_DEVSTACK_DOCKER_HOST)."""
+    return _endpoint("docker", "docker_host")
+
+
+@pytest.fixture(scope="session")
+def kstreams_base_image() -> str:
+    """``sha256:`` ID of the Java 17 base image the stack built from Debian packages."""
+    return _endpoint("docker", "kstreams_base_image")

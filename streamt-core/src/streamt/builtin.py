@@ -46,7 +46,7 @@ GROUP_COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
             "streamt.commands.docs_dictionary:docs_dictionary",
             "Export a data dictionary of sources and models.",
         ),
-        "generate": ("streamt.commands.pending:docs_generate", "Generate an HTML documentation site."),
+        "generate": ("streamt.commands.docs_generate:docs_generate", "Generate an HTML documentation site."),
     },
     "envs": {
         "list": ("streamt.commands.envs:envs_list", "List available environments."),

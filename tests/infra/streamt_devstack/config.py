@@ -47,6 +47,8 @@ ENDPOINT_KEYS = (
     "postgres_writer_dsn",
     "postgres_status_dsn",
     "gateway_url",
+    "docker_host",
+    "kstreams_base_image",
 )
 
 HOST = "127.0.0.1"

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from . import artifacts, procs
 from .config import ENDPOINT_KEYS, ENDPOINTS_FILE, LOG_DIR, STATE_DIR
 from .connect import Connect
+from .docker import Docker
 from .flink import Flink
 from .gateway import Gateway
 from .kafka import Kafka
@@ -24,7 +25,9 @@ from .postgres import Postgres
 from .registry import Registry
 from .service import Context, Service
 
-SERVICES: dict[str, Service] = {s.name: s for s in (Kafka(), Postgres(), Registry(), Connect(), Flink(), Gateway())}
+SERVICES: dict[str, Service] = {
+    s.name: s for s in (Kafka(), Postgres(), Registry(), Connect(), Flink(), Gateway(), Docker())
+}
 ALIASES = {
     "registry": "schema_registry",
     "schema-registry": "schema_registry",
@@ -32,6 +35,7 @@ ALIASES = {
     "pg": "postgres",
     "postgresql": "postgres",
     "gateway-stub": "gateway",
+    "dockerd": "docker",
 }
 
 
