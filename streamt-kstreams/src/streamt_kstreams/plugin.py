@@ -57,8 +57,10 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 def streamt_commands(cli: Any) -> None:
     from streamt.pending import pending_command
 
+    from streamt_kstreams.commands import build_command
+
     runtime = cli.add_group("runtime", "Build and inspect packaged runtimes.")
-    runtime.add_command(pending_command("runtime build", "streamt-kstreams", "Build the Kafka Streams runner image"))
+    runtime.add_command(build_command)
     state = cli.add_group("state", "Inspect and administer deployment state.")
     for name, help_text in (
         ("runner-status", "Inspect one Kafka Streams replacement"),
