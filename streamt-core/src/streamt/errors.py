@@ -116,6 +116,7 @@ _CORE_CODES: tuple[tuple[str, str], ...] = (
     ("E507_BACKSTAGE_INVALID", "Backstage catalog input, mapping, validation or output failed"),
     ("E508_DATAHUB_INVALID", "DataHub identity, mapping, validation, serialization, or output failed"),
     ("E509_STRIMZI_INVALID", "Strimzi KafkaTopic mapping, validation or output failed"),
+    ("E510_GIT_READ_FAILED", "A Git ref or the project files at it could not be read safely"),
     # Governance
     ("E601_NAMING_VIOLATION", "Resource name violates naming convention"),
     ("E602_GOVERNANCE_RULE_VIOLATION", "Declaration violates a governance rule"),
