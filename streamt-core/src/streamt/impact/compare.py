@@ -1,0 +1,702 @@
+"""Compare two snapshots: per resource, what was added, removed or changed, each change classified.
+
+Declarations are compared field by field (effective values: the compiled topic spec carries the
+partitions and configs after ``defaults:``), and compiled artifacts by checksum, so a change that
+no declared field explains (an upstream or default change recompiling a job) still shows up.
+Resources equal on both sides cost one equality check: 5,000 unchanged models are cheap.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+
+from streamt.artifacts import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
+from streamt.impact.changes import BREAKING, NON_BREAKING, OPERATIONAL, FieldChange, ResourceChange
+from streamt.impact.consumers import Consumers
+from streamt.impact.snapshot import Snapshot
+from streamt.impact.widening import is_widening
+from streamt.sql.columns import projection, where_clause
+
+KINDS = (("source", "sources"), ("model", "models"), ("test", "tests"), ("exposure", "exposures"))
+REMOVAL_KINDS = (KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL)
+_COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
+# Compatibility levels by strength: a consumer relying on a guarantee loses it when the level drops.
+_COMPATIBILITY = {"NONE": 0, "BACKWARD": 1, "FORWARD": 1, "FULL": 2}
+_METADATA = ("description", "owner", "tags", "access", "group", "version", "deprecation", "region")
+_ARTIFACT_WORKFLOWS = {"flink_job": "flink_savepoint_upgrade", "kafka_streams_job": "kafka_streams_replacement"}
+
+
+def compare(base: Snapshot, head: Snapshot, consumers: Consumers) -> list[ResourceChange]:
+    """Every changed resource, sorted by kind then name; ``consumers`` is built from the same two sides."""
+    base_artifacts, head_artifacts = _artifacts(base), _artifacts(head)
+    changes: list[ResourceChange] = []
+    for kind, attribute in KINDS:
+        before = {item.name: item for item in getattr(base.project, attribute)}
+        after = {item.name: item for item in getattr(head.project, attribute)}
+        for name in sorted(before.keys() | after.keys()):
+            old, new = before.get(name), after.get(name)
+            artifacts = _artifact_changes(base_artifacts.get(name, {}), head_artifacts.get(name, {}))
+            if old == new and not artifacts:
+                continue
+            fields = _fields(kind, name, old, new, consumers, artifacts)
+            if fields:
+                status = "added" if old is None else "removed" if new is None else "changed"
+                owner = getattr(new if new is not None else old, "owner", None)
+                changes.append(
+                    ResourceChange(
+                        kind=kind,
+                        name=name,
+                        status=status,
+                        fields=tuple(fields),
+                        artifacts=tuple(artifacts),
+                        owner=owner,
+                    )
+                )
+    changes += _tombstones(base, head)
+    return changes
+
+
+# --- artifacts ----------------------------------------------------------------------------------
+
+
+def _artifacts(snapshot: Snapshot) -> dict[str, dict[tuple[str, str], Any]]:
+    """Declaration name -> (kind, identity) -> artifact; tombstones are compared on their own."""
+    grouped: dict[str, dict[tuple[str, str], Any]] = {}
+    for artifact in snapshot.compiled.artifacts:
+        if artifact.kind not in REMOVAL_KINDS:
+            grouped.setdefault(artifact.name, {})[(artifact.kind, artifact.identity)] = artifact
+    return grouped
+
+
+def _artifact_changes(before: dict[tuple[str, str], Any], after: dict[tuple[str, str], Any]) -> list[dict[str, str]]:
+    out = []
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
+        if old is not None and new is not None and old.checksum == new.checksum:
+            continue
+        status = "added" if old is None else "removed" if new is None else "changed"
+        out.append({"identity": key[1], "kind": key[0], "status": status})
+    return out
+
+
+def _tombstones(base: Snapshot, head: Snapshot) -> list[ResourceChange]:
+    before = {(a.kind, a.identity) for a in base.compiled.artifacts if a.kind in REMOVAL_KINDS}
+    out = []
+    for artifact in head.compiled.artifacts:
+        if artifact.kind in REMOVAL_KINDS and (artifact.kind, artifact.identity) not in before:
+            what = artifact.kind.removesuffix("_removal").replace("_", " ")
+            field = FieldChange(
+                field=f"lifecycle.{artifact.kind}s",
+                before=None,
+                after=artifact.identity,
+                classification=OPERATIONAL,
+                reason=f"a {what} '{artifact.identity}' is to be deleted",
+                workflow="reviewed_removal",
+            )
+            changes = ({"identity": artifact.identity, "kind": artifact.kind, "status": "added"},)
+            out.append(
+                ResourceChange(kind="lifecycle", name=artifact.name, status="added", fields=(field,), artifacts=changes)
+            )
+    return out
+
+
+# --- one resource -------------------------------------------------------------------------------
+
+
+def _fields(
+    kind: str, name: str, old: Any, new: Any, consumers: Consumers, artifacts: list[dict[str, str]]
+) -> list[FieldChange]:
+    if old is None:
+        return _added(kind, name, new)
+    if new is None:
+        return _removed(kind, name, old, consumers)
+    fields: list[FieldChange] = []
+    if kind in ("source", "model"):
+        fields += _ownership(kind, name, old, new)
+        fields += _topic(kind, name, old, new, consumers)
+        fields += _columns(name, _columns_of(kind, old), _columns_of(kind, new), consumers, "columns")
+    if kind == "model":
+        fields += _model(name, old, new, consumers)
+    if kind == "source":
+        fields += _source_schema(old, new)
+    if kind in ("test", "exposure"):
+        fields += _declaration(kind, old, new)
+    else:
+        fields += _metadata(old, new)
+    if not fields:
+        fields += _unexplained(artifacts)
+    return fields
+
+
+def _added(kind: str, name: str, new: Any) -> list[FieldChange]:
+    adopted = getattr(getattr(new, "ownership", None), "mode", None) == "adopted"
+    return [
+        FieldChange(
+            field="declaration",
+            before=None,
+            after=kind,
+            classification=OPERATIONAL if adopted else NON_BREAKING,
+            reason=f"new {kind}" + (" declared adopted: the existing resource must be claimed" if adopted else ""),
+            workflow="adoption" if adopted else None,
+        )
+    ]
+
+
+def _removed(kind: str, name: str, old: Any, consumers: Consumers) -> list[FieldChange]:
+    readers = consumers.remaining(name)
+    managed = getattr(getattr(old, "ownership", None), "mode", "external") != "external"
+    fields = []
+    if readers:
+        fields.append(
+            FieldChange(
+                field="declaration",
+                before=kind,
+                after=None,
+                classification=BREAKING,
+                reason=f"removed while still read by {consumers.describe(readers)}",
+                flows=True,
+            )
+        )
+    if managed and kind in ("source", "model"):
+        fields.append(
+            FieldChange(
+                field="declaration",
+                before=kind,
+                after=None,
+                classification=OPERATIONAL,
+                reason="removed; its live resources are not deleted",
+                workflow="reviewed_removal",
+                flows=not readers,
+            )
+        )
+    if not fields:
+        fields.append(
+            FieldChange(
+                field="declaration", before=kind, after=None, classification=NON_BREAKING, reason=f"{kind} removed"
+            )
+        )
+    return fields
+
+
+def _ownership(kind: str, name: str, old: Any, new: Any) -> list[FieldChange]:
+    before, after = old.ownership.mode, new.ownership.mode
+    if before == after:
+        return []
+    workflow = "adoption" if after == "adopted" else "ownership_release" if after == "external" else "adoption"
+    reason = {
+        "adopted": "the existing resource must be claimed before streamt manages it",
+        "external": "streamt stops managing it",
+        "managed": "streamt takes over a resource it did not manage; it must be claimed, never silently",
+    }[after]
+    return [
+        FieldChange(
+            field="ownership.mode",
+            before=before,
+            after=after,
+            classification=OPERATIONAL,
+            reason=reason,
+            workflow=workflow,
+        )
+    ]
+
+
+def _topic(kind: str, name: str, old: Any, new: Any, consumers: Consumers) -> list[FieldChange]:
+    fields = []
+    before = old.topic if kind == "source" else old.topic_name
+    after = new.topic if kind == "source" else new.topic_name
+    stores = kind == "source" or old.materialized in ("topic", "flink")
+    if before != after and stores:
+        fields.append(
+            FieldChange(
+                field="topic.name",
+                before=before,
+                after=after,
+                classification=BREAKING,
+                reason="topic renamed: readers of the old topic stop receiving records and the new topic starts empty",
+                workflow="reviewed_removal",
+                flows=True,
+            )
+        )
+    old_spec, new_spec = consumers.topic_spec("base", name), consumers.topic_spec("head", name)
+    if old_spec is None or new_spec is None or old.ownership.mode != new.ownership.mode:
+        return fields  # a managed spec is complete, an adopted one declared keys only: not comparable
+    fields += _partitions(name, old, new, old_spec.get("partitions"), new_spec.get("partitions"), consumers)
+    if old_spec.get("replication_factor") != new_spec.get("replication_factor"):
+        fields.append(
+            FieldChange(
+                field="topic.replication_factor",
+                before=old_spec.get("replication_factor"),
+                after=new_spec.get("replication_factor"),
+                classification=OPERATIONAL,
+                reason="replication factor changed",
+                workflow="replication_factor_change",
+            )
+        )
+    old_config, new_config = old_spec.get("config", {}), new_spec.get("config", {})
+    for key in sorted(old_config.keys() | new_config.keys()):
+        if old_config.get(key) == new_config.get(key):
+            continue
+        policy = key == "cleanup.policy"
+        fields.append(
+            FieldChange(
+                field=f"topic.config.{key}",
+                before=old_config.get(key),
+                after=new_config.get(key),
+                classification=BREAKING if policy else NON_BREAKING,
+                reason="cleanup policy changed: what readers can read back changes" if policy else "topic config",
+                flows=policy,
+            )
+        )
+    return fields
+
+
+def _partitions(name: str, old: Any, new: Any, before: Any, after: Any, consumers: Consumers) -> list[FieldChange]:
+    if before == after or before is None or after is None:
+        return []
+    keyed = bool(getattr(new, "key", None) or getattr(new, "primary_key", ()))
+    stateful = consumers.stateful(name)
+    if after < before:
+        classification, workflow, reason = OPERATIONAL, "partition_reduction", "partition count reduced"
+    elif keyed and stateful:
+        classification, workflow = BREAKING, None
+        reason = f"keyed topic re-partitioned: keys move between partitions under {consumers.describe(stateful)}"
+    else:
+        classification, workflow = NON_BREAKING, None
+        reason = "more partitions" + ("" if keyed else " on an unkeyed topic")
+    return [
+        FieldChange(
+            field="topic.partitions",
+            before=before,
+            after=after,
+            classification=classification,
+            reason=reason,
+            workflow=workflow,
+            flows=classification == BREAKING,
+        )
+    ]
+
+
+# --- columns ------------------------------------------------------------------------------------
+
+
+def _columns_of(kind: str, declaration: Any) -> dict[str, str | None] | None:
+    """Column name -> declared type; a model without declared columns gives what its SELECT projects."""
+    if declaration.columns:
+        return {c.name: c.type for c in declaration.columns}
+    if kind == "source" or not declaration.rendered_sql:
+        return {} if kind == "source" else None
+    shape = projection(declaration.rendered_sql)
+    if shape is None or shape.star:
+        return None
+    return {c.name: c.type for c in shape.columns}
+
+
+def _columns(
+    name: str,
+    before: dict[str, str | None] | None,
+    after: dict[str, str | None] | None,
+    consumers: Consumers,
+    prefix: str,
+) -> list[FieldChange]:
+    if before is None or after is None:
+        return []
+    fields = []
+    for column in [c for c in before if c not in after]:
+        fields.append(_column_break(name, prefix, column, before[column], None, "removed", consumers))
+    for column in [c for c in after if c in before and before[c] != after[c]]:
+        old_type, new_type = before[column], after[column]
+        if old_type is None or new_type is None or is_widening(old_type, new_type):
+            fields.append(
+                FieldChange(
+                    field=f"{prefix}.{column}",
+                    before=old_type,
+                    after=new_type,
+                    classification=NON_BREAKING,
+                    reason="type widened or newly declared",
+                    flows=True,
+                    columns=(column,),
+                )
+            )
+        else:
+            fields.append(_column_break(name, prefix, column, old_type, new_type, "type narrowed", consumers))
+    for column in [c for c in after if c not in before]:
+        fields.append(
+            FieldChange(
+                field=f"{prefix}.{column}",
+                before=None,
+                after=after[column],
+                classification=NON_BREAKING,
+                reason="column added",
+                flows=True,
+                columns=(column,),
+            )
+        )
+    return fields
+
+
+def _column_break(
+    name: str, prefix: str, column: str, before: Any, after: Any, what: str, consumers: Consumers
+) -> FieldChange:
+    readers = consumers.reading(name, column)
+    if readers:
+        classification, reason = BREAKING, f"{what}; read by {consumers.describe(readers)}"
+    else:
+        classification, reason = NON_BREAKING, f"{what}; no declared consumer reads it"
+    return FieldChange(
+        field=f"{prefix}.{column}",
+        before=before,
+        after=after,
+        classification=classification,
+        reason=reason,
+        flows=True,
+        columns=(column,),
+    )
+
+
+# --- models -------------------------------------------------------------------------------------
+
+
+def normalized_sql(sql: str | None) -> str | None:
+    """Comments dropped, whitespace collapsed, trailing semicolons removed: the SQL that runs."""
+    if sql is None:
+        return None
+    return " ".join(_COMMENTS.sub(" ", sql).split()).rstrip("; ")
+
+
+def _job_workflow(model: Any) -> str | None:
+    if model.materialized == "flink" or (model.materialized == "topic" and model.sql and model.executor == "flink"):
+        return "flink_savepoint_upgrade"
+    if model.materialized == "topic" and model.sql and model.executor == "kafka_streams":
+        return "kafka_streams_replacement"
+    return None
+
+
+def _model(name: str, old: Any, new: Any, consumers: Consumers) -> list[FieldChange]:
+    fields = []
+    if old.materialized != new.materialized:
+        fields.append(
+            FieldChange(
+                field="materialized",
+                before=old.materialized,
+                after=new.materialized,
+                classification=OPERATIONAL,
+                reason="materialization changed",
+                workflow="materialization_change",
+                flows=True,
+            )
+        )
+    elif old.executor != new.executor and old.sql and new.sql:
+        fields.append(
+            FieldChange(
+                field="executor",
+                before=old.executor,
+                after=new.executor,
+                classification=OPERATIONAL,
+                reason="the job moves to another runner",
+                workflow="executor_replacement",
+                flows=True,
+            )
+        )
+    if old.key != new.key:
+        fields.append(
+            FieldChange(
+                field="key",
+                before=old.key,
+                after=new.key,
+                classification=BREAKING,
+                reason="output key changed: per-key order and partition placement change",
+                flows=True,
+            )
+        )
+    fields += _sql(old, new)
+    fields += _contract(name, old.contract, new.contract, consumers)
+    for attribute in ("parallelism", "checkpoint_interval_ms", "state_backend", "state_ttl_ms"):
+        before = getattr(old.flink, attribute, None) if old.flink else None
+        after = getattr(new.flink, attribute, None) if new.flink else None
+        if before != after:
+            fields.append(
+                FieldChange(
+                    field=f"flink.{attribute}",
+                    before=before,
+                    after=after,
+                    classification=OPERATIONAL,
+                    reason="Flink job setting changed",
+                    workflow=_job_workflow(new) or "flink_savepoint_upgrade",
+                )
+            )
+    if old.event_time != new.event_time:
+        fields.append(
+            FieldChange(
+                field="event_time",
+                before=_plain(old.event_time),
+                after=_plain(new.event_time),
+                classification=OPERATIONAL,
+                reason="event time or watermark changed",
+                workflow=_job_workflow(new),
+                flows=True,
+            )
+        )
+    fields += _sink(old.sink, new.sink)
+    if old.gateway != new.gateway:
+        fields.append(
+            FieldChange(
+                field="gateway",
+                before=_plain(old.gateway),
+                after=_plain(new.gateway),
+                classification=BREAKING,
+                reason="virtual topic changed: readers of the alias move",
+                flows=True,
+            )
+        )
+    if old.security != new.security:
+        fields.append(
+            FieldChange(
+                field="security",
+                before=_plain(old.security),
+                after=_plain(new.security),
+                classification=NON_BREAKING,
+                reason="masking or access policies changed",
+                flows=True,
+            )
+        )
+    return fields
+
+
+def _sql(old: Any, new: Any) -> list[FieldChange]:
+    if old.sql == new.sql:
+        return []
+    before, after = normalized_sql(old.sql), normalized_sql(new.sql)
+    if before == after:
+        return [
+            FieldChange(
+                field="sql",
+                before=old.sql,
+                after=new.sql,
+                classification=NON_BREAKING,
+                reason="formatting only: the normalized SQL is unchanged",
+            )
+        ]
+    old_where = where_clause(before) if before else None
+    new_where = where_clause(after) if after else None
+    if old_where != new_where:
+        reason = f"filter predicate changed from {old_where or '(none)'!r} to {new_where or '(none)'!r}: "
+        reason += "downstream readers receive different records"
+    else:
+        reason = "the query changed"
+    workflow = _job_workflow(new)
+    return [
+        FieldChange(
+            field="sql",
+            before=before,
+            after=after,
+            classification=OPERATIONAL if workflow else NON_BREAKING,
+            reason=reason,
+            workflow=workflow,
+            flows=True,
+        )
+    ]
+
+
+def _contract(name: str, old: Any, new: Any, consumers: Consumers) -> list[FieldChange]:
+    if old == new:
+        return []
+    if old is None:
+        return [
+            FieldChange(
+                field="contract", before=None, after="declared", classification=NON_BREAKING, reason="contract added"
+            )
+        ]
+    if new is None:
+        return [
+            FieldChange(
+                field="contract",
+                before="declared",
+                after=None,
+                classification=BREAKING,
+                reason="contract removed: consumers lose its guarantee",
+                flows=True,
+            )
+        ]
+    fields = []
+    if old.enforced and not new.enforced:
+        fields.append(
+            FieldChange(
+                field="contract.enforced",
+                before=True,
+                after=False,
+                classification=BREAKING,
+                reason="contract compatibility lowered: no longer enforced",
+                flows=True,
+            )
+        )
+    elif new.enforced and not old.enforced:
+        fields.append(
+            FieldChange(
+                field="contract.enforced",
+                before=False,
+                after=True,
+                classification=NON_BREAKING,
+                reason="contract now enforced",
+            )
+        )
+    fields += _columns(
+        name,
+        {c.name: c.type for c in old.columns},
+        {c.name: c.type for c in new.columns},
+        consumers,
+        "contract.columns",
+    )
+    return fields
+
+
+def _sink(old: Any, new: Any) -> list[FieldChange]:
+    if old == new:
+        return []
+    old_class, new_class = getattr(old, "connector", None), getattr(new, "connector", None)
+    if old_class != new_class:
+        return [
+            FieldChange(
+                field="sink.connector",
+                before=old_class,
+                after=new_class,
+                classification=OPERATIONAL,
+                reason="connector class changed",
+                workflow="connector_replacement",
+            )
+        ]
+    old_config, new_config = (old.config if old else {}), (new.config if new else {})
+    keys = sorted(k for k in old_config.keys() | new_config.keys() if old_config.get(k) != new_config.get(k))
+    # Connector configs are compared by key; values may hold ${VAR} placeholders and are not echoed.
+    return [
+        FieldChange(
+            field=f"sink.config.{k}",
+            before=None,
+            after=None,
+            classification=NON_BREAKING,
+            reason="connector config changed (updated in place by apply)",
+        )
+        for k in keys
+    ]
+
+
+def _source_schema(old: Any, new: Any) -> list[FieldChange]:
+    a, b = old.schema, new.schema
+    if a == b:
+        return []
+    fields = []
+    for attribute in ("subject", "format"):
+        before, after = getattr(a, attribute, None), getattr(b, attribute, None)
+        if before != after:
+            fields.append(
+                FieldChange(
+                    field=f"schema.{attribute}",
+                    before=before,
+                    after=after,
+                    classification=BREAKING,
+                    reason=f"schema {attribute} changed",
+                    flows=True,
+                )
+            )
+    before, after = getattr(a, "compatibility", None), getattr(b, "compatibility", None)
+    if before != after:
+        lowered = _compatibility(after) < _compatibility(before)
+        fields.append(
+            FieldChange(
+                field="schema.compatibility",
+                before=before,
+                after=after,
+                classification=BREAKING if lowered else NON_BREAKING,
+                reason="schema compatibility lowered" if lowered else "schema compatibility raised",
+                flows=lowered,
+            )
+        )
+    for attribute in ("definition", "version", "registry"):
+        if getattr(a, attribute, None) != getattr(b, attribute, None):
+            fields.append(
+                FieldChange(
+                    field=f"schema.{attribute}",
+                    before=None,
+                    after=None,
+                    classification=NON_BREAKING,
+                    reason=f"schema {attribute} changed",
+                    flows=True,
+                )
+            )
+    return fields
+
+
+def _compatibility(level: str | None) -> int:
+    if level is None:
+        return 1  # the registry default (BACKWARD)
+    text = level.upper()
+    return _COMPATIBILITY.get(text.removesuffix("_TRANSITIVE"), 0) * 2 + text.endswith("_TRANSITIVE")
+
+
+# --- metadata -----------------------------------------------------------------------------------
+
+
+def _metadata(old: Any, new: Any) -> list[FieldChange]:
+    fields = []
+    for attribute in _METADATA:
+        before, after = getattr(old, attribute, None), getattr(new, attribute, None)
+        if before != after:
+            fields.append(
+                FieldChange(
+                    field=attribute,
+                    before=_plain(before),
+                    after=_plain(after),
+                    classification=NON_BREAKING,
+                    reason=f"{attribute} changed",
+                )
+            )
+    return fields
+
+
+def _declaration(kind: str, old: Any, new: Any) -> list[FieldChange]:
+    fields = []
+    for attribute in sorted(a.name for a in old.__attrs_attrs__):
+        before, after = getattr(old, attribute), getattr(new, attribute)
+        if before != after:
+            fields.append(
+                FieldChange(
+                    field=attribute,
+                    before=_plain(before),
+                    after=_plain(after),
+                    classification=NON_BREAKING,
+                    reason=f"{kind} declaration changed",
+                )
+            )
+    return fields
+
+
+def _unexplained(artifacts: list[dict[str, str]]) -> list[FieldChange]:
+    """Compiled artifacts changed with no declared field changing: an upstream or a default did it."""
+    fields = []
+    for artifact in artifacts:
+        workflow = _ARTIFACT_WORKFLOWS.get(artifact["kind"])
+        fields.append(
+            FieldChange(
+                field=f"compiled.{artifact['kind']}",
+                before=None,
+                after=artifact["identity"],
+                classification=OPERATIONAL if workflow else NON_BREAKING,
+                reason=f"compiled {artifact['kind']} {artifact['status']} "
+                "(an upstream declaration or a default changed)",
+                workflow=workflow,
+            )
+        )
+    return fields
+
+
+def _plain(value: Any) -> Any:
+    """attrs values as JSON-compatible data, for before/after."""
+    if attrs.has(type(value)):
+        return {k: _plain(v) for k, v in sorted(attrs.asdict(value, recurse=False).items())}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in sorted(value.items())}
+    return value
