@@ -38,6 +38,7 @@ GROUPS: dict[str, str] = {
     "export": "Generate deterministic infrastructure artifacts without applying them.",
     "runtime": "Build and inspect packaged runtimes.",
     "state": "Inspect and administer deployment state.",
+    "impact": ("streamt.commands.impact:impact_command", "Explain the downstream impact of changes between Git refs."),
 }
 
 GROUP_COMMANDS: dict[str, dict[str, tuple[str, str]]] = {

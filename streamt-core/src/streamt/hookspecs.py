@@ -245,3 +245,15 @@ def streamt_known_kinds() -> list[KnownKind] | None:
     kinds of the streamt distributions this way; a platform team may declare
     the kinds of its own internal plugins.
     """
+
+
+@hookspec
+def streamt_docs_site(project: Project) -> list[Any] | None:
+    """Add pages or resource details to the ``docs generate`` HTML site.
+
+    Return ``streamt.docs_site.DocsPage`` objects (an extra page, linked from
+    the index) and ``streamt.docs_site.DocsNodeDetail`` objects (a section on
+    one source, model, test or exposure page). Contributions are text, never
+    markup: core escapes every string. Read only the loaded project; contact
+    no service, so the same project always gives the same site bytes.
+    """

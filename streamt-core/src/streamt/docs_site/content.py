@@ -1,0 +1,122 @@
+"""The site's content as plain records: one per resource page, the index rows and the graph.
+
+Everything is read from the loaded project and its compiled artifacts; nothing is looked up live.
+Records are sorted by name so the rendered bytes never depend on file discovery order.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+import yaml
+
+from streamt.dag import Graph
+
+KINDS = ("source", "model", "test", "exposure")
+FOLDERS = {"source": "sources", "model": "models", "test": "tests", "exposure": "exposures"}
+_SAFE = re.compile(r"[A-Za-z0-9_-]")
+
+
+def slug(name: str) -> str:
+    """A file name for ``name``: safe characters kept, every other byte as ``~XX`` (injective)."""
+    return "".join(c if _SAFE.fullmatch(c) else "".join(f"~{b:02X}" for b in c.encode()) for c in name) or "~"
+
+
+def page_path(kind: str, name: str) -> str:
+    return f"{FOLDERS[kind]}/{slug(name)}.html"
+
+
+def resources(project: Any) -> list[tuple[str, Any]]:
+    """``(kind, declaration)`` for every source, model, test and exposure, by kind then name."""
+    out: list[tuple[str, Any]] = []
+    for kind in KINDS:
+        out += sorted(((kind, item) for item in getattr(project, FOLDERS[kind])), key=lambda pair: pair[1].name)
+    return out
+
+
+def record(project: Any, graph: Graph, kind: str, item: Any, artifacts: list[Any], tests: list[str]) -> dict[str, Any]:
+    """One resource page: title facts, columns, SQL, artifacts, neighbours."""
+    facts: list[tuple[str, str]] = []
+    columns: list[dict[str, str]] = []
+    sql = ""
+    body_yaml = ""
+    if kind == "model":
+        facts = _facts(materialized=item.materialized, executor=item.executor if item.materialized == "flink" else None,
+                       topic=item.topic_name, access=item.access, group=item.group,
+                       ownership=item.ownership.mode)  # fmt: skip
+        classification = dict(item.security.classification) if item.security else {}
+        columns = [_column(c, classification) for c in item.columns]
+        sql = (item.rendered_sql if item.rendered_sql is not None else item.sql) or ""
+    elif kind == "source":
+        schema = item.schema
+        facts = _facts(topic=item.topic, cluster=item.cluster, ownership=item.ownership.mode,
+                       subject=schema.subject if schema else None, format=schema.format if schema else None,
+                       compatibility=schema.compatibility if schema else None)  # fmt: skip
+        columns = [_column(c, {}) for c in (item.columns or (schema.fields if schema else ()))]
+    elif kind == "test":
+        facts = _facts(model=item.model, type=item.type, sample_size=item.sample_size,
+                       severity=item.on_failure.severity if item.on_failure else None)  # fmt: skip
+        if item.assertions:
+            body_yaml = yaml.safe_dump([dict(a) for a in item.assertions], sort_keys=True, allow_unicode=True)
+    else:
+        facts = _facts(type=item.type, role=item.role, url=item.url, repo=item.repo, language=item.language,
+                       tool=item.tool, consumer_group=item.consumer_group, schedule=item.schedule)  # fmt: skip
+    in_graph = kind != "test"
+    upstream = graph.parents(item.name) if in_graph else [item.model]
+    downstream = graph.children(item.name) if in_graph else []
+    return {
+        "kind": kind,
+        "name": item.name,
+        "path": page_path(kind, item.name),
+        "description": getattr(item, "description", None) or "",
+        "owner": getattr(item, "owner", None) or "",
+        "tags": sorted(getattr(item, "tags", ()) or ()),
+        "facts": facts,
+        "columns": columns,
+        "sql": sql.strip("\n"),
+        "yaml": body_yaml,
+        "artifacts": [
+            {"kind": a.kind, "identity": a.identity, "ownership": a.ownership, "checksum": a.checksum}
+            for a in sorted(artifacts, key=lambda a: a.sort_key)
+        ],
+        "upstream": [_link(graph, project, n) for n in upstream],
+        "downstream": [_link(graph, project, n) for n in downstream],
+        "tests": tests,
+        "in_graph": in_graph,
+        "details": [],
+    }
+
+
+def graph_data(graph: Graph, positions: dict[str, tuple[int, int]], project: Any) -> dict[str, Any]:
+    """Nodes as ``[name, type, label, x, y, path]`` and edges as index pairs: compact at 5,000 models."""
+    names = list(graph.nodes)
+    index = {n: i for i, n in enumerate(names)}
+    nodes = []
+    for name in names:
+        node = graph.nodes[name]
+        x, y = positions[name]
+        nodes.append([name, node.type, node.materialized or node.type, x, y, page_path(node.type, name)])
+    edges = [[index[a], index[b]] for a, b in graph.edges]
+    return {"project": project.name, "nodes": nodes, "edges": edges}
+
+
+def _link(graph: Graph, project: Any, name: str) -> dict[str, str]:
+    node = graph.nodes.get(name)
+    kind = node.type if node is not None else "model"
+    return {"name": name, "kind": kind, "path": page_path(kind, name)}
+
+
+def _facts(**values: Any) -> list[tuple[str, str]]:
+    return [(key.replace("_", " "), str(value)) for key, value in values.items() if value not in (None, "")]
+
+
+def _column(column: Any, classification: dict[str, str]) -> dict[str, str]:
+    record = attrs.asdict(column)
+    return {
+        "name": record["name"],
+        "type": record.get("type") or "",
+        "classification": record.get("classification") or classification.get(record["name"], ""),
+        "description": record.get("description") or "",
+    }
