@@ -22,6 +22,7 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("streamt.commands.plan:plan_command", "Show planned changes without applying them."),
     "apply": ("streamt.commands.apply:apply_command", "Deploy artifacts to infrastructure."),
     "diff": ("streamt.commands.diff:diff_command", "Compare local definitions against deployed state."),
+    "impact": ("streamt.commands.impact:impact_command", "Explain the downstream impact of changes between Git refs."),
     "status": ("streamt.commands.status:status_command", "Check deployment status of managed resources."),
     "adopt": ("streamt.commands.adopt:adopt_command", "Claim an existing declared resource for lifecycle management."),
     "test": ("streamt.commands.pending:test", "Run data quality tests."),
@@ -38,7 +39,6 @@ GROUPS: dict[str, str] = {
     "export": "Generate deterministic infrastructure artifacts without applying them.",
     "runtime": "Build and inspect packaged runtimes.",
     "state": "Inspect and administer deployment state.",
-    "impact": ("streamt.commands.impact:impact_command", "Explain the downstream impact of changes between Git refs."),
 }
 
 GROUP_COMMANDS: dict[str, dict[str, tuple[str, str]]] = {

@@ -1,0 +1,220 @@
+"""A scripted repository history: one commit per kind of change, for the impact tests.
+
+The project lives in ``pipeline/`` of the repository (so the reader's sub-directory prefix is
+exercised) and needs the Kafka and Flink plugins only. Its runtime uses ``${KAFKA_BOOTSTRAP}``
+with no ``.env``: snapshots must not need the value. ``STEPS`` is the history in order; each step
+is (commit subject, {path: new content or None to delete}).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+PROJECT = "pipeline"
+
+PROJECT_FILE = """\
+project: {name: shop}
+runtime:
+  kafka: {bootstrap_servers: "${KAFKA_BOOTSTRAP}"}
+  flink: {default: local, clusters: {local: {rest_url: "http://localhost:8081"}}}
+"""
+
+SOURCES = """\
+sources:
+  - name: orders_raw
+    topic: shop.orders.raw
+    owner: team-orders
+    columns:
+      - {name: order_id, type: STRING}
+      - {name: customer_id, type: STRING}
+      - {name: amount_cents, type: BIGINT}
+      - {name: status, type: STRING}
+"""
+
+CLEAN = """\
+models:
+  - name: orders_clean
+    owner: team-orders
+    description: Valid orders
+    materialized: flink
+    key: order_id
+    sql: |
+      SELECT order_id, customer_id, amount_cents, status
+      FROM {{ source("orders_raw") }}
+      WHERE amount_cents > 0
+    advanced:
+      topic: {name: shop.orders.clean, partitions: 3}
+"""
+
+REVENUE = """\
+models:
+  - name: revenue_per_customer
+    owner: team-finance
+    materialized: flink
+    sql: |
+      SELECT customer_id, SUM(amount_cents) AS revenue_cents
+      FROM {{ ref("orders_clean") }}
+      GROUP BY customer_id
+    contract:
+      enforced: true
+      columns:
+        - {name: revenue_cents, type: BIGINT}
+    advanced:
+      flink: {state_ttl_ms: 3600000}
+      topic: {name: shop.revenue, partitions: 3}
+"""
+
+EXPOSURES = """\
+exposures:
+  - name: fraud_detector
+    type: application
+    owner: team-risk
+    consumes:
+      - ref: orders_clean
+        columns:
+          - {name: order_id, type: STRING}
+          - {name: amount_cents, type: BIGINT}
+          - {name: status, type: STRING}
+  - name: loyalty_service
+    type: application
+    owner: team-loyalty
+    consumes:
+      - ref: revenue_per_customer
+        columns:
+          - {name: customer_id, type: STRING}
+          - {name: revenue_cents, type: BIGINT}
+"""
+
+TESTS = """\
+tests:
+  - name: orders_clean_amounts
+    model: orders_clean
+    type: sample
+    assertions:
+      - range: {column: amount_cents, min: 0}
+"""
+
+
+def _edit(text: str, old: str, new: str) -> str:
+    assert text.count(old) == 1, (old, text)
+    return text.replace(old, new)
+
+
+def _steps() -> list[tuple[str, dict[str, str | None]]]:
+    clean, revenue, sources, exposures, tests = CLEAN, REVENUE, SOURCES, EXPOSURES, TESTS
+    steps: list[tuple[str, dict[str, str | None]]] = [
+        (
+            "base project",
+            {
+                "stream_project.yml": PROJECT_FILE,
+                "sources/orders.yml": sources,
+                "models/clean.yml": clean,
+                "models/revenue.yml": revenue,
+                "exposures/apps.yml": exposures,
+                "tests/orders.yml": tests,
+            },
+        )
+    ]
+
+    def step(subject: str, path: str, text: str) -> str:
+        steps.append((subject, {path: text}))
+        return text
+
+    clean = step("description", "models/clean.yml", _edit(clean, "Valid orders", "Orders with a positive amount"))
+    sources = step(
+        "column added",
+        "sources/orders.yml",
+        _edit(
+            sources,
+            "{name: status, type: STRING}",
+            "{name: status, type: STRING}\n      - {name: currency, type: STRING}",
+        ),
+    )
+    clean = step("predicate only", "models/clean.yml", _edit(clean, "amount_cents > 0", "amount_cents > 100"))
+    clean = step(
+        "sql formatting", "models/clean.yml", _edit(clean, "      WHERE amount_cents", "      WHERE  amount_cents")
+    )
+    clean = step(
+        "column removed",
+        "models/clean.yml",
+        _edit(
+            clean, "SELECT order_id, customer_id, amount_cents, status", "SELECT order_id, customer_id, amount_cents"
+        ),
+    )
+    sources = step(
+        "type narrowed",
+        "sources/orders.yml",
+        _edit(sources, "{name: amount_cents, type: BIGINT}", "{name: amount_cents, type: INT}"),
+    )
+    clean = step("keyed partitions", "models/clean.yml", _edit(clean, "partitions: 3", "partitions: 6"))
+    revenue = step("unkeyed partitions", "models/revenue.yml", _edit(revenue, "partitions: 3", "partitions: 4"))
+    clean = step("key changed", "models/clean.yml", _edit(clean, "key: order_id", "key: customer_id"))
+    revenue = step(
+        "topic renamed", "models/revenue.yml", _edit(revenue, "name: shop.revenue,", "name: shop.revenue.v2,")
+    )
+    revenue = step("contract lowered", "models/revenue.yml", _edit(revenue, "enforced: true", "enforced: false"))
+    revenue = step(
+        "flink setting", "models/revenue.yml", _edit(revenue, "state_ttl_ms: 3600000", "state_ttl_ms: 7200000")
+    )
+    revenue = step(
+        "ownership adopted",
+        "models/revenue.yml",
+        _edit(revenue, "    owner: team-finance\n", "    owner: team-finance\n    ownership: {mode: adopted}\n"),
+    )
+    tests = step("test changed", "tests/orders.yml", _edit(tests, "min: 0}", "min: 1}"))
+    exposures = step(
+        "exposure owner", "exposures/apps.yml", _edit(exposures, "owner: team-loyalty", "owner: team-rewards")
+    )
+    steps.append(
+        (
+            "model removed",
+            {
+                "models/revenue.yml": None,
+                "exposures/apps.yml": _edit(
+                    exposures,
+                    "      - ref: revenue_per_customer\n        columns:\n"
+                    "          - {name: customer_id, type: STRING}\n          - {name: revenue_cents, type: BIGINT}\n",
+                    "      - ref: orders_clean\n        columns:\n          - {name: customer_id, type: STRING}\n",
+                ),
+            },
+        )
+    )
+    return steps
+
+
+STEPS = _steps()
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def build(repo: Path) -> list[str]:
+    """Create the repository at ``repo``; the commit id of every step, in order."""
+    repo.mkdir(parents=True, exist_ok=True)
+    git(repo, "init", "-q", "-b", "main")
+    commits = []
+    for subject, files in STEPS:
+        for relative, content in files.items():
+            path = repo / PROJECT / relative
+            if content is None:
+                path.unlink()
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", subject)
+        commits.append(git(repo, "rev-parse", "HEAD"))
+    return commits

@@ -1,0 +1,219 @@
+"""Every consecutive pair of the scripted history gives exactly the expected classification and
+impacted set, in JSON, text and Markdown; plus the head-is-the-working-tree, --select and --fail-on paths."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from streamt.cli import run
+
+sys.path.insert(0, str(Path(__file__).parent))
+import history  # the scripted history, shared with the installed acceptance test
+
+B, OP, N = "breaking", "operational", "non-breaking"
+
+# subject -> ({(kind, name): {field: classification}}, {impacted name: breaking?})
+EXPECTED: dict[str, tuple[dict[tuple[str, str], dict[str, str]], dict[str, bool]]] = {
+    "description": ({("model", "orders_clean"): {"description": N}}, {}),
+    "column added": (
+        {
+            ("source", "orders_raw"): {"columns.currency": N},
+            # The job's source table gains the column, so the job itself is redeployed.
+            ("model", "orders_clean"): {"compiled.flink_job": OP},
+        },
+        {},
+    ),
+    "predicate only": (
+        {("model", "orders_clean"): {"sql": OP}},
+        {"fraud_detector": False, "loyalty_service": False, "revenue_per_customer": False},
+    ),
+    "sql formatting": ({("model", "orders_clean"): {"sql": N}}, {}),
+    "column removed": (
+        {
+            ("model", "orders_clean"): {"columns.status": B, "sql": OP},
+            ("model", "revenue_per_customer"): {"compiled.flink_job": OP},
+        },
+        {"fraud_detector": True, "loyalty_service": False, "revenue_per_customer": False},
+    ),
+    "type narrowed": (
+        {
+            ("source", "orders_raw"): {"columns.amount_cents": B},
+            ("model", "orders_clean"): {"compiled.flink_job": OP},
+            ("model", "revenue_per_customer"): {"compiled.flink_job": OP},
+        },
+        {"orders_clean": True},
+    ),
+    "keyed partitions": (
+        {("model", "orders_clean"): {"topic.partitions": B}},
+        {"fraud_detector": True, "loyalty_service": False, "revenue_per_customer": True},
+    ),
+    "unkeyed partitions": ({("model", "revenue_per_customer"): {"topic.partitions": N}}, {}),
+    "key changed": (
+        {("model", "orders_clean"): {"key": B}},
+        {"fraud_detector": True, "loyalty_service": False, "revenue_per_customer": True},
+    ),
+    "topic renamed": ({("model", "revenue_per_customer"): {"topic.name": B}}, {"loyalty_service": True}),
+    "contract lowered": ({("model", "revenue_per_customer"): {"contract.enforced": B}}, {"loyalty_service": True}),
+    "flink setting": ({("model", "revenue_per_customer"): {"flink.state_ttl_ms": OP}}, {}),
+    "ownership adopted": ({("model", "revenue_per_customer"): {"ownership.mode": OP}}, {}),
+    "test changed": ({("test", "orders_clean_amounts"): {"assertions": N}}, {}),
+    "exposure owner": ({("exposure", "loyalty_service"): {"owner": N}}, {}),
+    "model removed": (
+        {
+            # Read at the base by loyalty_service, which still exists: its code still reads the topic.
+            ("model", "revenue_per_customer"): {"declaration": B},
+            ("exposure", "loyalty_service"): {"consumes": N},
+        },
+        {"loyalty_service": True},
+    ),
+}
+WORKFLOWS = {
+    "column added": ["flink_savepoint_upgrade"],
+    "predicate only": ["flink_savepoint_upgrade"],
+    "column removed": ["flink_savepoint_upgrade"],
+    "type narrowed": ["flink_savepoint_upgrade"],
+    "topic renamed": ["reviewed_removal"],
+    "flink setting": ["flink_savepoint_upgrade"],
+    "ownership adopted": ["adoption"],
+    "model removed": ["reviewed_removal"],
+}
+SUBJECTS = [subject for subject, _ in history.STEPS[1:]]
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    root = tmp_path_factory.mktemp("history") / "repo"
+    return root, history.build(root)
+
+
+def invoke(*args: str | Path) -> tuple[int, str, str]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = run([*map(str, args)], stdout=stdout, stderr=stderr)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+def fields_of(data: dict) -> dict[tuple[str, str], dict[str, str]]:
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for change in data["changes"]:
+        fields = out.setdefault((change["kind"], change["name"]), {})
+        for field in change["fields"]:
+            # One field may carry two findings (removed while read: breaking + reviewed removal); keep the worst.
+            levels = [fields.get(field["field"]), field["classification"]]
+            fields[field["field"]] = max((x for x in levels if x), key=[N, OP, B].index)
+    return out
+
+
+def test_the_expectations_cover_every_step() -> None:
+    assert set(EXPECTED) == set(SUBJECTS)
+
+
+@pytest.mark.parametrize("index", range(1, len(history.STEPS)), ids=SUBJECTS)
+def test_each_consecutive_pair_in_all_three_formats(repo: tuple[Path, list[str]], index: int) -> None:
+    root, commits = repo
+    subject = history.STEPS[index][0]
+    expected_fields, expected_impacted = EXPECTED[subject]
+    base, head = commits[index - 1], commits[index]
+    args = ["impact", "-p", root / history.PROJECT, "--base", base, "--head", head]
+
+    code, out, err = invoke("-o", "json", *args)
+    assert code == 0, out + err
+    envelope = json.loads(out)
+    data = envelope["data"]
+    assert data["format_version"] == 1
+    assert (data["base"]["commit"], data["head"]["commit"], data["head"]["working_tree"]) == (base, head, False)
+    assert fields_of(data) == expected_fields
+    assert {i["name"]: i["breaking"] for i in data["impacted"]} == expected_impacted
+    assert [w["id"] for w in data["workflows"]] == WORKFLOWS.get(subject, [])
+    levels = {level for fields in expected_fields.values() for level in fields.values()}
+    assert data["summary"]["highest"] == max(levels, key=[N, OP, B].index)
+
+    code, raw, _ = invoke(*args, "--format", "json")
+    assert code == 0 and json.loads(raw) == data
+
+    code, text, _ = invoke(*args)
+    assert code == 0
+    for (kind, name), fields in expected_fields.items():
+        assert f"{kind} {name} (" in text
+        for field, level in fields.items():
+            assert f"[{level}] {field}:" in text
+    for name, breaking in expected_impacted.items():
+        assert f"{'BREAKING' if breaking else 'affected':<12} " in text and f" {name}" in text
+
+    code, md, _ = invoke(*args, "--format", "markdown")
+    assert code == 0
+    assert md.startswith("<!-- streamt-impact -->\n### streamt impact: ")
+    for (kind, name), fields in expected_fields.items():
+        for field in fields:
+            assert f"| {kind} `{name}` (" in md and f"| `{field}` |" in md
+    impacted_rows = [line for line in md.splitlines() if line.startswith(("| model `", "| exposure `", "| source `"))]
+    readers = {
+        line.split("`")[1]: "**breaking**" in line.split("|")[3] for line in impacted_rows if line.count("|") == 5
+    }
+    assert readers == expected_impacted
+    assert "```mermaid\ngraph LR\n" in md
+    assert invoke(*args, "--format", "markdown")[1] == md  # deterministic bytes
+
+
+def test_predicate_change_names_the_custom_application_and_why(repo: tuple[Path, list[str]]) -> None:
+    root, commits = repo
+    index = SUBJECTS.index("predicate only") + 1
+    _, out, _ = invoke(
+        "-o", "json", "impact", "-p", root / history.PROJECT, "--base", commits[index - 1], "--head", commits[index]
+    )
+    impacted = {i["name"]: i for i in json.loads(out)["data"]["impacted"]}
+    fraud = impacted["fraud_detector"]
+    assert (fraud["kind"], fraud["owner"], fraud["type"]) == ("exposure", "team-risk", "application")
+    [reason] = fraud["reasons"]
+    assert reason["resource"] == "orders_clean" and reason["via"] == ["fraud_detector"]
+    assert "'amount_cents > 0' to 'amount_cents > 100'" in reason["why"]
+    assert impacted["loyalty_service"]["reasons"][0]["via"] == ["revenue_per_customer", "loyalty_service"]
+
+
+def test_head_defaults_to_the_working_tree(repo: tuple[Path, list[str]]) -> None:
+    root, _ = repo
+    project = root / history.PROJECT
+    clean = project / "models" / "clean.yml"
+    original = clean.read_text()
+    clean.write_text(original.replace("key: customer_id", "key: order_id"))
+    try:
+        code, out, _ = invoke("-o", "json", "impact", "-p", project, "--base", "HEAD")
+    finally:
+        clean.write_text(original)
+    data = json.loads(out)["data"]
+    assert code == 0 and data["head"] == {"commit": None, "ref": None, "working_tree": True}
+    assert fields_of(data) == {("model", "orders_clean"): {"key": B}}
+
+
+def test_fail_on_thresholds(repo: tuple[Path, list[str]]) -> None:
+    root, commits = repo
+    project = root / history.PROJECT
+
+    def gate(subject: str, threshold: str) -> int:
+        index = SUBJECTS.index(subject) + 1
+        return invoke(
+            "impact", "-p", project, "--base", commits[index - 1], "--head", commits[index], "--fail-on", threshold
+        )[0]
+
+    assert gate("key changed", "breaking") == 1
+    assert gate("flink setting", "breaking") == 0
+    assert gate("flink setting", "operational") == 1
+    assert gate("key changed", "operational") == 1  # breaking is worse than operational
+    assert gate("description", "operational") == 0
+    assert gate("description", "any") == 1
+    assert invoke("impact", "-p", project, "--base", "HEAD", "--head", "HEAD", "--fail-on", "any")[0] == 0
+
+
+def test_select_limits_the_changes_and_their_closure(repo: tuple[Path, list[str]]) -> None:
+    root, commits = repo
+    index = SUBJECTS.index("type narrowed") + 1
+    args = ["impact", "-p", root / history.PROJECT, "--base", commits[index - 1], "--head", commits[index]]
+    code, out, _ = invoke("-o", "json", *args, "--select", "revenue_per_customer")
+    data = json.loads(out)["data"]
+    assert code == 0 and fields_of(data) == {("model", "revenue_per_customer"): {"compiled.flink_job": OP}}
+    assert data["impacted"] == []
+    code, out, _ = invoke("-o", "json", *args, "--select", "no_such_model")
+    assert code == 1 and json.loads(out)["errors"][0]["code"] == "E900_USAGE_ERROR"
