@@ -45,10 +45,18 @@ def _refuse(message: str, path: str) -> StreamtError:
     )
 
 
+def _inside(target: Path, real_root: Path) -> bool:
+    """``target`` is a project file or sits in a declaration folder: what a ref's link may point at."""
+    if not target.is_relative_to(real_root):
+        return False
+    relative = target.relative_to(real_root).as_posix()
+    return relative in PROJECT_FILES or relative.split("/", 1)[0] in ("environments", *DECLARATION_DIRS)
+
+
 def working_tree(root: Path) -> dict[str, bytes]:
     """The project's files on disk, under the same selection and bounds as a Git ref.
 
-    A symlink is followed only when it resolves inside the project directory, as it would be at a ref.
+    A symlink is followed only when it resolves to a project file or into a declaration folder, as at a ref.
     """
     real_root = root.resolve()
     candidates = [name for name in PROJECT_FILES if (root / name).exists() or (root / name).is_symlink()]
@@ -69,8 +77,11 @@ def working_tree(root: Path) -> dict[str, bytes]:
     for relative in sorted(candidates):
         path = root / relative
         target = path.resolve()
-        if not target.is_relative_to(real_root):
-            raise _refuse(f"{relative} links outside the project; links out of the tree are refused.", relative)
+        if not _inside(target, real_root):
+            raise _refuse(
+                f"{relative} links outside the project's declaration files; links out of the tree are refused.",
+                relative,
+            )
         info = os.stat(target)
         if not stat.S_ISREG(info.st_mode):
             continue

@@ -206,7 +206,8 @@ class Repository:
             joined = posixpath.normpath(posixpath.join(posixpath.dirname(current), target))
             if target.startswith("/") or joined == ".." or joined.startswith("../") or joined not in entries:
                 raise git_error(
-                    f"Symlink {path} points outside the project ({target!r}); links out of the tree are refused.",
+                    f"Symlink {path} points outside the project's declaration files ({target!r}); "
+                    "links out of the tree are refused.",
                     "Replace the symlink with the file itself.",
                     path=path,
                 )
