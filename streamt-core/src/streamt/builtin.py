@@ -25,7 +25,7 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "impact": ("streamt.commands.impact:impact_command", "Explain the downstream impact of changes between Git refs."),
     "status": ("streamt.commands.status:status_command", "Check deployment status of managed resources."),
     "adopt": ("streamt.commands.adopt:adopt_command", "Claim an existing declared resource for lifecycle management."),
-    "test": ("streamt.commands.pending:test", "Run data quality tests."),
+    "test": ("streamt.commands.test:test_command", "Run data quality tests."),
     "lineage": ("streamt.commands.lineage:lineage", "Display data lineage and dependencies."),
     "list": ("streamt.commands.list_cmd:list_", "List project resources by type."),
     "show": ("streamt.commands.list_cmd:show", "Show detailed information about a single resource."),

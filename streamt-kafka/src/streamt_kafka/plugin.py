@@ -68,3 +68,11 @@ def streamt_source_discoverers(runtime: Any) -> list[Any]:
     from streamt_kafka.discovery import KafkaSourceDiscoverer
 
     return [KafkaSourceDiscoverer(runtime)]
+
+
+@hookimpl
+def streamt_test_runners(runtime: Any) -> list[Any]:
+    from streamt_kafka.sample_tests import SampleTestRunner
+    from streamt_kafka.schema_tests import SchemaTestRunner
+
+    return [SchemaTestRunner(runtime), SampleTestRunner(runtime)]

@@ -76,6 +76,15 @@ class RegistryClient:
             raise self._unexpected("read subject", status)
         return payload
 
+    def schema_by_id(self, schema_id: int) -> tuple[str, str] | None:
+        """``(schema type, schema text)`` of a registered schema id, or ``None`` if there is no such id."""
+        status, payload = self._request("GET", f"/schemas/ids/{int(schema_id)}")
+        if status == 404:
+            return None
+        if status != 200 or not isinstance(payload, dict) or not isinstance(payload.get("schema"), str):
+            raise self._unexpected("read a schema by id", status)
+        return str(payload.get("schemaType") or "AVRO").upper(), payload["schema"]
+
     def compatibility(self, subject: str) -> str | None:
         """The subject's compatibility level, else the registry default; ``None`` when neither is readable."""
         for path in (f"/config/{quote(subject, safe='')}", "/config"):

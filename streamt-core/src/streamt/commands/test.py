@@ -1,0 +1,81 @@
+"""`streamt test`: run the project's data-quality tests through the installed runners."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from streamt.cli.options import env_option, project_dir_option
+from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.plugins import get_plugins
+from streamt.project.loader import load_project
+from streamt.result import Result
+from streamt.testrun.coverage import coverage, coverage_text
+from streamt.testrun.execute import run_tests, runners_by_type
+from streamt.testrun.render import summary, tests_text
+from streamt.testrun.selection import select_tests
+from streamt.validation import validate_project
+
+
+@click.command("test")
+@project_dir_option
+@env_option
+@click.option("--model", "model", default=None, help="Test specific model (or source) only.")
+@click.option(
+    "--type", "test_type", type=click.Choice(["schema", "sample", "continuous"]), default=None, help="Filter by type."
+)
+@click.option("--deploy", is_flag=True, help="Reserved deployment path; currently warns and runs locally.")
+@click.option("--coverage", "show_coverage", is_flag=True, help="Show test coverage report (which models have tests).")
+def test_command(
+    project_dir: str, env: str | None, model: str | None, test_type: str | None, deploy: bool, show_coverage: bool
+) -> Result:
+    """Run data quality tests."""
+    project = load_project(project_dir, env)
+    report = validate_project(project)
+    if report.errors:
+        raise StreamtError.from_diagnostics(list(report.errors))
+    base: dict[str, Any] = {"project": project.name, "environment": project.env}
+    if show_coverage:
+        data = {**base, "coverage": coverage(project)}
+        return Result("test", data=data, text=coverage_text(data["coverage"]), warnings=report.warnings)
+    warnings = list(report.warnings)
+    if deploy:
+        warnings.append(
+            Diagnostic(
+                Codes.W123_TEST_DEPLOY_RESERVED,
+                "--deploy is reserved: the tests ran locally and nothing was deployed.",
+                "Deploy continuous tests with `streamt plan` and `streamt apply`.",
+            )
+        )
+    tests = select_tests(project, model, test_type)
+    plugins = get_plugins()
+    runners = runners_by_type(plugins.call_each("streamt_test_runners", runtime=project.runtime) if tests else [])
+    results = run_tests(project, tests, runners)
+    counts = summary(results)
+    data = {
+        **base,
+        "selection": {"model": model, "type": test_type},
+        "deploy_requested": deploy,
+        "tests": [r.to_json() for r in results],
+        "summary": counts,
+    }
+    errors = tuple(r.error for r in results if r.error is not None)
+    blocking = any(r.blocks for r in results)
+    return Result(
+        "test",
+        data=data,
+        text=tests_text(results),
+        errors=_unique(errors),
+        warnings=tuple(warnings),
+        force_exit=1 if blocking else None,
+    )
+
+
+def _unique(diagnostics: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
+    # Ten sample tests behind one unreachable broker are one error, not ten.
+    seen: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        if diagnostic not in seen:
+            seen.append(diagnostic)
+    return tuple(seen)

@@ -1,0 +1,118 @@
+"""Sample tests (dsl.md §11): assertions over the most recent records of each tested topic.
+
+One consumer without a group reads every tested topic once, with the largest ``sample_size``
+of the tests on it (``sample_read``), bounded by ``SAMPLE_TIMEOUT_SECONDS``. Values are decoded
+(``sample_decode``); undecodable records fail the test as a ``decode`` result listing their
+offsets. Row assertions run in Python (``sample_assert``), SQL ones in DuckDB (``sample_sql``).
+A test over a topic with no records skips its assertions: an empty sample proves nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+from streamt.errors import StreamtError
+from streamt.testrun import ERROR, FAILED, MAX_EXAMPLES, SKIPPED, AssertionResult, RunnerReport, TestCase
+
+from streamt_kafka.observers import _classified, kafka_settings, registry_client
+from streamt_kafka.sample_assert import ROW_ASSERTIONS, Row, example
+from streamt_kafka.sample_decode import Decoded, Decoder
+from streamt_kafka.sample_read import TopicSample, read_recent, share
+from streamt_kafka.sample_sql import evaluate, load
+
+SAMPLE_TIMEOUT_SECONDS = 20.0
+SQL_KINDS = ("custom_sql", "expression")
+
+
+@attrs.define
+class SampleTestRunner:
+    runtime: Any
+    timeout_seconds: float = SAMPLE_TIMEOUT_SECONDS
+    type = "sample"
+
+    def run(self, cases: Sequence[TestCase]) -> Mapping[str, RunnerReport]:
+        budgets: dict[str, int] = {}
+        for case in cases:
+            budgets[case.target.topic] = max(budgets.get(case.target.topic, 0), case.sample_size)
+        settings = kafka_settings(self.runtime)
+        samples = _classified("read sample records", read_recent, settings, budgets, self.timeout_seconds)
+        decoder = Decoder(self._schema_lookup())
+        reports: dict[str, RunnerReport] = {}
+        for case in cases:
+            sample = samples[case.target.topic]
+            # The topic was read once for its largest sample_size; each test takes its own recent share.
+            records = most_recent(list(sample.records), case.sample_size)
+            try:
+                decoded = {(r.partition, r.offset): decoder.decode(r.value) for r in records}
+            except StreamtError as exc:  # the registry failed: this test cannot be evaluated
+                reports[case.name] = RunnerReport(error=exc.diagnostics[0])
+                continue
+            reports[case.name] = _evaluate(case, sample, records, decoded)
+        return reports
+
+    def _schema_lookup(self) -> Any:
+        registry = self.runtime.schema_registry
+
+        def lookup(schema_id: int) -> tuple[str, str] | None:
+            if registry is None:
+                raise LookupError(f"record framed with schema id {schema_id}, but runtime.schema_registry is not set")
+            return registry_client(self.runtime).schema_by_id(schema_id)
+
+        return lookup
+
+
+def most_recent(records: list[Any], size: int) -> list[Any]:
+    """The ``size`` most recent of ``records`` (ordered by partition, offset), shared across partitions."""
+    if len(records) <= size:
+        return records
+    by_partition: dict[int, list[Any]] = {}
+    for record in records:
+        by_partition.setdefault(record.partition, []).append(record)
+    counts = share(size, {p: len(v) for p, v in by_partition.items()})
+    return [r for p, v in sorted(by_partition.items()) for r in v[len(v) - counts[p] :]]
+
+
+def _evaluate(case: TestCase, sample: TopicSample, records: list[Any], decoded: dict[Any, Decoded]) -> RunnerReport:
+    details: dict[str, Any] = {"topic": sample.topic, "partitions": sample.partitions, "complete": sample.complete}
+    if not sample.exists:
+        reason = f"topic {sample.topic} does not exist"
+        return RunnerReport(
+            assertions=tuple(AssertionResult(a.index, a.kind, a.label, ERROR, reason=reason) for a in case.assertions),
+            messages=0,
+            details=details,
+        )
+    rows: list[Row] = []
+    bad: list[tuple[Any, str]] = []
+    for record in records:
+        result = decoded[(record.partition, record.offset)]
+        if result.row is None:
+            bad.append((record, result.problem or "undecodable"))
+        else:
+            rows.append(Row(record.partition, record.offset, record.key, result.row))
+    results: list[AssertionResult] = [_decode_failure(case, bad, len(records))] if bad else []
+    if not rows:
+        reason = "no record could be decoded" if bad else "the topic has no records to sample"
+        results += [AssertionResult(a.index, a.kind, a.label, SKIPPED, reason=reason) for a in case.assertions]
+        return RunnerReport(assertions=tuple(results), messages=len(records), details=details)
+    con = None
+    for assertion in case.assertions:
+        if assertion.kind in SQL_KINDS:
+            con = con or load(rows)
+            results.append(evaluate(con, assertion, rows, case.target))
+        else:
+            results.append(ROW_ASSERTIONS[assertion.kind](assertion, rows, case.target))
+    if con is not None:
+        con.close()
+    if not sample.complete:
+        details["reason"] = "the read hit its time bound; counts cover the records read"
+    return RunnerReport(assertions=tuple(results), messages=len(records), details=details)
+
+
+def _decode_failure(case: TestCase, bad: list[tuple[Any, str]], read: int) -> AssertionResult:
+    examples = []
+    for record, problem in bad[:MAX_EXAMPLES]:
+        row = Row(record.partition, record.offset, record.key, {})
+        examples.append({**example(row, case.target), "problem": problem})
+    return AssertionResult(-1, "decode", "decode", FAILED, checked=read, failed=len(bad), examples=tuple(examples))
