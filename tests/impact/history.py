@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 PROJECT = "pipeline"
 
@@ -186,6 +187,75 @@ def _steps() -> list[tuple[str, dict[str, str | None]]]:
 
 STEPS = _steps()
 
+B, OP, N = "breaking", "operational", "non-breaking"
+
+# What impact must answer for each step against the one before it.
+# subject -> ({(kind, name): {field: classification}}, {impacted name: breaking?})
+EXPECTED: dict[str, tuple[dict[tuple[str, str], dict[str, str]], dict[str, bool]]] = {
+    "description": ({("model", "orders_clean"): {"description": N}}, {}),
+    "column added": (
+        {
+            ("source", "orders_raw"): {"columns.currency": N},
+            # The job's source table gains the column, so the job itself is redeployed.
+            ("model", "orders_clean"): {"compiled.flink_job": OP},
+        },
+        {},
+    ),
+    "predicate only": (
+        {("model", "orders_clean"): {"sql": OP}},
+        {"fraud_detector": False, "loyalty_service": False, "revenue_per_customer": False},
+    ),
+    "sql formatting": ({("model", "orders_clean"): {"sql": N}}, {}),
+    "column removed": (
+        {
+            ("model", "orders_clean"): {"columns.status": B, "sql": OP},
+            ("model", "revenue_per_customer"): {"compiled.flink_job": OP},
+        },
+        {"fraud_detector": True, "loyalty_service": False, "revenue_per_customer": False},
+    ),
+    "type narrowed": (
+        {
+            ("source", "orders_raw"): {"columns.amount_cents": B},
+            ("model", "orders_clean"): {"compiled.flink_job": OP},
+            ("model", "revenue_per_customer"): {"compiled.flink_job": OP},
+        },
+        {"orders_clean": True},
+    ),
+    "keyed partitions": (
+        {("model", "orders_clean"): {"topic.partitions": B}},
+        {"fraud_detector": True, "loyalty_service": False, "revenue_per_customer": True},
+    ),
+    "unkeyed partitions": ({("model", "revenue_per_customer"): {"topic.partitions": N}}, {}),
+    "key changed": (
+        {("model", "orders_clean"): {"key": B}},
+        {"fraud_detector": True, "loyalty_service": False, "revenue_per_customer": True},
+    ),
+    "topic renamed": ({("model", "revenue_per_customer"): {"topic.name": B}}, {"loyalty_service": True}),
+    "contract lowered": ({("model", "revenue_per_customer"): {"contract.enforced": B}}, {"loyalty_service": True}),
+    "flink setting": ({("model", "revenue_per_customer"): {"flink.state_ttl_ms": OP}}, {}),
+    "ownership adopted": ({("model", "revenue_per_customer"): {"ownership.mode": OP}}, {}),
+    "test changed": ({("test", "orders_clean_amounts"): {"assertions": N}}, {}),
+    "exposure owner": ({("exposure", "loyalty_service"): {"owner": N}}, {}),
+    "model removed": (
+        {
+            # Read at the base by loyalty_service, which still exists: its code still reads the topic.
+            ("model", "revenue_per_customer"): {"declaration": B},
+            ("exposure", "loyalty_service"): {"consumes": N},
+        },
+        {"loyalty_service": True},
+    ),
+}
+WORKFLOWS = {
+    "column added": ["flink_savepoint_upgrade"],
+    "predicate only": ["flink_savepoint_upgrade"],
+    "column removed": ["flink_savepoint_upgrade"],
+    "type narrowed": ["flink_savepoint_upgrade"],
+    "topic renamed": ["reviewed_removal"],
+    "flink setting": ["flink_savepoint_upgrade"],
+    "ownership adopted": ["adoption"],
+    "model removed": ["reviewed_removal"],
+}
+
 
 def git(repo: Path, *args: str) -> str:
     env = {
@@ -218,3 +288,15 @@ def build(repo: Path) -> list[str]:
         git(repo, "commit", "-q", "-m", subject)
         commits.append(git(repo, "rev-parse", "HEAD"))
     return commits
+
+
+def fields_of(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, str]]:
+    """(kind, name) -> field -> classification, from a report's JSON."""
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for change in data["changes"]:
+        fields = out.setdefault((change["kind"], change["name"]), {})
+        for field in change["fields"]:
+            # One field may carry two findings (removed while read: breaking + reviewed removal); keep the worst.
+            levels = [fields.get(field["field"]), field["classification"]]
+            fields[field["field"]] = max((x for x in levels if x), key=[N, OP, B].index)
+    return out

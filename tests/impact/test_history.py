@@ -13,74 +13,8 @@ from streamt.cli import run
 
 sys.path.insert(0, str(Path(__file__).parent))
 import history  # the scripted history, shared with the installed acceptance test
+from history import EXPECTED, OP, WORKFLOWS, B, N, fields_of
 
-B, OP, N = "breaking", "operational", "non-breaking"
-
-# subject -> ({(kind, name): {field: classification}}, {impacted name: breaking?})
-EXPECTED: dict[str, tuple[dict[tuple[str, str], dict[str, str]], dict[str, bool]]] = {
-    "description": ({("model", "orders_clean"): {"description": N}}, {}),
-    "column added": (
-        {
-            ("source", "orders_raw"): {"columns.currency": N},
-            # The job's source table gains the column, so the job itself is redeployed.
-            ("model", "orders_clean"): {"compiled.flink_job": OP},
-        },
-        {},
-    ),
-    "predicate only": (
-        {("model", "orders_clean"): {"sql": OP}},
-        {"fraud_detector": False, "loyalty_service": False, "revenue_per_customer": False},
-    ),
-    "sql formatting": ({("model", "orders_clean"): {"sql": N}}, {}),
-    "column removed": (
-        {
-            ("model", "orders_clean"): {"columns.status": B, "sql": OP},
-            ("model", "revenue_per_customer"): {"compiled.flink_job": OP},
-        },
-        {"fraud_detector": True, "loyalty_service": False, "revenue_per_customer": False},
-    ),
-    "type narrowed": (
-        {
-            ("source", "orders_raw"): {"columns.amount_cents": B},
-            ("model", "orders_clean"): {"compiled.flink_job": OP},
-            ("model", "revenue_per_customer"): {"compiled.flink_job": OP},
-        },
-        {"orders_clean": True},
-    ),
-    "keyed partitions": (
-        {("model", "orders_clean"): {"topic.partitions": B}},
-        {"fraud_detector": True, "loyalty_service": False, "revenue_per_customer": True},
-    ),
-    "unkeyed partitions": ({("model", "revenue_per_customer"): {"topic.partitions": N}}, {}),
-    "key changed": (
-        {("model", "orders_clean"): {"key": B}},
-        {"fraud_detector": True, "loyalty_service": False, "revenue_per_customer": True},
-    ),
-    "topic renamed": ({("model", "revenue_per_customer"): {"topic.name": B}}, {"loyalty_service": True}),
-    "contract lowered": ({("model", "revenue_per_customer"): {"contract.enforced": B}}, {"loyalty_service": True}),
-    "flink setting": ({("model", "revenue_per_customer"): {"flink.state_ttl_ms": OP}}, {}),
-    "ownership adopted": ({("model", "revenue_per_customer"): {"ownership.mode": OP}}, {}),
-    "test changed": ({("test", "orders_clean_amounts"): {"assertions": N}}, {}),
-    "exposure owner": ({("exposure", "loyalty_service"): {"owner": N}}, {}),
-    "model removed": (
-        {
-            # Read at the base by loyalty_service, which still exists: its code still reads the topic.
-            ("model", "revenue_per_customer"): {"declaration": B},
-            ("exposure", "loyalty_service"): {"consumes": N},
-        },
-        {"loyalty_service": True},
-    ),
-}
-WORKFLOWS = {
-    "column added": ["flink_savepoint_upgrade"],
-    "predicate only": ["flink_savepoint_upgrade"],
-    "column removed": ["flink_savepoint_upgrade"],
-    "type narrowed": ["flink_savepoint_upgrade"],
-    "topic renamed": ["reviewed_removal"],
-    "flink setting": ["flink_savepoint_upgrade"],
-    "ownership adopted": ["adoption"],
-    "model removed": ["reviewed_removal"],
-}
 SUBJECTS = [subject for subject, _ in history.STEPS[1:]]
 
 
@@ -94,17 +28,6 @@ def invoke(*args: str | Path) -> tuple[int, str, str]:
     stdout, stderr = io.StringIO(), io.StringIO()
     code = run([*map(str, args)], stdout=stdout, stderr=stderr)
     return code, stdout.getvalue(), stderr.getvalue()
-
-
-def fields_of(data: dict) -> dict[tuple[str, str], dict[str, str]]:
-    out: dict[tuple[str, str], dict[str, str]] = {}
-    for change in data["changes"]:
-        fields = out.setdefault((change["kind"], change["name"]), {})
-        for field in change["fields"]:
-            # One field may carry two findings (removed while read: breaking + reviewed removal); keep the worst.
-            levels = [fields.get(field["field"]), field["classification"]]
-            fields[field["field"]] = max((x for x in levels if x), key=[N, OP, B].index)
-    return out
 
 
 def test_the_expectations_cover_every_step() -> None:

@@ -29,7 +29,7 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "lineage": ("streamt.commands.lineage:lineage", "Display data lineage and dependencies."),
     "list": ("streamt.commands.list_cmd:list_", "List project resources by type."),
     "show": ("streamt.commands.list_cmd:show", "Show detailed information about a single resource."),
-    "observe": ("streamt.commands.pending:observe", "Show live runtime health."),
+    "observe": ("streamt.commands.observe:observe", "Show live runtime health."),
     "plugins": ("streamt.commands.plugins:plugins_command", "List installed plugins, their versions and hooks."),
 }
 
