@@ -101,9 +101,9 @@ def test_no_secret_reaches_plan_compile_or_build_output(tmp_path: Path, streamt_
         assert sentinel not in text
 
 
-def test_online_plan_fails_closed_for_kinds_without_a_live_reader() -> None:
-    # Kafka Streams runners cannot be observed yet: an online plan refuses before contacting anything.
+def test_online_plan_fails_closed_when_a_live_reader_cannot_read(tmp_path: Path, monkeypatch: Any) -> None:
+    # Every kind has a live reader now; one that cannot reach its service fails the plan (E406), never "absent".
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
     outcome = run_cli("plan", "--project-dir", EXAMPLES / "kafka-streams")
-    assert outcome.exit_code == 1 and outcome.error_codes == [Codes.E904_NOT_IMPLEMENTED.code]
-    assert "kafka_streams_job" in outcome.envelope["errors"][0]["message"]
-    assert "--offline" in outcome.envelope["errors"][0]["suggestion"]
+    assert outcome.exit_code == 1 and outcome.error_codes == [Codes.E406_CONNECTION_REFUSED.code]
+    assert "Docker Engine" in outcome.envelope["errors"][0]["message"]

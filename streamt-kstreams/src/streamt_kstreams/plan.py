@@ -2,8 +2,10 @@
 
 The plan is data the packaged runner reads: input and output topics, typed projections and
 AND-joined predicates over raw JSON values, plus the runtime it runs with (image digest, Docker
-network, brokers, initial offset). It is metadata only for now: nothing here starts a container.
-Bump ``PLAN_VERSION`` whenever the shape changes, so that a runner refuses a plan it cannot read.
+network, brokers, initial offset), and the names the deployer gives it on the Docker Engine (the
+container, the named state volume, the ownership labels' project and environment). The runner
+ignores the fields it does not need. Bump ``PLAN_VERSION`` whenever the shape changes, so that a
+runner refuses a plan it cannot read.
 """
 
 from __future__ import annotations
@@ -90,9 +92,14 @@ def compile_plan(project: Any, model: Any) -> Artifact:
     ref = next(d for d in model.dependencies if d.name == query.input_name)
     input_topic = project.topic_of(ref)
     streams = project.runtime.kafka_streams
+    app_id = application_id(project, model)
     spec = {
         "plan_version": PLAN_VERSION,
-        "application_id": application_id(project, model),
+        "application_id": app_id,
+        "project": project.name,
+        "environment": project.env,
+        "container_name": app_id,
+        "state_volume": f"{app_id}-state",
         "model": model.name,
         "input": {"kind": query.input_kind, "name": query.input_name, "topic": input_topic},
         "output_topic": model.topic_name,

@@ -3,7 +3,8 @@
 Registered through the ``streamt`` entry-point group. Compiles ``topic`` models with
 ``executor: kafka_streams`` into runner plan artifacts (``kafka_streams/<model>.json``). The
 image and ``runtime.kafka_streams`` checks are core validation; this plugin reports SQL outside
-the runner subset (E501). Building and running the runner arrive in later releases.
+the runner subset (E501). ``runtime build`` builds the runner image; online plans observe runner
+containers on Docker by their ownership labels, and apply creates them (``online``, ``deploy``).
 """
 
 from __future__ import annotations
@@ -51,6 +52,27 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
     if isinstance(declaration, Model) and runs_on_kafka_streams(declaration):
         return [compile_plan(project, declaration)]
     return []
+
+
+@hookimpl
+def streamt_observers(runtime: Any) -> list[Any]:
+    from streamt_kstreams.online import KafkaStreamsObserver
+
+    return [KafkaStreamsObserver(runtime)]
+
+
+@hookimpl
+def streamt_planners() -> list[Any]:
+    from streamt_kstreams.online import KafkaStreamsPlanner
+
+    return [KafkaStreamsPlanner()]
+
+
+@hookimpl
+def streamt_deployers(runtime: Any) -> list[Any]:
+    from streamt_kstreams.deploy import KafkaStreamsDeployer
+
+    return [KafkaStreamsDeployer(runtime)]
 
 
 @hookimpl

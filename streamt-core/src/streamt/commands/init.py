@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from streamt.commands.init_kafka_streams import starter_files
 from streamt.errors import Codes, StreamtError
 from streamt.result import Result
 
@@ -68,6 +69,15 @@ models:
 @click.option("--dry-run", is_flag=True, help="Show what would be created without writing.")
 @click.option("--discover", is_flag=True, help="Discover sources from existing Kafka infrastructure.")
 @click.option("--executor", type=click.Choice(["flink", "kafka_streams"]), default="flink", show_default=True)
+@click.option("--runner-image", default=None, help="Immutable runner image ID or digest (Kafka Streams starter).")
+@click.option("--docker-network", default=None, help="Docker network of the runner (default: host).")
+@click.option("--kafka-internal", default=None, help="Broker addresses the runner container reaches.")
+@click.option(
+    "--initial-offset",
+    type=click.Choice(["earliest", "latest"]),
+    default=None,
+    help="Initial position of a fresh Kafka Streams application only (default: earliest).",
+)
 @click.option("--kafka", default=None, help="Kafka bootstrap servers (with --discover).")
 @click.option("--schema-registry", default=None, help="Schema Registry URL (with --discover; extracts columns).")
 @click.option("--include", multiple=True, help="Include only topics matching a glob (with --discover).")
@@ -79,17 +89,27 @@ def init(
     dry_run: bool,
     discover: bool,
     executor: str,
+    runner_image: str | None,
+    docker_network: str | None,
+    kafka_internal: str | None,
+    initial_offset: str | None,
     kafka: str | None,
     schema_registry: str | None,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
 ) -> Result:
     """Initialize a new streamt project."""
-    if executor != "flink":
+    streams_options = [runner_image, docker_network, kafka_internal, initial_offset]
+    if executor == "kafka_streams" and discover:
         raise StreamtError(
-            Codes.E904_NOT_IMPLEMENTED,
-            "The Kafka Streams starter is not implemented yet.",
-            "Use the default Flink starter.",
+            Codes.E900_USAGE_ERROR,
+            "The Kafka Streams starter cannot be combined with --discover.",
+            "Import the existing topic with `streamt import` into a starter project instead.",
+        )
+    if executor != "kafka_streams" and any(v is not None for v in streams_options):
+        raise StreamtError(
+            Codes.E900_USAGE_ERROR,
+            "--runner-image/--docker-network/--kafka-internal/--initial-offset need --executor kafka_streams.",
         )
     root = Path(project_dir)
     name = project_name or root.resolve().name or "my-project"
@@ -117,6 +137,10 @@ def init(
         "sources/events.yml": _SOURCES,
         "models/events.yml": _MODELS,
     }
+    if executor == "kafka_streams":
+        files = starter_files(
+            name, image=runner_image, network=docker_network, internal=kafka_internal, offset=initial_offset
+        )
     existing = sorted(p for p in files if (root / p).exists())
     if existing and not force:
         raise StreamtError(

@@ -1,0 +1,239 @@
+"""Online observation and planning of Kafka Streams runners (``kafka_streams_job``) on Docker.
+
+A runner is one container on the Docker Engine that ``DOCKER_HOST`` names (else the default local
+socket). streamt finds its containers only by exact ownership labels (``LABELS``): managed-by,
+project, environment, application id and the artifact checksum the container was created from.
+
+Observer: one ``GET /containers/json?all=1`` filtered by the project's labels for all runners of a
+plan. The observation spec is ``{containers: [{id, state, checksum}]}`` (sorted by id; the health
+check's answer changes by the second, so it is left to ``status``, never bound into a plan). An
+engine that does not answer fails the plan with ``E406`` (it is never "absent"). Before any
+mutation, a managed runner that would be created needs its image on the engine (else ``E208``,
+naming ``runtime build``) and a Kafka security setting the runner supports.
+
+Planner (the checksum label is what the container runs):
+
+* absent -> ``create``;
+* one running container with this checksum (label and ownership record) -> ``noop``;
+* another checksum -> ``update`` + ``kafka_streams_update`` blocker (E417, never forceable: a
+  reviewed replacement is not implemented);
+* a container that is not running -> ``update`` + ``kafka_streams_not_running`` blocker;
+* two or more containers -> ``update`` + ``kafka_streams_duplicate`` blocker;
+* present without an ownership record -> core's ownership requirement (``E410``), never adopted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from streamt.sdk import (
+    ABSENT,
+    CREATE,
+    NOOP,
+    PRESENT,
+    UPDATE,
+    Action,
+    Artifact,
+    Codes,
+    Observation,
+    SafetyBlocker,
+    StreamtError,
+)
+
+from streamt_kstreams import engine
+
+KIND = "kafka_streams_job"
+LABEL_MANAGED_BY = "io.streamt.managed-by"
+LABEL_PROJECT = "io.streamt.project"
+LABEL_ENVIRONMENT = "io.streamt.environment"
+LABEL_APPLICATION = "io.streamt.application-id"
+LABEL_CHECKSUM = "io.streamt.artifact-checksum"
+MANAGED_BY = "streamt"
+SUPPORTED_PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT")
+
+
+def labels(artifact: Artifact) -> dict[str, str]:
+    spec = artifact.spec
+    return {
+        LABEL_MANAGED_BY: MANAGED_BY,
+        LABEL_PROJECT: str(spec["project"]),
+        LABEL_ENVIRONMENT: str(spec["environment"]),
+        LABEL_APPLICATION: str(spec["application_id"]),
+        LABEL_CHECKSUM: artifact.checksum,
+    }
+
+
+def _filters(artifact: Artifact) -> list[str]:
+    own = labels(artifact)
+    return [f"{key}={own[key]}" for key in (LABEL_MANAGED_BY, LABEL_PROJECT, LABEL_ENVIRONMENT)]
+
+
+def check_kafka_security(runtime: Any) -> None:
+    kafka = runtime.kafka
+    if kafka.security_protocol not in SUPPORTED_PROTOCOLS or (
+        kafka.security_protocol == "SASL_PLAINTEXT" and (kafka.sasl_mechanism or "PLAIN") != "PLAIN"
+    ):
+        raise StreamtError(
+            Codes.E208_MISSING_CONFIG,
+            f"The Kafka Streams runner supports PLAINTEXT and SASL_PLAINTEXT with PLAIN, not "
+            f"{kafka.security_protocol}/{kafka.sasl_mechanism}.",
+            "Give the runner a PLAINTEXT or SASL/PLAIN listener (runtime.kafka.bootstrap_servers_internal).",
+        )
+
+
+def container_row(summary: dict[str, Any]) -> dict[str, Any]:
+    """One container of a ``/containers/json`` listing, reduced to what planning compares."""
+    status = str(summary.get("Status") or "")
+    health = "healthy" if "(healthy)" in status else "unhealthy" if "(unhealthy)" in status else None
+    if health is None and "health: starting" in status:
+        health = "starting"
+    return {
+        "id": str(summary.get("Id")),
+        "state": str(summary.get("State")),
+        "health": health,
+        "checksum": (summary.get("Labels") or {}).get(LABEL_CHECKSUM),
+    }
+
+
+def list_containers(client: Any, artifact: Artifact) -> list[dict[str, Any]]:
+    try:
+        summaries = client.api.containers(all=True, filters={"label": _filters(artifact)})
+    except Exception:
+        raise engine.unreachable() from None
+    return summaries
+
+
+def rows_of(summaries: list[dict[str, Any]], artifact: Artifact) -> list[dict[str, Any]]:
+    app_id = artifact.spec["application_id"]
+    mine = [s for s in summaries if (s.get("Labels") or {}).get(LABEL_APPLICATION) == app_id]
+    return sorted((container_row(s) for s in mine), key=lambda r: r["id"])
+
+
+def select(summaries: list[dict[str, Any]], artifact: Artifact) -> Observation:
+    rows = [{k: v for k, v in row.items() if k != "health"} for row in rows_of(summaries, artifact)]
+    return Observation(PRESENT, {"containers": rows}) if rows else Observation(ABSENT)
+
+
+@attrs.define
+class KafkaStreamsObserver:
+    runtime: Any
+    kinds = (KIND,)
+
+    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+        if not artifacts:
+            return {}
+        client = engine.client()
+        try:
+            by_scope: dict[tuple[str, ...], list[Artifact]] = {}
+            for artifact in artifacts:
+                by_scope.setdefault(tuple(_filters(artifact)), []).append(artifact)
+            observed: dict[str, Observation] = {}
+            for group in by_scope.values():
+                summaries = list_containers(client, group[0])
+                for artifact in group:
+                    observed[artifact.identity] = select(summaries, artifact)
+            self._require_creatable(client, [a for a in artifacts if observed[a.identity].status == ABSENT])
+            return observed
+        finally:
+            client.close()
+
+    def _require_creatable(self, client: Any, absent: list[Artifact]) -> None:
+        managed = [a for a in absent if a.ownership == "managed"]
+        if managed:
+            check_kafka_security(self.runtime)
+        for image in sorted({str(a.spec["runtime"]["image"]) for a in managed}):
+            if not engine.image_present(client, image):
+                raise StreamtError(
+                    Codes.E208_MISSING_CONFIG,
+                    f"The runner image {image} is not on the Docker Engine; streamt never pulls.",
+                    "Run `streamt runtime build` on this engine and put its data.image into "
+                    "runtime.kafka_streams.image.",
+                )
+
+    def runtime_status(self, artifacts: list[Artifact]) -> dict[str, dict[str, Any]]:
+        """For ``status``: RUNNING / REBALANCING / ERROR / STARTING / EXITED per present runner."""
+        out: dict[str, dict[str, Any]] = {}
+        client = engine.client()
+        try:
+            listed: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+            for artifact in artifacts:
+                scope = tuple(_filters(artifact))
+                if scope not in listed:
+                    listed[scope] = list_containers(client, artifact)
+                rows = rows_of(listed[scope], artifact)
+                if len(rows) == 1:
+                    state = runner_state(client, rows[0])
+                    out[artifact.identity] = {
+                        "state": state,
+                        "healthy": state == "RUNNING",
+                        "container_id": rows[0]["id"],
+                    }
+        finally:
+            client.close()
+        return out
+
+
+def runner_state(client: Any, row: dict[str, Any]) -> str:
+    if row["state"] != "running":
+        return "EXITED" if row["state"] in ("exited", "dead", "created") else row["state"].upper()
+    if row["health"] == "healthy":
+        return "RUNNING"
+    return last_reported_state(client, row["id"]) or "STARTING"
+
+
+def last_reported_state(client: Any, container_id: str) -> str | None:
+    """The runner's last ``streamt-runner state=X`` line (its own report, not a guess)."""
+    try:
+        text = client.api.logs(container_id, stdout=True, stderr=False, tail=200).decode("utf-8", "replace")
+    except Exception:
+        return None
+    states = [line.split("=", 1)[1].strip() for line in text.splitlines() if line.startswith("streamt-runner state=")]
+    return states[-1] if states else None
+
+
+class KafkaStreamsPlanner:
+    kinds = (KIND,)
+
+    def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
+        if observation.status == ABSENT:
+            return [Action.for_artifact(CREATE, artifact, f"new runner {artifact.spec['container_name']}", observation)]
+        if observation.status != PRESENT:
+            raise ValueError(f"cannot plan runner {artifact.identity} from a {observation.status} observation")
+        rows = (observation.spec or {}).get("containers") or []
+        if len(rows) > 1:
+            return _blocked(
+                artifact,
+                observation,
+                "kafka_streams_duplicate",
+                f"{len(rows)} containers carry runner '{artifact.identity}''s labels; streamt cannot tell which one "
+                "it manages.",
+            )
+        row = rows[0]
+        if row["state"] != "running":
+            return _blocked(
+                artifact,
+                observation,
+                "kafka_streams_not_running",
+                f"Runner '{artifact.identity}' ({row['id'][:12]}) is {row['state']}; streamt does not restart or "
+                "replace it. Inspect it (docker logs), then remove it yourself to let apply create it again.",
+            )
+        recorded = getattr(record, "artifact_checksum", None)
+        if row["checksum"] == artifact.checksum and recorded in (None, artifact.checksum):
+            # No record only reaches here from `status` and recovery (plan makes it an ownership requirement).
+            return [Action.for_artifact(NOOP, artifact, "running", observation)]
+        return _blocked(
+            artifact,
+            observation,
+            "kafka_streams_update",
+            f"Runner '{artifact.identity}' runs another definition; a reviewed runner replacement is not "
+            "implemented, so streamt does not change it.",
+            changes={"artifact_checksum": {"from": row["checksum"], "to": artifact.checksum}},
+        )
+
+
+def _blocked(artifact: Artifact, observation: Observation, reason: str, message: str, **evidence: Any) -> list[Any]:
+    return [
+        Action.for_artifact(UPDATE, artifact, reason, observation, **evidence),
+        SafetyBlocker(reason, artifact.kind, artifact.identity, message),
+    ]
