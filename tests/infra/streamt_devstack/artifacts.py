@@ -20,7 +20,7 @@ from pathlib import Path
 from . import config
 from .config import CACHE_DIR, CHECKSUM_FILE, MAVEN_DIR
 
-MAVEN_SETS = ("kafka", "connect", "connect-file", "flink", "apicurio")
+MAVEN_SETS = ("kafka", "connect", "connect-file", "connect-jdbc", "flink", "apicurio")
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 
 _locks: dict[str, threading.Lock] = {}

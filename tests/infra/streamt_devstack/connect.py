@@ -1,4 +1,5 @@
-"""Kafka Connect distributed worker with the FileStream connectors on ``plugin.path``."""
+"""Kafka Connect distributed worker with the FileStream connectors and Debezium's JDBC sink on
+``plugin.path``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from .config import HOST, STATE_DIR, java_bin
 from .kafka import JVM_FLAGS, write_log4j
 from .service import Context, Service
 
-PLUGIN_SETS = ("connect-file",)
+PLUGIN_SETS = ("connect-file", "connect-jdbc")
+# Connector classes the worker must list before it counts as ready (one per plugin set).
+REQUIRED_PLUGINS = ("FileStreamSinkConnector", "JdbcSinkConnector")
 
 
 class Connect(Service):
@@ -29,7 +32,8 @@ class Connect(Service):
 
     def _plugins(self):
         # Since Kafka 3.2 the FileStream connectors are not on the classpath (KAFKA-13748): each
-        # plugin gets its own directory under plugin.path.
+        # plugin gets its own directory under plugin.path, so the JDBC sink's Jackson and
+        # Hibernate stay isolated from the worker's.
         root = self.home / "plugins"
         for s in PLUGIN_SETS:
             d = root / s
@@ -97,8 +101,9 @@ scheduled.rebalance.max.delay.ms=0
         info = probes.http_ok(self.url(ctx) + "/")
         plugins = probes.http_ok(self.url(ctx) + "/connector-plugins")
         classes = [p["class"].rsplit(".", 1)[-1] for p in plugins]
-        if "FileStreamSinkConnector" not in classes:
-            raise OSError(f"FileStream connectors not loaded: {classes}")
+        missing = [c for c in REQUIRED_PLUGINS if c not in classes]
+        if missing:
+            raise OSError(f"connector plugins not loaded: {missing} (loaded: {classes})")
         # 200 here only once the worker has joined its group and read the config topic.
         probes.http_ok(self.url(ctx) + "/connectors")
         return f"Connect {info.get('version')}, plugins {', '.join(sorted(classes))}"
