@@ -7,7 +7,8 @@ from typing import Any
 from streamt.artifacts import KIND_CONNECTOR, KIND_TOPIC, Artifact
 from streamt.errors import Codes, Diagnostic, StreamtError
 
-from streamt_connect.connector import CONNECTOR_CLASSES, connector_class, connector_config
+from streamt_connect.connector import CONNECTOR_CLASSES, config_value, connector_class, connector_config
+from streamt_connect.implementations import ConfigProblem, implementation, map_config
 
 PROVIDER = "streamt-connect"
 
@@ -41,6 +42,25 @@ def unknown_connector(model: Any, location: str | None = None) -> Diagnostic | N
     )
 
 
+def refused_config(model: Any, location: str | None = None) -> Diagnostic | None:
+    """``E204`` when the connector's keys are known and ``sink.config`` declares one it does not accept."""
+    sink = model.sink
+    klass = connector_class(sink.connector) if sink is not None and sink.connector else None
+    impl = implementation(klass) if klass else None
+    if impl is None:
+        return None
+    try:
+        map_config(impl, {str(k): config_value(v) for k, v in sink.config.items()})
+    except ConfigProblem as problem:
+        message = f"Sink model '{model.name}': {problem}"
+        return Diagnostic(Codes.E204_MISSING_SINK_CONFIG, message, problem.suggestion, location)
+    return None
+
+
+def sink_problem(model: Any, location: str | None = None) -> Diagnostic | None:
+    return unknown_connector(model, location) or refused_config(model, location)
+
+
 def compile_sink(project: Any, model: Any) -> Artifact:
     sink = model.sink
     if sink is None or not sink.connector:
@@ -49,9 +69,9 @@ def compile_sink(project: Any, model: Any) -> Artifact:
             f"Sink model '{model.name}' has no connector configuration",
             "Add sink: {connector: jdbc-sink, config: {...}}.",
         )
-    unknown = unknown_connector(model)
-    if unknown is not None:
-        raise StreamtError.from_diagnostics([unknown])
+    problem = sink_problem(model)
+    if problem is not None:
+        raise StreamtError.from_diagnostics([problem])
     topics = sink_topics(project, model)
     config = connector_config(model.name, sink.connector, topics, sink.config, masks_of(model))
     connect = project.runtime.connect

@@ -4,7 +4,9 @@ The compiled config always holds ``name``, ``connector.class`` and ``topics``; t
 ``sink.config`` is merged in with every value as a string (what the Connect REST API stores) and
 ``${VAR}`` placeholders left literal: the deployer resolves them in memory at apply time, so no
 secret reaches ``generated/``. Masking policies become ``MaskField$Value`` transforms, run before
-any transform the user declared so they see the field names of the topic.
+any transform the user declared so they see the field names of the topic. For a connector whose
+keys streamt knows (``implementations``), the declared keys are mapped to that connector's names
+and unknown ones are refused.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from streamt_connect.implementations import DEBEZIUM_JDBC_SINK, implementation, map_config
+
 # Short names accepted in `sink.connector` (dsl.md section 9.5); anything with a dot is a class.
 CONNECTOR_CLASSES: dict[str, str] = {
     "jdbc-sink": "io.confluent.connect.jdbc.JdbcSinkConnector",
+    "debezium-jdbc-sink": DEBEZIUM_JDBC_SINK,
     "snowflake-sink": "com.snowflake.kafka.connector.SnowflakeSinkConnector",
     "s3-sink": "io.confluent.connect.s3.S3SinkConnector",
     "gcs-sink": "io.confluent.connect.gcs.GcsSinkConnector",
@@ -68,11 +73,17 @@ def connector_config(
     user_config: Mapping[str, Any],
     masks: Sequence[tuple[str, str]] = (),
 ) -> dict[str, str]:
-    """The full connector config, sorted by key; computed keys win over user keys of the same name."""
+    """The full connector config, sorted by key; computed keys win over user keys of the same name.
+
+    ``ConfigProblem`` when the connector's keys are known and one declared key is not among them.
+    """
     klass = connector_class(connector)
     if klass is None:
         raise ValueError(f"unknown connector short name {connector!r}")
     config = {str(key): config_value(value) for key, value in user_config.items()}
+    impl = implementation(klass)
+    if impl is not None:
+        config = map_config(impl, config)
     aliases, transform_config = mask_transforms(masks)
     if aliases:
         declared = [a.strip() for a in config.get("transforms", "").split(",") if a.strip()]

@@ -2,7 +2,8 @@
 
 Registered through the ``streamt`` entry-point group. Compiles ``sink`` models into connector
 artifacts. "runtime.connect missing" (E205) and "no sink config" (E204) are core validation;
-this plugin adds the check only it can make: an unknown connector short name (E204).
+this plugin adds the checks only it can make: an unknown connector short name, and a key the
+chosen connector does not accept when streamt knows its keys (both E204).
 """
 
 from __future__ import annotations
@@ -27,12 +28,12 @@ def streamt_materializations() -> list[Any]:
 
 @hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
-    from streamt_connect.compiler import unknown_connector
+    from streamt_connect.compiler import sink_problem
 
     found = []
     for model in project.models:
         if model.materialized == "sink":
-            diagnostic = unknown_connector(model, project.locations.get(("model", model.name)))
+            diagnostic = sink_problem(model, project.locations.get(("model", model.name)))
             if diagnostic is not None:
                 found.append(diagnostic)
     return found
