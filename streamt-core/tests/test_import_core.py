@@ -15,6 +15,7 @@ PROJECT = {
 
 class FakeDiscoverer:
     name = "kafka"
+    kinds = ("topic",)
     enriched: ClassVar[list[list[str]]] = []
 
     def __init__(self, topics: list[TopicMetadata]) -> None:
@@ -53,7 +54,7 @@ TOPICS = [
 
 @pytest.fixture
 def project(streamt_project, streamt_plugin):
-    streamt_plugin(_plugin(TOPICS), name="fake-discoverer")
+    streamt_plugin(_plugin(TOPICS), name="fake-discoverer", isolated=True)
     return streamt_project(PROJECT)
 
 
@@ -101,7 +102,7 @@ def test_a_symlinked_sources_directory_is_refused(project, streamt_cli, tmp_path
 
 
 def test_new_validation_errors_are_refused_and_nothing_is_written(streamt_project, streamt_plugin, streamt_cli) -> None:
-    streamt_plugin(_plugin(TOPICS), name="fake-discoverer")
+    streamt_plugin(_plugin(TOPICS), name="fake-discoverer", isolated=True)
     files = {
         "stream_project.yml": {**PROJECT["stream_project.yml"], "rules": {"sources": {"require_description": True}}}
     }
@@ -112,7 +113,7 @@ def test_new_validation_errors_are_refused_and_nothing_is_written(streamt_projec
 
 
 def test_collision_with_an_existing_model_name(streamt_project, streamt_plugin, streamt_cli) -> None:
-    streamt_plugin(_plugin(TOPICS), name="fake-discoverer")
+    streamt_plugin(_plugin(TOPICS), name="fake-discoverer", isolated=True)
     files = {
         **PROJECT,
         "models/m.yml": {"models": [{"name": "payments", "advanced": {"topic": {"name": "payments.v2"}}}]},
@@ -133,6 +134,6 @@ def test_a_write_failure_is_e706_and_leaves_no_file(project, streamt_cli, monkey
 
 
 def test_incomplete_metadata_is_refused(streamt_project, streamt_plugin, streamt_cli) -> None:
-    streamt_plugin(_plugin([TopicMetadata("broken", 0, 0, complete=False)]), name="fake-discoverer")
+    streamt_plugin(_plugin([TopicMetadata("broken", 0, 0, complete=False)]), name="fake-discoverer", isolated=True)
     out = streamt_cli("import", "-p", streamt_project(PROJECT))
     assert out.error_codes == ["E701_IMPORT_DISCOVERY_FAILED"]

@@ -105,8 +105,12 @@ def test_an_exporter_factory_that_raises_is_reported(streamt_cli, streamt_plugin
 
     exporter = Exporter("bad", "export", "Broken.", command_factory=factory)
     streamt_plugin(make_plugin("bad_exporter", streamt_exporters=lambda: [exporter]))
-    outcome = streamt_cli("plugins")
+    # Exporters mount lazily: listing them calls no factory, running the broken one is E901 naming the plugin.
+    assert streamt_cli("plugins").ok
+    outcome = streamt_cli("export", "bad")
+    assert outcome.error_codes == ["E901_PLUGIN_LOAD_FAILED"]
     assert [e["plugin"] for e in outcome.envelope["errors"]] == ["bad_exporter"]
+    assert "bad options" not in outcome.stdout
 
 
 def test_a_crash_inside_a_plugin_command_is_e999_naming_the_plugin(streamt_cli, streamt_plugin) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from streamt import hookimpl
 from streamt.artifacts import Artifact
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import ABSENT, NOOP, PRESENT, Action, Observation
+from streamt.plugins import Plugins
 from streamt.status.report import is_healthy, status_report
 
 
@@ -34,8 +36,17 @@ class Planner:
 
 
 def _report(observer: Observer) -> dict[str, Any]:
-    hook = SimpleNamespace(streamt_observers=lambda runtime: [[observer]], streamt_planners=lambda: [[Planner()]])
-    plugins = SimpleNamespace(manager=SimpleNamespace(hook=hook))
+    class Provider:
+        @hookimpl
+        def streamt_observers(self, runtime: Any) -> list[Any]:
+            return [observer]
+
+        @hookimpl
+        def streamt_planners(self) -> list[Any]:
+            return [Planner()]
+
+    plugins = Plugins()
+    plugins.register(Provider(), "fake-connect")
     artifacts = tuple(
         Artifact(kind="connector", name=n, identity=n, spec={}, ownership="managed", provider="p")
         for n in ("up", "broken", "gone")

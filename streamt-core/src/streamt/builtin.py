@@ -1,15 +1,31 @@
 """Core's own behaviour, registered as a plugin on the same manager.
 
 Core uses its own hooks: the core commands are added through
-``streamt_commands`` exactly as a plugin would add its own, and the embedded
-``local`` state backend is offered through ``streamt_state_backends``.
+``streamt_commands`` exactly as a plugin would add its own, the embedded
+``local`` state backend is offered through ``streamt_state_backends``, and the
+catalog of kinds the streamt distributions provide through ``streamt_known_kinds``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt import hookimpl
+from streamt.capabilities import (
+    ASSERTION,
+    COMMAND,
+    DISCOVERER,
+    EXECUTOR,
+    EXPORTER,
+    MATERIALIZATION,
+    STATE_BACKEND,
+    TEST_TYPE,
+    KnownKind,
+    StateBackend,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # name -> (import path, one-line help). Modules are imported only when the
 # command runs, which keeps `streamt --help` fast.
@@ -69,26 +85,54 @@ GROUP_COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
     },
 }
 
-# Subcommands that plugins provide; core names the extra when one is missing.
-EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
-    "export": {"strimzi": ("strimzi", "Export managed topics as Strimzi KafkaTopic YAML.")},
-    "docs": {
-        "asyncapi": ("asyncapi", "Generate an AsyncAPI 3.1 document."),
-        "openapi": ("asyncapi", "Deprecated alias of docs asyncapi."),
-        "odcs": ("odcs", "Generate an ODCS 3.1.0 data contract."),
-        "backstage": ("backstage", "Export Backstage Software Catalog entities."),
-        "datahub": ("datahub", "Export DataHub metadata-change proposals."),
-        "openlineage": ("openlineage", "Export OpenLineage design metadata."),
-    },
-    "state": {
-        "init": ("postgres", "Initialize configured PostgreSQL state."),
-        "migrate-postgres-v2": ("postgres", "Migrate PostgreSQL state to schema v2."),
-        "lock-status": ("postgres", "Probe PostgreSQL lock availability."),
-        "runner-status": ("kafka_streams", "Inspect one Kafka Streams replacement."),
-        "resume": ("kafka_streams", "Continue one interrupted Kafka Streams replacement."),
-    },
-    "runtime": {"build": ("kafka_streams", "Build the packaged Kafka Streams runner image.")},
-}
+
+def _commands(group: str, capability: str, extra: str, commands: dict[str, str]) -> tuple[KnownKind, ...]:
+    return tuple(
+        KnownKind(COMMAND, f"{group} {name}", extra, description, capability) for name, description in commands.items()
+    )
+
+
+# The catalog of kinds the streamt distributions provide, and the extra that
+# installs each: data, not logic. Core lists known kinds among the valid values
+# and names the install command when a project uses one whose plugin is missing.
+KNOWN_KINDS: tuple[KnownKind, ...] = (
+    *(KnownKind(MATERIALIZATION, name, extra) for name, extra in (
+        ("topic", "kafka"), ("virtual_topic", "gateway"), ("flink", "flink"), ("sink", "connect"),
+    )),
+    KnownKind(EXECUTOR, "flink", "flink"),
+    KnownKind(EXECUTOR, "kafka_streams", "kstreams"),
+    KnownKind(STATE_BACKEND, "local", "", "Embedded single-user state under .streamt/state/"),
+    KnownKind(STATE_BACKEND, "postgres", "postgres", "Shared PostgreSQL state"),
+    *(KnownKind(TEST_TYPE, name, extra) for name, extra in (
+        ("schema", "kafka"), ("sample", "kafka"), ("continuous", "flink"),
+    )),
+    *(KnownKind(ASSERTION, name, "") for name in (
+        "not_null", "accepted_values", "accepted_types", "range", "unique_key", "max_lag", "throughput",
+        "distribution", "foreign_key", "custom_sql", "unique", "expression",
+    )),
+    KnownKind(DISCOVERER, "topic", "kafka"),
+    *(KnownKind(EXPORTER, name, "exporters") for name in (
+        "strimzi", "odcs", "datahub", "backstage", "openlineage", "asyncapi",
+    )),
+    *_commands("export", "strimzi", "exporters", {"strimzi": "Export managed topics as Strimzi KafkaTopic YAML."}),
+    *_commands("docs", "asyncapi", "exporters", {
+        "asyncapi": "Generate an AsyncAPI 3.1 document.", "openapi": "Deprecated alias of docs asyncapi.",
+    }),
+    *_commands("docs", "odcs", "exporters", {"odcs": "Generate an ODCS 3.1.0 data contract."}),
+    *_commands("docs", "backstage", "exporters", {"backstage": "Export Backstage Software Catalog entities."}),
+    *_commands("docs", "datahub", "exporters", {"datahub": "Export DataHub metadata-change proposals."}),
+    *_commands("docs", "openlineage", "exporters", {"openlineage": "Export OpenLineage design metadata."}),
+    *_commands("state", "postgres", "postgres", {
+        "init": "Initialize configured PostgreSQL state.",
+        "migrate-postgres-v2": "Migrate PostgreSQL state to schema v2.",
+        "lock-status": "Probe PostgreSQL lock availability.",
+    }),
+    *_commands("state", "kafka_streams", "kstreams", {
+        "runner-status": "Inspect one Kafka Streams replacement.",
+        "resume": "Continue one interrupted Kafka Streams replacement.",
+    }),
+    *_commands("runtime", "kafka_streams", "kstreams", {"build": "Build the packaged Kafka Streams runner image."}),
+)  # fmt: skip
 
 
 @hookimpl(tryfirst=True)
@@ -99,17 +143,24 @@ def streamt_commands(cli: Any) -> None:
         group = cli.add_group(group_name, help_text)
         for name, (path, sub_help) in GROUP_COMMANDS.get(group_name, {}).items():
             group.add_lazy_command(name, path, sub_help)
-        for name, (capability, sub_help) in EXPECTED.get(group_name, {}).items():
-            group.expect(name, capability, sub_help)
 
 
 @hookimpl
-def streamt_state_backends() -> list[Any]:
-    from streamt.capabilities import StateBackend
-    from streamt.state.selection import local_factory
+def streamt_known_kinds() -> list[KnownKind]:
+    return list(KNOWN_KINDS)
 
+
+@hookimpl
+def streamt_state_backends() -> list[StateBackend]:
     return [
         StateBackend(
-            name="local", description="Embedded single-user state under .streamt/state/", factory=local_factory
+            name="local", description="Embedded single-user state under .streamt/state/", factory=_local_factory
         )
     ]
+
+
+def _local_factory(*, project: Any, project_dir: Path, purpose: str) -> Any:
+    # Imported here, not at the top: the CLI imports this module on every start.
+    from streamt.state.local import local_backend
+
+    return local_backend(project=project, project_dir=project_dir, purpose=purpose)

@@ -21,6 +21,9 @@ class Materialization:
     * ``runtime_sections`` — the ``runtime.*`` sections the plugin owns.
     * ``implemented`` — ``False`` for a declared placeholder: using it is
       ``E904_NOT_IMPLEMENTED`` instead of ``E903_PLUGIN_REQUIRED``.
+    * ``role`` — ``materialization`` (a value of ``materialized:``) or
+      ``executor`` (a value of ``executor:``); a name the known-kinds catalog
+      lists as an executor (``kafka_streams``) is one whatever this says.
     """
 
     name: str
@@ -28,6 +31,7 @@ class Materialization:
     extra: str
     runtime_sections: tuple[str, ...] = ()
     implemented: bool = True
+    role: str = "materialization"
 
 
 @attrs.frozen
@@ -46,32 +50,6 @@ class Exporter:
     group: str
     description: str
     command_factory: Callable[[], Any]
-
-
-# The extras of the meta-distribution, by the capability they bring. Core uses
-# it to name the install command when nothing installed provides a capability.
-KNOWN_EXTRAS: dict[str, str] = {
-    "topic": "kafka",
-    "schema": "kafka",
-    "flink": "flink",
-    "sink": "connect",
-    "virtual_topic": "gateway",
-    "kafka_streams": "kstreams",
-    "postgres": "postgres",
-    "strimzi": "exporters",
-    "odcs": "exporters",
-    "datahub": "exporters",
-    "backstage": "exporters",
-    "openlineage": "exporters",
-    "asyncapi": "exporters",
-}
-
-
-def install_hint(capability: str) -> str:
-    extra = KNOWN_EXTRAS.get(capability)
-    if extra is None:
-        return "Install a plugin that provides it; `streamt plugins` lists what is installed."
-    return f"Install it with: pip install 'streamt[{extra}]'"
 
 
 @attrs.frozen
@@ -130,6 +108,17 @@ class AssertionKind:
     test_types: tuple[str, ...] = ()
 
 
+# The families of kinds (``KnownKind.family``; see ``streamt.kinds``).
+MATERIALIZATION = "materialization"
+EXECUTOR = "executor"
+STATE_BACKEND = "state_backend"
+TEST_TYPE = "test_type"
+ASSERTION = "assertion"
+DISCOVERER = "discoverer"
+EXPORTER = "exporter"
+COMMAND = "command"
+
+
 @attrs.frozen
 class KnownKind:
     """A kind that a known plugin provides, and the extra that installs it (``streamt_known_kinds``).
@@ -143,9 +132,12 @@ class KnownKind:
     * ``name`` — the kind's name (for ``command``: ``<group> <name>``).
     * ``extra`` — the ``streamt`` extra that installs its plugin.
     * ``description`` — one line (for ``command``: the help shown while it is missing).
+    * ``capability`` — for ``command``: the capability named when it is
+      missing (``postgres`` for ``state init``); empty means the extra.
     """
 
     family: str
     name: str
     extra: str
     description: str = ""
+    capability: str = ""

@@ -257,3 +257,19 @@ def streamt_docs_site(project: Project) -> list[Any] | None:
     markup: core escapes every string. Read only the loaded project; contact
     no service, so the same project always gives the same site bytes.
     """
+
+
+@hookspec
+def streamt_runtime_readers(runtime: Runtime) -> list[Any] | None:
+    """Return readers of live runtime health for ``streamt observe``.
+
+    A reader declares the artifact ``kinds`` it handles and
+    ``read(artifacts) -> {identity: {...}}``: for every artifact a ``state``
+    (``RUNNING``, ``OK``, ``MISSING``, ...), ``healthy`` (bool) and metrics
+    whose key names carry their unit (``lag_messages``,
+    ``records_in_per_second``, ``last_checkpoint_age_seconds``). It reads all
+    its artifacts in a bounded number of batched requests (never one per
+    consumer group), changes nothing, and raises ``StreamtError`` (E404/E406,
+    secret-free) when its service cannot be read. A kind without a reader
+    falls back to its observer's ``runtime_status``.
+    """

@@ -125,13 +125,34 @@ class Plugins:
 
     @contextlib.contextmanager
     def temporarily(self, plugin: object, name: str) -> Iterator[None]:
-        """Register ``plugin`` for the duration of a ``with`` block (tests)."""
+        """Register ``plugin`` for the duration of a ``with`` block (tests).
+
+        A plugin that is already registered (the plugin under test is also
+        pip-installed, so its entry point loaded the same module) stays as it
+        is. Another plugin registered under ``name`` steps aside meanwhile.
+        """
+        if self.manager.is_registered(plugin):
+            yield
+            return
+        displaced = self.manager.get_plugin(name)
+        info = self.infos.get(name)
+        if displaced is not None:
+            self.unregister(name)
         if not self.register(plugin, name, distribution=None, version=None):
             raise RuntimeError(f"plugin {name} could not be registered: {self.diagnostics[-1].message}")
         try:
             yield
         finally:
             self.unregister(name)
+            if displaced is not None:
+                self.register(
+                    displaced,
+                    name,
+                    distribution=info.distribution if info else None,
+                    version=info.version if info else None,
+                    builtin=info.builtin if info else False,
+                    core_requirement=info.core_requirement if info else None,
+                )
 
     def call_each(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
         """Call each implementation of a hook on its own, in pluggy's order.
@@ -183,6 +204,13 @@ class Plugins:
         self.codes_by_plugin[name] = added
         return True
 
+    def add_diagnostic(self, diagnostic: Diagnostic) -> None:
+        """Keep a plugin problem for every command's warnings (and ``streamt plugins``' errors), once."""
+        # Hooks run again each time the CLI is assembled in one process (tests,
+        # embedding): the same failure is one diagnostic, not one per run.
+        if diagnostic not in self.diagnostics:
+            self.diagnostics.append(diagnostic)
+
     def report(self, code: ErrorCode, name: str, problem: str, suggestion: str | None = None) -> None:
         diagnostic = Diagnostic(
             code,
@@ -190,10 +218,7 @@ class Plugins:
             suggestion or "Reinstall or upgrade the plugin, or disable it with STREAMT_DISABLED_PLUGINS.",
             details={"plugin": name},
         )
-        # Hooks run again each time the CLI is assembled in one process (tests,
-        # embedding): the same failure is one diagnostic, not one per run.
-        if diagnostic not in self.diagnostics:
-            self.diagnostics.append(diagnostic)
+        self.add_diagnostic(diagnostic)
 
     def load_entry_points(self, entry_points: Iterable[PluginEntryPoint], environ: dict[str, str]) -> None:
         allow = _name_set(environ.get("STREAMT_LOAD_PLUGINS"))
@@ -336,10 +361,30 @@ def reset_plugins() -> None:
     _PLUGINS = None
 
 
-def _load() -> Plugins:
+@contextlib.contextmanager
+def isolated_plugins() -> Iterator[Plugins]:
+    """Only core's built-in plugin, whatever is installed, until the block ends (tests).
+
+    What ``STREAMT_LOAD_PLUGINS=""`` does for a process, for one block: the
+    plugin set loaded before is put back afterwards, untouched.
+    """
+    global _PLUGINS
+    saved = _PLUGINS
+    isolated = _PLUGINS = _load(load_entry_points=False)
+    try:
+        yield isolated
+    finally:
+        for name in list(isolated.infos):
+            if name != BUILTIN_NAME:
+                isolated.unregister(name)
+        _PLUGINS = saved
+
+
+def _load(*, load_entry_points: bool = True) -> Plugins:
     from streamt import builtin
 
     plugins = Plugins()
     plugins.register(builtin, BUILTIN_NAME, distribution=CORE_DISTRIBUTION, version=CORE_VERSION, builtin=True)
-    plugins.load_entry_points(find_entry_points(ENTRY_POINT_GROUP), dict(os.environ))
+    if load_entry_points:
+        plugins.load_entry_points(find_entry_points(ENTRY_POINT_GROUP), dict(os.environ))
     return plugins

@@ -168,12 +168,21 @@ def streamt_cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., CliOu
 
 @pytest.fixture
 def streamt_plugin() -> Iterator[Callable[..., object]]:
-    """Register plugin objects until the test ends: ``streamt_plugin(obj, name=...)``."""
-    from streamt.plugins import get_plugins
+    """Register plugin objects until the test ends: ``streamt_plugin(obj, name=..., isolated=...)``.
+
+    ``isolated=True`` first switches every installed plugin off (core's
+    built-in plugin stays) for the rest of the test, so that only the plugins
+    the test registers answer. A plugin under test that is also pip-installed
+    may be registered again: it stays registered once.
+    """
+    from streamt.plugins import get_plugins, isolated_plugins
 
     with contextlib.ExitStack() as stack:
+        isolation: list[object] = []
 
-        def register(plugin: object, name: str | None = None) -> object:
+        def register(plugin: object, name: str | None = None, *, isolated: bool = False) -> object:
+            if isolated and not isolation:
+                isolation.append(stack.enter_context(isolated_plugins()))
             plugin_name = name or getattr(plugin, "__name__", None) or f"test-plugin-{id(plugin)}"
             stack.enter_context(get_plugins().temporarily(plugin, plugin_name))
             return plugin

@@ -76,3 +76,10 @@ def streamt_deployers(runtime: Any) -> list[Any]:
     from streamt_flink.deployers import FlinkJobDeployer
 
     return [FlinkJobDeployer(runtime)]
+
+
+@hookimpl
+def streamt_runtime_readers(runtime: Any) -> list[Any]:
+    from streamt_flink.metrics import FlinkJobRuntimeReader
+
+    return [FlinkJobRuntimeReader(runtime)]

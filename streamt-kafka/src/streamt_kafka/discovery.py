@@ -23,6 +23,7 @@ from streamt.discovery.model import (
     TopicMetadata,
 )
 from streamt.errors import StreamtError
+from streamt.sdk import KIND_TOPIC
 
 from streamt_kafka.schema_columns import columns_of
 
@@ -33,6 +34,7 @@ AVAILABLE, OUTAGE, NOT_CONFIGURED, DISABLED = "available", "outage", "not_config
 class KafkaSourceDiscoverer:
     runtime: Any
     name = "kafka"
+    kinds = (KIND_TOPIC,)
 
     def list_topics(self) -> list[TopicMetadata]:
         from streamt_kafka.admin import admin_client, classify

@@ -64,6 +64,13 @@ def streamt_deployers(runtime: Any) -> list[Any]:
 
 
 @hookimpl
+def streamt_runtime_readers(runtime: Any) -> list[Any]:
+    from streamt_kafka.runtime_reader import TopicRuntimeReader
+
+    return [TopicRuntimeReader(runtime)]
+
+
+@hookimpl
 def streamt_source_discoverers(runtime: Any) -> list[Any]:
     from streamt_kafka.discovery import KafkaSourceDiscoverer
 

@@ -23,10 +23,12 @@ from typing import Any
 
 import attrs
 
+from streamt import kinds
 from streamt.apply.outcome import DONE, UNKNOWN, Outcome
 from streamt.artifacts import Artifact
 from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
+from streamt.kinds import KindTable
 from streamt.plan.model import CREATE, UPDATE, Action, Plan
 from streamt.state.records import OwnershipRecord
 
@@ -43,13 +45,14 @@ class ApplyReport:
     checksum: str | None = None
 
 
-def deployers_by_kind(plugins: Any, runtime: Any) -> dict[str, Any]:
-    from streamt.plan.engine import first_by_kind
-
-    return first_by_kind(plugins.manager.hook.streamt_deployers(runtime=runtime))
+def deployers_by_kind(plugins: Any, runtime: Any) -> KindTable[Any]:
+    """The deployer of each kind; a kind two plugins claim is E906 (``streamt.kinds``)."""
+    return kinds.deployers(plugins, runtime)
 
 
 def require_deployers(plan: Plan, deployers: dict[str, Any]) -> None:
+    if isinstance(deployers, KindTable):
+        deployers.require(action.kind for action in plan.mutations)
     for action in plan.mutations:
         if action.kind not in deployers or action.action not in MUTATING:
             raise StreamtError(

@@ -103,9 +103,10 @@ def build_cli() -> LazyGroup:
     root = make_root()
     plugins = get_plugins()
     plugins.call_each("streamt_commands", cli=root)
-    from streamt.cli.exporters import mount_exporters
+    from streamt.cli.exporters import mount_expected, mount_exporters
 
     mount_exporters(root, plugins)
+    mount_expected(root, plugins)
     return root
 
 

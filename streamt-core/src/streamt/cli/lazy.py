@@ -9,9 +9,13 @@ behind a command is imported when that command is invoked (or its own
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 import click
+
+from streamt.errors import Codes, StreamtError
+from streamt.kinds import install_hint
 
 
 class LazyGroup(click.Group):
@@ -19,12 +23,21 @@ class LazyGroup(click.Group):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.lazy_commands: dict[str, tuple[str, str]] = {}
+        # name -> (how to get the command, one-line help): an import path
+        # ``module:attribute`` (core and plugin commands) or a zero-argument
+        # factory (``Exporter.command_factory``), called only when needed.
+        self.lazy_commands: dict[str, tuple[str | Callable[[], Any], str]] = {}
+        self.owners: dict[str, str] = {}  # name -> plugin that added a factory, for E901
         self.expected: dict[str, tuple[str, str]] = {}
 
     def add_lazy_command(self, name: str, import_path: str, short_help: str) -> None:
         """Register ``module.path:attribute`` as subcommand ``name``."""
         self.lazy_commands[name] = (import_path, short_help)
+
+    def add_lazy_factory(self, name: str, factory: Callable[[], Any], short_help: str, owner: str) -> None:
+        """Register ``factory()`` (returning a ``click.Command``) as subcommand ``name`` of plugin ``owner``."""
+        self.lazy_commands[name] = (factory, short_help)
+        self.owners[name] = owner
 
     def expect(self, name: str, capability: str, short_help: str) -> None:
         """Declare a subcommand that a plugin normally provides.
@@ -55,11 +68,14 @@ class LazyGroup(click.Group):
             if cmd_name in self.expected:
                 return _missing_plugin_command(cmd_name, *self.expected[cmd_name])
             return None
-        import_path, _ = self.lazy_commands[cmd_name]
-        module_name, _, attribute = import_path.partition(":")
-        command = getattr(importlib.import_module(module_name), attribute)
-        if not isinstance(command, click.Command):
-            raise TypeError(f"{import_path} is not a click command")
+        source, _ = self.lazy_commands[cmd_name]
+        if callable(source):
+            command = _from_factory(cmd_name, source, self.owners.get(cmd_name, "unknown"))
+        else:
+            module_name, _, attribute = source.partition(":")
+            command = getattr(importlib.import_module(module_name), attribute)
+            if not isinstance(command, click.Command):
+                raise TypeError(f"{source} is not a click command")
         self.add_command(command, cmd_name)
         return command
 
@@ -82,9 +98,6 @@ class LazyGroup(click.Group):
 
 
 def _missing_plugin_command(name: str, capability: str, short_help: str) -> click.Command:
-    from streamt.capabilities import install_hint
-    from streamt.errors import Codes, StreamtError
-
     def callback(**_: Any) -> None:
         raise StreamtError(
             Codes.E903_PLUGIN_REQUIRED,
@@ -99,3 +112,19 @@ def _missing_plugin_command(name: str, capability: str, short_help: str) -> clic
         context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
         add_help_option=False,
     )
+
+
+def _from_factory(name: str, factory: Callable[[], Any], owner: str) -> click.Command:
+    """The factory's command; a factory that fails is the plugin's fault (E901), never a traceback."""
+    try:
+        command = factory()
+        if not isinstance(command, click.Command):
+            raise TypeError("command_factory must return a click.Command")
+    except Exception as exc:
+        raise StreamtError(
+            Codes.E901_PLUGIN_LOAD_FAILED,
+            f"Plugin '{owner}' could not build its command '{name}' ({type(exc).__name__}).",
+            "Reinstall or upgrade the plugin, or disable it with STREAMT_DISABLED_PLUGINS.",
+            details={"plugin": owner},
+        ) from None
+    return command

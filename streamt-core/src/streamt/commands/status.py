@@ -11,7 +11,7 @@ from streamt.result import Result
 @click.command("status")
 @project_dir_option
 @env_option
-@click.option("--lag", is_flag=True, help="Show message counts for topics.")
+@click.option("--lag", is_flag=True, help="Show consumer lag and message counts for topics.")
 @click.option("--consumer-groups", is_flag=True, help="Show per-consumer-group lag.")
 @click.option("--include-external", is_flag=True, help="Also inspect external sources and compiled artifacts.")
 @click.option("--health", is_flag=True, help="Exit 1 for missing, drifted, unhealthy or unavailable resources.")

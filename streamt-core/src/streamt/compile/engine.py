@@ -14,8 +14,8 @@ from typing import Any
 
 import attrs
 
+from streamt import kinds
 from streamt.artifacts import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL, Artifact
-from streamt.capabilities import install_hint
 from streamt.compile.order import artifact_order, declaration_order
 from streamt.errors import Codes, Diagnostic, StreamtError
 
@@ -114,12 +114,9 @@ def _required_capabilities(declaration: Any) -> list[str]:
 
 
 def _capability_problems(project: Any, plugins: Any, walk: list[Any]) -> list[Diagnostic]:
-    declared: dict[str, Any] = {}
-    for batch in plugins.manager.hook.streamt_materializations():
-        for materialization in batch or []:
-            # An implemented declaration wins over a placeholder of the same name.
-            if materialization.name not in declared or materialization.implemented:
-                declared[materialization.name] = materialization
+    # One precedence rule (streamt.kinds): an implemented declaration wins over a
+    # placeholder of the same name; two implementations of one name are E906.
+    declared = kinds.materializations(plugins)
     users: dict[str, list[str]] = defaultdict(list)
     for declaration in walk:
         for capability in _required_capabilities(declaration):
@@ -128,12 +125,14 @@ def _capability_problems(project: Any, plugins: Any, walk: list[Any]) -> list[Di
     for capability in sorted(users):
         names = ", ".join(sorted(users[capability]))
         found = declared.get(capability)
-        if found is None:
+        if capability in declared.conflicts:
+            problems.append(kinds.conflict_diagnostic(declared.family, capability, declared.conflicts[capability]))
+        elif found is None:
             problems.append(
                 Diagnostic(
                     Codes.E903_PLUGIN_REQUIRED,
                     f"No installed plugin compiles '{capability}' (needed by: {names}).",
-                    install_hint(capability),
+                    kinds.install_hint(capability, plugins),
                     details={"capability": capability},
                 )
             )

@@ -6,10 +6,14 @@ from typing import Any
 
 import attrs
 
+from streamt import kinds
+from streamt.artifacts import KIND_TOPIC
 from streamt.discovery import declarations as decl
 from streamt.discovery.model import FAILED, RESOLVED, SKIPPED_AFTER_OUTAGE, UNSUPPORTED_REASONS
 from streamt.discovery.select import select_topics
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.plugins import Plugins, get_plugins
+from streamt.sdk.protocols import DiscoverySource
 
 LIMITS = (
     "Only the conventional {topic}-value subject is read; key subjects are not imported.",
@@ -31,19 +35,21 @@ class Preview:
     warnings: tuple[Diagnostic, ...]
 
 
-def discoverer(runtime: Any, plugins: Any = None) -> Any:
-    if plugins is None:
-        from streamt.plugins import get_plugins
-
-        plugins = get_plugins()
-    for batch in plugins.manager.hook.streamt_source_discoverers(runtime=runtime):
-        for item in batch or []:
-            if getattr(item, "name", None) == "kafka":
-                return item
+def discoverer(runtime: Any, plugins: Plugins | None = None) -> DiscoverySource:
+    """The discoverer of topics (``kinds`` holds ``topic``), under the one precedence rule of ``streamt.kinds``."""
+    plugins = plugins or get_plugins()
+    table = kinds.discoverers(plugins, runtime)
+    table.require([KIND_TOPIC])
+    found = table.get(KIND_TOPIC)
+    if found is not None:
+        return found
+    entry = kinds.known(plugins, kinds.DISCOVERER).get(KIND_TOPIC)
     raise StreamtError(
         Codes.E903_PLUGIN_REQUIRED,
         "No installed plugin discovers Kafka topics.",
-        "Install the Kafka plugin: pip install 'streamt[kafka]'.",
+        f"Install the Kafka plugin: pip install 'streamt[{entry.extra}]'."
+        if entry is not None and entry.extra
+        else kinds.install_hint(KIND_TOPIC, plugins),
     )
 
 

@@ -49,6 +49,7 @@ def text(report: Report) -> str:
         lines.append(f"  {_LABEL[change.classification]:<12} {change.kind} {change.name} ({change.status})")
         for field in change.fields:
             short = all(len(_value(v)) <= 40 for v in (field.before, field.after))
+            short = short and (field.before, field.after) != (None, None)
             detail = (
                 f"{_value(field.before)} -> {_value(field.after)}" if short and field.field != "declaration" else ""
             )

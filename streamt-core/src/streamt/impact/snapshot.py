@@ -20,9 +20,9 @@ from typing import Any
 import attrs
 
 from streamt.compile import validate_and_compile
-from streamt.errors import Diagnostic, StreamtError
+from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project.environments import ENV_VAR
-from streamt.project.loader import load_project
+from streamt.project.loader import PROJECT_FILES, load_project
 
 # ``${NAME}`` / ``${NAME:-fallback}`` in YAML values, and ``env("NAME")`` in Jinja SQL.
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-)?")
@@ -75,6 +75,13 @@ def _materialize(files: dict[str, bytes], root: Path) -> None:
 
 def take(side: Side, files: dict[str, bytes], env: str | None) -> Snapshot:
     """Load, validate and compile ``files`` for ``env``; problems name the side they came from."""
+    if not any(name in files for name in PROJECT_FILES):
+        raise StreamtError(
+            Codes.E501_PARSE_ERROR,
+            f"At {side.label} {side.shown}: there is no stream_project.yml in the project directory.",
+            "Compare refs at which the project exists (a pull request that adds the project has no base).",
+            data={"side": side.label},
+        )
     process = placeholder_environment(files)
     if env is None and os.environ.get(ENV_VAR):
         process[ENV_VAR] = os.environ[ENV_VAR]

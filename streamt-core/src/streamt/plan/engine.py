@@ -23,9 +23,11 @@ from typing import Any
 
 import attrs
 
+from streamt import kinds
 from streamt.artifacts import Artifact, canonical_json, sha256_checksum
 from streamt.compile import CompiledProject, manifest_checksum, render
 from streamt.errors import Codes, StreamtError
+from streamt.kinds import KindTable
 from streamt.plan.model import (
     ABSENT,
     ASSUMED_ABSENT,
@@ -38,6 +40,8 @@ from streamt.plan.model import (
     SafetyBlocker,
     StateReference,
 )
+from streamt.plugins import get_plugins
+from streamt.redact import without_secrets
 
 NOT_REQUESTED = Observation("not_requested")
 # Kinds that request the removal of something the project no longer declares.
@@ -59,18 +63,9 @@ class DefaultPlanner:
         return [Action.for_artifact("create", artifact, "", observation)]
 
 
-def first_by_kind(batches: list[Any]) -> dict[str, Any]:
-    """Planners, observers or deployers by kind: the first registered one wins (plugins rarely share a kind)."""
-    table: dict[str, Any] = {}
-    for batch in reversed(batches):
-        for item in batch or []:
-            for kind in item.kinds:
-                table.setdefault(kind, item)
-    return table
-
-
-def planners_by_kind(plugins: Any) -> dict[str, Any]:
-    return first_by_kind(plugins.manager.hook.streamt_planners())
+def planners_by_kind(plugins: Any) -> KindTable[Any]:
+    """The planner of each kind, under the one precedence rule of ``streamt.kinds`` (a shared kind is E906)."""
+    return kinds.planners(plugins)
 
 
 def plan_offline(project: Any, compiled: CompiledProject, plugins: Any = None) -> Plan:
@@ -97,12 +92,10 @@ def plan_project(
     (``apply --target/--select``); the manifest checksum still covers the
     whole project.
     """
-    if plugins is None:
-        from streamt.plugins import get_plugins
-
-        plugins = get_plugins()
+    plugins = plugins or get_plugins()
     offline = observations is None
     table = planners_by_kind(plugins)
+    table.require(a.kind for a in (compiled.artifacts if artifacts is None else artifacts) if a.ownership != "external")
     default = DefaultPlanner()
     records = state.by_resource if state is not None else {}
     actions: list[Action] = []
@@ -160,7 +153,9 @@ def _ownership_requirement(
     if artifact.ownership == "adopted":
         where = "does not exist" if observation.status == ABSENT else "exists but is not adopted yet"
         message = f"{artifact.kind} '{artifact.identity}' is declared adopted and {where}."
-    elif observation.status != ABSENT:
+    elif observation.status != ABSENT and not (observation.spec or {}).get("history_only"):
+        # history_only: the provider still lists it, but nothing of it is live to take over (a
+        # cancelled Flink job under this project's job name): no ownership question.
         message = f"{artifact.kind} '{artifact.identity}' exists live but streamt has no ownership record for it."
     else:
         return None
@@ -175,7 +170,7 @@ def environment_fingerprint(project: Any) -> str:
 
     A plan reviewed for one broker must not be applied to another. Secrets
     are left out entirely (not even hashed: a hash of a weak password can be
-    guessed offline).
+    guessed offline), including credentials written inside URLs.
     """
 
     def keep(attribute: attrs.Attribute, _value: Any) -> bool:  # type: ignore[type-arg]
@@ -184,6 +179,6 @@ def environment_fingerprint(project: Any) -> str:
     body = {
         "environment": project.env,
         "project": project.name,
-        "runtime": attrs.asdict(project.runtime, filter=keep),
+        "runtime": without_secrets(attrs.asdict(project.runtime, filter=keep)),
     }
     return sha256_checksum(canonical_json(body))

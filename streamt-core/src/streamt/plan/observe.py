@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from streamt import kinds
 from streamt.artifacts import Artifact
 from streamt.errors import Codes, StreamtError
+from streamt.kinds import KindTable
 from streamt.plan.model import Observation
 
 
-def observers_by_kind(plugins: Any, runtime: Any) -> dict[str, Any]:
-    """The observer for each kind (observers build clients lazily)."""
-    from streamt.plan.engine import first_by_kind
-
-    return first_by_kind(plugins.manager.hook.streamt_observers(runtime=runtime))
+def observers_by_kind(plugins: Any, runtime: Any) -> KindTable[Any]:
+    """The observer for each kind (observers build clients lazily); a kind two plugins claim is E906."""
+    return kinds.observers(plugins, runtime)
 
 
 def observed_artifacts(artifacts: Iterable[Artifact]) -> list[Artifact]:
@@ -33,6 +33,8 @@ def require_observers(artifacts: Iterable[Artifact], observers: dict[str, Any]) 
     The artifacts were compiled, so their provider plugin is installed; it
     just has no observer yet (E903 would send users to install what they have).
     """
+    if isinstance(observers, KindTable):
+        observers.require(a.kind for a in observed_artifacts(artifacts))
     missing = sorted({a.kind for a in observed_artifacts(artifacts)} - set(observers))
     if missing:
         providers = sorted({a.provider for a in observed_artifacts(artifacts) if a.kind in missing})

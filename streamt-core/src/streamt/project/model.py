@@ -12,10 +12,8 @@ from typing import Any
 
 import attrs
 
-MATERIALIZATIONS = ("topic", "virtual_topic", "flink", "sink")
 OWNERSHIP_MODES = ("managed", "external", "adopted")
 CLASSIFICATIONS = ("public", "internal", "confidential", "sensitive", "highly_sensitive")
-TEST_TYPES = ("schema", "sample", "continuous")
 EXPOSURE_TYPES = ("application", "dashboard", "ml_training", "ml_inference", "api")
 
 

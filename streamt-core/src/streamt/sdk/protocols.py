@@ -221,7 +221,12 @@ class DiscoverySource(Protocol):
 
     @property
     def name(self) -> str:
-        """What it discovers (``kafka``); ``import`` uses the discoverer of its source system."""
+        """The source system it reads (``kafka``), for messages."""
+        ...
+
+    @property
+    def kinds(self) -> Sequence[str]:
+        """The artifact kinds it discovers: ``import`` uses the one discoverer of ``topic``."""
         ...
 
     def list_topics(self) -> Sequence[TopicMetadata]:

@@ -306,3 +306,16 @@ def _conflict(message: str, operation_id: str) -> StreamtError:
         details={"operation_id": operation_id},
         data={"operation_id": operation_id},
     )
+
+
+def local_backend(*, project: Any, project_dir: Path, purpose: str) -> LocalStateBackend:
+    """The ``local`` backend's factory (``StateBackendRegistration.factory``) for ``project``."""
+    del purpose  # the local backend serves every purpose the same way
+    config = project.deployment_state
+    return LocalStateBackend(
+        project_dir=Path(project_dir),
+        project=project.name,
+        env=project.env,
+        namespace=config.namespace or DEFAULT_NAMESPACE,
+        lock_timeout_seconds=float(config.lock_timeout_seconds),
+    )

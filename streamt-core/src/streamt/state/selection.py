@@ -10,8 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from streamt.capabilities import StateBackend, install_hint
+from streamt import kinds
+from streamt.capabilities import StateBackend
 from streamt.errors import Codes, StreamtError
+from streamt.plugins import Plugins, get_plugins
 
 # What a command needs the backend for. Backends may refuse a purpose: the
 # PostgreSQL backend serves ``write`` only through the v2 writer role.
@@ -20,41 +22,23 @@ WRITE = "write"
 ADMIN = "admin"
 
 
-def local_factory(*, project: Any, project_dir: Path, purpose: str) -> Any:
-    from streamt.state.local import DEFAULT_NAMESPACE, LocalStateBackend
-
-    del purpose  # the local backend serves every purpose the same way
-    config = project.deployment_state
-    return LocalStateBackend(
-        project_dir=Path(project_dir),
-        project=project.name,
-        env=project.env,
-        namespace=config.namespace or DEFAULT_NAMESPACE,
-        lock_timeout_seconds=float(config.lock_timeout_seconds),
-    )
+def available_backends(plugins: Plugins | None = None) -> kinds.KindTable[StateBackend]:
+    """Installed backends by name, under the one precedence rule of ``streamt.kinds``."""
+    return kinds.state_backends(plugins or get_plugins())
 
 
-def available_backends(plugins: Any = None) -> dict[str, StateBackend]:
-    if plugins is None:
-        from streamt.plugins import get_plugins
-
-        plugins = get_plugins()
-    table: dict[str, StateBackend] = {}
-    for batch in plugins.hook.streamt_state_backends():
-        for backend in batch or []:
-            table.setdefault(backend.name, backend)
-    return table
-
-
-def open_state_backend(project: Any, project_dir: Path, purpose: str, plugins: Any = None) -> Any:
+def open_state_backend(project: Any, project_dir: Path, purpose: str, plugins: Plugins | None = None) -> Any:
     """The configured backend, constructed for ``purpose`` (no connection is made here)."""
+    plugins = plugins or get_plugins()
     name = project.deployment_state.backend
-    backend = available_backends(plugins).get(name)
+    table = available_backends(plugins)
+    table.require([name])
+    backend = table.get(name)
     if backend is None:
         raise StreamtError(
             Codes.E420_STATE_BACKEND_UNAVAILABLE,
             f"The deployment-state backend '{name}' is not installed.",
-            install_hint(name),
+            kinds.install_hint(name, plugins, kinds.STATE_BACKEND),
         )
     if not backend.implemented or backend.factory is None:
         raise StreamtError(

@@ -22,6 +22,11 @@ def _detail(key: str, entry: dict[str, Any]) -> str:
         text = f" (partitions: {entry['partitions']}, rf: {entry['replication_factor']})"
         if "message_count" in entry:
             text += f" ~{entry['message_count']} msgs"
+        if entry.get("consumer_lag"):
+            n = len(entry["consumer_lag"])
+            text += f", lag {entry['max_consumer_lag']} (max of {n} group{'s' if n > 1 else ''})"
+        elif "consumer_lag" in entry:
+            text += ", no consumer groups"
         return text
     if key == "schemas" and entry["exists"]:
         return f" (version {entry['version']})"

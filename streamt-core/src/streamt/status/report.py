@@ -80,7 +80,8 @@ def status_report(
             if artifact.identity in runtime:
                 details = runtime[artifact.identity]
                 entry.update({k: v for k, v in details.items() if k not in entry})
-                if state == OK and isinstance(details.get("state"), str):
+                # A stopped job (``terminal``) shows its state, not the MISSING/DRIFT its resubmit reads as.
+                if (state == OK or details.get("terminal")) and isinstance(details.get("state"), str):
                     entry["status"] = details["state"]
             report.setdefault(key, []).append(entry)
     present = [e["name"] for e in report["topics"] if e["exists"]]
@@ -90,13 +91,27 @@ def status_report(
         for entry in report["topics"]:
             if entry["name"] in counts:
                 entry["message_count"] = counts[entry["name"]]
-    if consumer_groups and topic_observer is not None:
-        report["consumer_groups"] = topic_observer.consumer_groups(present)
+    if (lag or consumer_groups) and topic_observer is not None:
+        groups = topic_observer.consumer_groups(present)
+        if lag:
+            _add_consumer_lag(report["topics"], groups)
+        if consumer_groups:
+            report["consumer_groups"] = groups
     report["external_resources"] = [
         {"kind": a.kind, "name": a.identity, "logical_name": a.name, "exists": None, "observation": "not_requested"}
         for a in external
     ]
     return report
+
+
+def _add_consumer_lag(topics: list[dict[str, Any]], groups: dict[str, dict[str, int]]) -> None:
+    """Per topic, each reading group's lag and the largest one (groups read independently: no sum)."""
+    for entry in topics:
+        if not entry["exists"]:
+            continue
+        lags = {group: per_topic[entry["name"]] for group, per_topic in groups.items() if entry["name"] in per_topic}
+        entry["consumer_lag"] = dict(sorted(lags.items()))
+        entry["max_consumer_lag"] = max(lags.values(), default=0)
 
 
 def _runtime_status(observer: Any, present: list[Artifact]) -> dict[str, dict[str, Any]]:

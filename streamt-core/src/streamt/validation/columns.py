@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from streamt import kinds
 from streamt.errors import Codes, Diagnostic
+from streamt.plugins import get_plugins
 from streamt.project.model import Column, ExposureRef, Model, Notice, Project
 from streamt.sql.columns import (
     WINDOW_COLUMNS,
@@ -19,11 +21,6 @@ from streamt.sql.columns import (
     unsupported_filter_operators,
     where_clause,
 )
-
-_KNOWN_ASSERTIONS = {
-    "not_null", "accepted_values", "accepted_types", "range", "unique_key", "max_lag", "throughput",
-    "distribution", "foreign_key", "custom_sql", "unique", "expression",
-}  # fmt: skip
 
 
 class OutputColumns:
@@ -125,8 +122,11 @@ def check(project: Project) -> tuple[list[Diagnostic], list[Notice]]:
                     subject=exposure.name,
                 )
             )
+    # Assertion kinds are open (streamt.kinds): the catalog's and the ones installed plugins declare.
+    plugins = get_plugins()
+    known_assertions = set(kinds.known(plugins, kinds.ASSERTION)) | set(kinds.assertion_kinds(plugins))
     for test in project.tests:
-        notices += _test_notices(test)
+        notices += _test_notices(test, known_assertions)
     return out, notices
 
 
@@ -275,14 +275,14 @@ def _model_notices(model: Model, has_gateway: bool) -> list[Notice]:
     return notices
 
 
-def _test_notices(test: Any) -> list[Notice]:
+def _test_notices(test: Any, known_assertions: set[str]) -> list[Notice]:
     notices: list[Notice] = []
     if test.sample_size is not None and test.type != "sample":
         message = f"Test '{test.name}': sample_size only applies to sample tests"
         notices.append(Notice(code="SAMPLE_SIZE_IGNORED", message=message, subject=test.name))
     for assertion in test.assertions:
         for kind in assertion if isinstance(assertion, dict) else ():
-            if kind not in _KNOWN_ASSERTIONS:
+            if kind not in known_assertions:
                 message = f"Test '{test.name}': unknown assertion '{kind}' will be skipped"
                 notices.append(Notice(code="UNKNOWN_ASSERTION", message=message, subject=test.name))
     return notices

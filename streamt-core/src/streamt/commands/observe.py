@@ -1,0 +1,35 @@
+"""``streamt observe``: live runtime health of the project's models (read-only)."""
+
+from __future__ import annotations
+
+import click
+
+from streamt.cli.options import project_options
+from streamt.errors import Codes, StreamtError, did_you_mean
+from streamt.result import Result
+
+
+@click.command("observe")
+@project_options
+@click.option("--model", "model", default=None, help="Observe a single model by name.")
+def observe(project_dir: str, env: str | None, model: str | None) -> Result:
+    """Show live runtime health."""
+    from streamt.compile import load_and_compile
+    from streamt.observe import UNITS, observe_models, observe_text
+    from streamt.plugins import get_plugins
+
+    loaded = load_and_compile(project_dir, env)
+    project = loaded.project
+    if model is not None and project.model(model) is None:
+        names = [m.name for m in project.models]
+        raise StreamtError(Codes.E102_MODEL_NOT_FOUND, f"Model '{model}' not found", did_you_mean(model, names))
+    # Declared-only (external) resources are never read, as in status; removals have nothing to observe.
+    artifacts = [
+        a
+        for a in loaded.compiled.artifacts
+        if a.ownership != "external" and not a.kind.endswith("_removal") and (model is None or a.name == model)
+    ]
+    rows = observe_models(project, artifacts, get_plugins())
+    healthy = all(r.get("healthy") is not False for m in rows for r in m["resources"])
+    data = {"project": project.name, "environment": project.env, "models": rows, "healthy": healthy, "units": UNITS}
+    return Result("observe", data=data, text=observe_text(rows), warnings=loaded.warnings)

@@ -1,0 +1,200 @@
+"""Open kinds: what installed plugins provide, what core knows of, and one precedence rule.
+
+Nothing here is a closed list. A *kind* is a name in one *family*:
+
+* ``materialization`` / ``executor`` — ``materialized:`` and ``executor:`` of
+  a model (``streamt_materializations``);
+* ``state_backend`` — ``deployment_state.backend`` (``streamt_state_backends``);
+* ``test_type`` / ``assertion`` — ``tests[].type`` and the keys of
+  ``tests[].assertions`` items (``streamt_test_types``, ``streamt_assertion_kinds``);
+* ``observer`` / ``planner`` / ``deployer`` / ``discoverer`` — artifact kinds
+  served by the objects of ``streamt_observers`` ... (their ``kinds``);
+* ``command`` — ``<group> <name>`` subcommands that a known plugin adds.
+
+Two sources fill each family: *providers* (what installed plugins declare)
+and the *catalog* of known kinds (``streamt_known_kinds``: a name and the
+extra that installs its plugin; core's own catalog is in ``streamt.builtin``).
+A value is valid when it is provided or known; a known one whose plugin is
+missing gets the install command (``E903``), an unknown one a did-you-mean.
+
+The precedence rule, the same for every by-kind registry: **one kind, one
+provider**. When two plugins claim the same kind, neither is used: the kind
+is left out of the table, ``E906_PLUGIN_CONFLICT`` naming both is reported on
+every command, and a command that needs the kind fails with it. A placeholder
+(``implemented=False``) never conflicts with an implementation: the
+implementation wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, TypeVar
+
+from streamt.capabilities import (
+    ASSERTION,
+    COMMAND,
+    DISCOVERER,
+    EXECUTOR,
+    EXPORTER,
+    MATERIALIZATION,
+    STATE_BACKEND,
+    TEST_TYPE,
+    KnownKind,
+)
+from streamt.errors import Codes, Diagnostic, StreamtError, did_you_mean
+from streamt.plugins import Plugins, get_plugins
+
+OBSERVER = "observer"
+PLANNER = "planner"
+DEPLOYER = "deployer"
+FAMILIES = (MATERIALIZATION, EXECUTOR, STATE_BACKEND, TEST_TYPE, ASSERTION, DISCOVERER, EXPORTER, COMMAND)
+
+T = TypeVar("T")
+
+
+class KindTable(dict[str, T], Generic[T]):
+    """``kind -> the one object that serves it``; a conflicted kind is absent and listed in ``conflicts``."""
+
+    def __init__(self, family: str) -> None:
+        super().__init__()
+        self.family = family
+        self.providers: dict[str, str] = {}  # kind -> plugin name
+        self.conflicts: dict[str, tuple[str, ...]] = {}  # kind -> every plugin that claims it
+
+    def require(self, kinds: Iterable[str]) -> None:
+        """``E906`` when any of ``kinds`` is claimed by two plugins (so it has no provider)."""
+        needed = sorted(set(kinds) & set(self.conflicts))
+        problems = [conflict_diagnostic(self.family, kind, self.conflicts[kind]) for kind in needed]
+        if problems:
+            raise StreamtError.from_diagnostics(problems)
+
+
+def conflict_diagnostic(family: str, kind: str, plugins: tuple[str, ...]) -> Diagnostic:
+    names = " and ".join(f"'{p}'" for p in plugins)
+    return Diagnostic(
+        Codes.E906_PLUGIN_CONFLICT,
+        f"Plugins {names} both provide the {family.replace('_', ' ')} '{kind}'; neither is used.",
+        "Disable all but one of them with STREAMT_DISABLED_PLUGINS.",
+        details={"family": family, "kind": kind, "plugins": list(plugins)},
+    )
+
+
+def by_kind(
+    plugins: Plugins,
+    hook_name: str,
+    family: str,
+    keys: Callable[[Any], Iterable[str]],
+    *,
+    placeholder: Callable[[Any], bool] = lambda _item: False,
+    **kwargs: Any,
+) -> KindTable[Any]:
+    """The table of one family from one hook, under the one precedence rule.
+
+    ``keys(item)`` are the kinds an item claims (``item.kinds`` or
+    ``(item.name,)``); ``placeholder(item)`` marks declarations that any
+    implementation replaces. A plugin's own duplicates keep its first item.
+    """
+    table: KindTable[Any] = KindTable(family)
+    claims: dict[str, list[tuple[str, Any]]] = {}
+    for plugin_name, batch in plugins.call_each(hook_name, **kwargs):
+        for item in batch or ():
+            for kind in keys(item):
+                claims.setdefault(kind, []).append((plugin_name, item))
+    for kind, claimed in claims.items():
+        real = [(p, item) for p, item in claimed if not placeholder(item)] or claimed[:1]
+        owners = tuple(dict.fromkeys(p for p, _ in real))
+        if len(owners) > 1:
+            table.conflicts[kind] = owners
+            plugins.add_diagnostic(conflict_diagnostic(family, kind, owners))
+            continue
+        table.providers[kind], table[kind] = real[0]
+    return table
+
+
+def _kinds_of(item: Any) -> tuple[str, ...]:
+    return tuple(item.kinds)
+
+
+def _name_of(item: Any) -> tuple[str, ...]:
+    return (item.name,)
+
+
+def observers(plugins: Plugins, runtime: Any) -> KindTable[Any]:
+    return by_kind(plugins, "streamt_observers", OBSERVER, _kinds_of, runtime=runtime)
+
+
+def planners(plugins: Plugins) -> KindTable[Any]:
+    return by_kind(plugins, "streamt_planners", PLANNER, _kinds_of)
+
+
+def deployers(plugins: Plugins, runtime: Any) -> KindTable[Any]:
+    return by_kind(plugins, "streamt_deployers", DEPLOYER, _kinds_of, runtime=runtime)
+
+
+def discoverers(plugins: Plugins, runtime: Any) -> KindTable[Any]:
+    return by_kind(plugins, "streamt_source_discoverers", DISCOVERER, _kinds_of, runtime=runtime)
+
+
+def state_backends(plugins: Plugins) -> KindTable[Any]:
+    return by_kind(
+        plugins,
+        "streamt_state_backends",
+        STATE_BACKEND,
+        _name_of,
+        placeholder=lambda b: not b.implemented or b.factory is None,
+    )
+
+
+def materializations(plugins: Plugins) -> KindTable[Any]:
+    """Materializations and executors together: one name space, as ``streamt_materializations`` declares it."""
+    return by_kind(
+        plugins, "streamt_materializations", MATERIALIZATION, _name_of, placeholder=lambda m: not m.implemented
+    )
+
+
+def test_types(plugins: Plugins) -> KindTable[Any]:
+    return by_kind(plugins, "streamt_test_types", TEST_TYPE, _name_of, placeholder=lambda t: not t.implemented)
+
+
+def assertion_kinds(plugins: Plugins) -> dict[str, list[Any]]:
+    """Assertion kinds are shared, not owned: several test types (and plugins) evaluate ``not_null``."""
+    table: dict[str, list[Any]] = {}
+    for _plugin, batch in plugins.call_each("streamt_assertion_kinds"):
+        for item in batch or ():
+            table.setdefault(item.name, []).append(item)
+    return table
+
+
+def catalog(plugins: Plugins) -> dict[str, dict[str, KnownKind]]:
+    """``family -> name -> KnownKind`` in declaration order; the first entry of a name wins."""
+    out: dict[str, dict[str, KnownKind]] = {}
+    for _plugin, batch in plugins.call_each("streamt_known_kinds"):
+        for item in batch or ():
+            if isinstance(item, KnownKind):
+                out.setdefault(item.family, {}).setdefault(item.name, item)
+    return out
+
+
+def known(plugins: Plugins, family: str) -> dict[str, KnownKind]:
+    return catalog(plugins).get(family, {})
+
+
+def valid_values(family: str, provided: Iterable[str], plugins: Plugins) -> tuple[str, ...]:
+    """Known kinds of ``family`` in catalog order, then provided ones the catalog does not name, sorted."""
+    listed = tuple(known(plugins, family))
+    return listed + tuple(sorted(set(provided) - set(listed)))
+
+
+def install_hint(name: str, plugins: Plugins | None = None, family: str | None = None) -> str:
+    """How to get the plugin of ``name``: ``pip install 'streamt[<extra>]'`` for a known kind."""
+    entries = catalog(plugins or get_plugins())
+    for kind_family, names in entries.items():
+        entry = names.get(name)
+        if entry is not None and entry.extra and family in (None, kind_family):
+            return f"Install it with: pip install 'streamt[{entry.extra}]'"
+    return "Install a plugin that provides it; `streamt plugins` lists what is installed."
+
+
+def unknown_suggestion(value: str, valid: tuple[str, ...]) -> str:
+    """A did-you-mean for an unknown kind, else the list of valid ones."""
+    return did_you_mean(value, valid) or f"Use one of: {', '.join(valid)}."
