@@ -17,6 +17,7 @@ entry-point or distribution names):
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -95,10 +96,10 @@ class Plugins:
         except pluggy.PluginValidationError as exc:
             if self.manager.is_registered(plugin):
                 self.manager.unregister(plugin)
-            self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"registered a malformed hook: {_short(exc)}")
+            self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"registered a malformed hook: {_malformed(exc)}")
             return False
-        except ValueError as exc:  # a name registered twice
-            self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, str(exc))
+        except ValueError:  # a name registered twice
+            self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, "is registered twice under the same name")
             return False
         if not self._register_codes(plugin, name):
             self.manager.unregister(plugin)
@@ -337,11 +338,31 @@ def _name_set(value: str | None) -> set[str] | None:
 
 
 def _short(exc: BaseException) -> str:
-    # The exception type and first line only: enough to act on, and it keeps
-    # long provider messages (which may carry secrets) out of the output.
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    text = text[:200]
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    # The exception class only, as for E999: a plugin's message may carry a
+    # secret (``RuntimeError("... token=hunter2")`` at import), and the class
+    # is enough to find the fault. STREAMT_LOG_LEVEL=DEBUG logs no more either.
+    return type(exc).__name__
+
+
+_BAD_ARGUMENTS = re.compile(r"for hook '(\w+)'.*?Argument\(s\) \{(.*?)\} are declared", re.S)
+_UNKNOWN_HOOK = re.compile(r"^unknown hook '(\w+)'")
+
+
+def _malformed(exc: pluggy.PluginValidationError) -> str:
+    """Which hook and which argument pluggy refused, in words (never the plugin object's repr)."""
+    text = str(exc)
+    bad = _BAD_ARGUMENTS.search(text)
+    if bad is not None:
+        hook, arguments = bad.group(1), bad.group(2)
+        spec = getattr(hookspecs, hook, None)
+        offered = ", ".join(inspect.signature(spec).parameters) if spec is not None else ""
+        return f"{hook} declares argument(s) {arguments}, which the hook does not pass" + (
+            f" (it passes: {offered})" if offered else " (it passes none)"
+        )
+    unknown = _UNKNOWN_HOOK.search(text)
+    if unknown is not None:
+        return f"unknown hook '{unknown.group(1)}' (hook names come from streamt.hookspecs)"
+    return type(exc).__name__
 
 
 _PLUGINS: Plugins | None = None

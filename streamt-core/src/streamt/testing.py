@@ -13,10 +13,19 @@ import:
     process with ``-o json`` and returns a ``CliOutcome`` whose ``envelope``
     is the one parsed JSON document (it fails the test if stdout holds
     anything else).
+``streamt_cli_text``
+    the same in text mode (what people see): a ``TextOutcome`` with the exit
+    code, stdout and stderr.
 ``streamt_plugin``
     ``streamt_plugin(my_module)`` registers a plugin object on the process'
     plugin manager until the test ends; its hooks and commands are live for
-    ``streamt_cli``.
+    ``streamt_cli``. ``streamt_plugin(my_module, isolated=True)`` first
+    switches every other installed plugin off for the test. Registering a
+    plugin that is also pip-installed is fine: it stays registered once.
+
+``streamt.testing.contracts`` holds the conformance kit: base test classes a
+plugin's suite subclasses (with ``pass``) to check its state backend,
+provider trio, exporter or compiler against the contract.
 
 ``write_distribution`` builds a minimal installed distribution (module plus
 ``.dist-info``) in a directory, to test discovery through real entry points
@@ -66,6 +75,24 @@ class CliOutcome:
     def action_results(self) -> dict[str, str]:
         """``{identity: result}`` of a plan/apply run (``created``, ``updated``, ``unchanged`` ...)."""
         return {action["identity"]: action["result"] for action in self.data["actions"]}
+
+
+@attrs.frozen
+class TextOutcome:
+    """One CLI run in text mode: the exit code and the streams as a person sees them."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def run_cli_text(*args: str | Path) -> TextOutcome:
+    """Run ``streamt ARGS`` in-process in text mode."""
+    from streamt.cli import run
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    exit_code = run([*map(str, args)], stdout=stdout, stderr=stderr)
+    return TextOutcome(exit_code, stdout.getvalue(), stderr.getvalue())
 
 
 def run_cli(*args: str | Path) -> CliOutcome:
@@ -161,6 +188,25 @@ def streamt_cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., CliOu
                     monkeypatch.setenv(key, value)
             reset_plugins()
         return run_cli(*args)
+
+    yield invoke
+    reset_plugins()
+
+
+@pytest.fixture
+def streamt_cli_text(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., TextOutcome]]:
+    """Run the CLI in-process in text mode; ``env=`` as for ``streamt_cli``."""
+    from streamt.plugins import reset_plugins
+
+    def invoke(*args: str | Path, env: Mapping[str, str | None] | None = None) -> TextOutcome:
+        if env is not None:
+            for key, value in env.items():
+                if value is None:
+                    monkeypatch.delenv(key, raising=False)
+                else:
+                    monkeypatch.setenv(key, value)
+            reset_plugins()
+        return run_cli_text(*args)
 
     yield invoke
     reset_plugins()

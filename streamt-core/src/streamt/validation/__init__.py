@@ -8,9 +8,11 @@ fails ``--strict``); both are collected.
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
-from streamt.errors import Diagnostic
+from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project.model import Notice, Project
 
 
@@ -27,11 +29,12 @@ class Report:
 
 
 def validate_project(project: Project, *, plugins: bool = True) -> Report:
-    from streamt.validation import columns, enums, governance, references, runtime_requirements
+    from streamt.validation import columns, enums, fields, governance, references, runtime_requirements
 
     found: list[Diagnostic] = list(project.diagnostics)
     notices: list[Notice] = list(project.notices)
     found += enums.check(project)
+    found += fields.check(project)
     found += references.check(project)
     found += runtime_requirements.check(project)
     gov = governance.check(project)
@@ -86,13 +89,39 @@ def _plugin_findings(project: Project) -> tuple[list[Diagnostic], list[Notice]]:
 
     diagnostics: list[Diagnostic] = []
     notices: list[Notice] = []
-    for result in get_plugins().hook.streamt_validate(project=project, env=project.env):
+    for result in _each_plugin(get_plugins(), project, diagnostics):
         for item in result or ():
             if isinstance(item, Diagnostic):
                 diagnostics.append(item)
             elif isinstance(item, Notice):
                 notices.append(item)
     return diagnostics, notices
+
+
+def _each_plugin(plugins: Any, project: Project, problems: list[Diagnostic]) -> list[Any]:
+    """Every plugin's ``streamt_validate`` answer, in pluggy's order; one that raises is its own finding.
+
+    A raising hook is reported as that plugin's diagnostic (its ``StreamtError``
+    diagnostics, else ``E999`` naming it and the exception class, never its
+    message), and the other plugins' findings still appear.
+    """
+    answers: list[Any] = []
+    arguments = {"project": project, "env": project.env}
+    for impl in reversed(plugins.manager.hook.streamt_validate.get_hookimpls()):
+        try:
+            answers.append(impl.function(*(arguments[name] for name in impl.argnames)))
+        except StreamtError as exc:
+            problems.extend(exc.diagnostics)
+        except Exception as exc:
+            problems.append(
+                Diagnostic(
+                    Codes.E999_INTERNAL_ERROR,
+                    f"Plugin '{impl.plugin_name}' failed validating the project ({type(exc).__name__}).",
+                    f"Report it to the maintainers of '{impl.plugin_name}'; the other findings are complete.",
+                    details={"plugin": impl.plugin_name},
+                )
+            )
+    return answers
 
 
 def _new_notices(core: list[Notice], from_plugins: list[Notice]) -> list[Notice]:
