@@ -11,10 +11,14 @@ from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.plugins import get_plugins
 from streamt.project.loader import load_project
 from streamt.result import Result
+from streamt.runlineage.lifecycle import guarded, prepare
+from streamt.runlineage.options import openlineage_options, resolve
+from streamt.runlineage.run import COMPLETE, FAIL
 from streamt.testrun.coverage import coverage, coverage_text
 from streamt.testrun.execute import run_tests, runners_by_type
 from streamt.testrun.render import summary, tests_text
 from streamt.testrun.selection import select_tests
+from streamt.testrun.targets import target_of
 from streamt.validation import validate_project
 
 
@@ -27,8 +31,23 @@ from streamt.validation import validate_project
 )
 @click.option("--deploy", is_flag=True, help="Reserved deployment path; currently warns and runs locally.")
 @click.option("--coverage", "show_coverage", is_flag=True, help="Show test coverage report (which models have tests).")
+@openlineage_options(
+    kafka_help="Sample-input namespace; falls back to STREAMT_OPENLINEAGE_KAFKA_NAMESPACE or safe Kafka bootstrap "
+    "derivation.",
+    gateway_help="Validated shared Gateway namespace option; test inputs still use Kafka because the runner "
+    "consumes runtime.kafka.",
+)
 def test_command(
-    project_dir: str, env: str | None, model: str | None, test_type: str | None, deploy: bool, show_coverage: bool
+    project_dir: str,
+    env: str | None,
+    model: str | None,
+    test_type: str | None,
+    deploy: bool,
+    show_coverage: bool,
+    emit_openlineage: bool,
+    ol_job_namespace: str | None,
+    ol_kafka_namespace: str | None,
+    ol_gateway_namespace: str | None,
 ) -> Result:
     """Run data quality tests."""
     project = load_project(project_dir, env)
@@ -49,9 +68,26 @@ def test_command(
             )
         )
     tests = select_tests(project, model, test_type)
+    # Coverage, an empty selection and --deploy emit no run (the reference's test section).
+    run = None
+    if emit_openlineage and tests and not deploy:
+        targets = (target_of(project, t.model) for t in tests if t.type == "sample")
+        topics = sorted({target.topic for target in targets if target is not None})
+        namespaces = resolve(
+            ol_job_namespace,
+            ol_kafka_namespace,
+            ol_gateway_namespace,
+            project.runtime.kafka.bootstrap_servers,
+            need_kafka=bool(topics),
+        )
+        inputs = tuple((str(namespaces.kafka), topic) for topic in topics)
+        run = prepare(namespaces, f"{project.name}.{project.env}.test", inputs)
     plugins = get_plugins()
     runners = runners_by_type(plugins.call_each("streamt_test_runners", runtime=project.runtime) if tests else [])
-    results = run_tests(project, tests, runners)
+    if run is not None:
+        run.start()
+    with guarded(run):
+        results = run_tests(project, tests, runners)
     counts = summary(results)
     data = {
         **base,
@@ -62,6 +98,9 @@ def test_command(
     }
     errors = tuple(r.error for r in results if r.error is not None)
     blocking = any(r.blocks for r in results)
+    if run is not None:
+        run.finish(FAIL if blocking else COMPLETE)
+        warnings += run.warnings
     return Result(
         "test",
         data=data,
