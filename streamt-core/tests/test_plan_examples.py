@@ -55,11 +55,14 @@ def test_payments_jobs_come_after_the_topics_they_write() -> None:
     assert expected | {"payments_to_warehouse", "test_merchant_totals_monitor"} <= created
 
 
-def test_ownership_gateway_external_source_and_schema_are_noops() -> None:
-    found = actions(plan("ownership-gateway"))
-    assert ("noop", "topic", "crm.customers.cdc.v3") in found
-    assert ("noop", "schema", "crm.customers.cdc.v3-value") in found
-    assert not any(a == "create" and k in ("topic", "schema") for a, k, _ in found)
+def test_ownership_gateway_tombstones_refuse_an_offline_plan() -> None:
+    # Its two lifecycle tombstones need live evidence and a reviewed online plan (dsl.md section 15):
+    # an offline plan must not print them as "2 to delete".
+    outcome = run_cli("plan", "--offline", "--project-dir", EXAMPLES / "ownership-gateway")
+    [error] = outcome.envelope["errors"]
+    assert outcome.exit_code != 0 and error["code"] == "E418_REVIEWED_PLAN_REQUIRED"
+    assert "gateway rule 'customers_emea_view'" in error["message"]
+    assert "connector 'customers_to_legacy_dw'" in error["message"]
 
 
 def test_out_writes_an_offline_plan_file_that_cannot_authorize_apply(tmp_path: Path) -> None:

@@ -46,6 +46,7 @@ def apply_command(
     from streamt.plan.engine import project_bindings
     from streamt.plan.online import check_observable, local_state_warning, open_backend, plan_online
     from streamt.plan.planfile import read_plan_file, require_authorizing
+    from streamt.plan.tombstones import refuse_unreviewed_apply
     from streamt.plugins import get_plugins
     from streamt.project.loader import load_project
     from streamt.state.selection import WRITE
@@ -55,6 +56,7 @@ def apply_command(
     project = load_project(project_dir, env)
     gates.check_confirm_env(project, confirm_env)
     gates.require_reviewed_plan(project, plan_path)
+    refuse_unreviewed_apply(project, plan_path, dry_run, target, select)
     reviewed = require_authorizing(read_plan_file(Path(plan_path))) if plan_path else None
     gates.require_remote_state(project)
     gates.confirm(project, confirm, confirm_env, dry_run)

@@ -20,11 +20,13 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
     from streamt.compile import load_and_compile
     from streamt.plan import plan_data, plan_offline, plan_text, write_plan_file
     from streamt.plan.online import local_state_warning, open_backend, plan_online
+    from streamt.plan.tombstones import refuse_offline
     from streamt.state.selection import WRITE
 
     loaded = load_and_compile(project_dir, env)
     warnings = loaded.warnings
     if offline:
+        refuse_offline(loaded.project)
         plan = plan_offline(loaded.project, loaded.compiled)
         operation_status: dict[str, object] | str = "unavailable"
     else:

@@ -15,6 +15,7 @@ from streamt import kinds
 from streamt.artifacts import Artifact
 from streamt.errors import Codes, StreamtError
 from streamt.kinds import KindTable
+from streamt.plan.engine import REMOVAL_SUFFIX
 from streamt.plan.model import Observation
 
 
@@ -36,6 +37,15 @@ def require_observers(artifacts: Iterable[Artifact], observers: dict[str, Any]) 
     if isinstance(observers, KindTable):
         observers.require(a.kind for a in observed_artifacts(artifacts))
     missing = sorted({a.kind for a in observed_artifacts(artifacts)} - set(observers))
+    removals = [kind for kind in missing if kind.endswith(REMOVAL_SUFFIX)]
+    if removals:
+        # Never the generic advice below: an offline plan or a narrowed apply cannot remove anything.
+        raise StreamtError(
+            Codes.E904_NOT_IMPLEMENTED,
+            f"Reviewed removal ({', '.join(removals)} tombstones) is not implemented in this release: "
+            "nothing can assess or delete the tombstone's target.",
+            "Remove the lifecycle tombstone to plan the rest of the project; delete the resource by hand if needed.",
+        )
     if missing:
         providers = sorted({a.provider for a in observed_artifacts(artifacts) if a.kind in missing})
         raise StreamtError(

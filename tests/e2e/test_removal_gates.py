@@ -1,0 +1,108 @@
+"""Removal tombstones are refused on every path that cannot authorize a delete, before any access.
+
+The project's deployment state is PostgreSQL with its DSN variables unset and its Connect and
+Gateway endpoints are closed loopback ports: a gate that let the command reach the state backend
+would answer ``E420`` instead of ``E418``, and one that reached a provider ``E406``.
+"""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def tombstone_project(root: Path, *, with_tombstones: bool = True, local_state: bool = False) -> Path:
+    from streamt.testing import write_project
+
+    port = closed_port()
+    project: dict[str, Any] = {
+        "apiVersion": "streamt.dev/v1alpha1",
+        "project": {"name": "removals"},
+        "runtime": {
+            "kafka": {"bootstrap_servers": f"127.0.0.1:{port}"},
+            "connect": {"default": "main", "clusters": {"main": {"rest_url": f"http://127.0.0.1:{port}"}}},
+            "gateway": {"admin_url": f"http://127.0.0.1:{port}"},
+        },
+        "deployment_state": {
+            "backend": "postgres",
+            "namespace": "gates",
+            "postgres": {"dsn_env": "GATES_UNSET_OWNER_DSN", "writer_dsn_env": "GATES_UNSET_WRITER_DSN"},
+        },
+        "sources": [{"name": "events", "topic": "gates.events"}],
+    }
+    if local_state:
+        project["deployment_state"] = {"backend": "local"}
+    if with_tombstones:
+        project["lifecycle"] = {
+            "connector_removals": [{"logical_owner": "old_sink", "name": "old_sink", "cluster": "main"}],
+            "gateway_rule_removals": [
+                {
+                    "logical_owner": "old_view",
+                    "prior_artifact": {
+                        "name": "old_view",
+                        "virtualTopic": "old_view",
+                        "physicalTopic": "gates.events",
+                        "interceptors": [],
+                    },
+                }
+            ],
+        }
+    write_project(root, {"stream_project.yml": project})
+    return root
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("plan", "--offline"),
+        ("plan", "--offline", "--out", "offline.plan.json"),
+        ("apply",),
+        ("apply", "--dry-run"),
+        ("apply", "--target", "events"),
+        ("apply", "--select", "events"),
+        ("apply", "--plan", "missing.plan.json", "--dry-run"),
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_paths_that_cannot_authorize_a_removal_are_e418_before_state_or_provider(
+    tmp_path: Path, streamt_cli: Any, args: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tombstone_project(tmp_path / "p")
+    monkeypatch.chdir(tmp_path)
+    outcome = streamt_cli(*args, "-p", root, env={"GATES_UNSET_OWNER_DSN": None, "GATES_UNSET_WRITER_DSN": None})
+    assert outcome.exit_code != 0
+    [error] = outcome.envelope["errors"]
+    assert error["code"] == "E418_REVIEWED_PLAN_REQUIRED", error
+    assert "connector 'old_sink'" in error["message"] and "gateway rule 'old_view'" in error["message"]
+    assert "--out" in error["suggestion"] and "apply" in error["suggestion"]
+    assert "to delete" not in outcome.stdout
+    assert not (tmp_path / "offline.plan.json").exists()
+    assert not (root / ".streamt").exists()
+
+
+def test_a_project_without_tombstones_still_plans_offline(tmp_path: Path, streamt_cli: Any) -> None:
+    root = tombstone_project(tmp_path / "p", with_tombstones=False)
+    outcome = streamt_cli("plan", "--offline", "-p", root)
+    assert outcome.ok, outcome.envelope
+
+
+def test_an_online_plan_of_a_tombstone_fails_closed_before_any_provider_is_contacted(
+    tmp_path: Path, streamt_cli: Any
+) -> None:
+    root = tombstone_project(tmp_path / "p", local_state=True)
+    outcome = streamt_cli("plan", "-p", root)
+    assert outcome.exit_code != 0
+    [error] = outcome.envelope["errors"]
+    # Not implemented yet: nothing may assess or delete a tombstone's target, and the advice is
+    # never "plan offline" (refused above) or "narrow with --target".
+    assert error["code"] == "E904_NOT_IMPLEMENTED", error
+    assert "tombstone" in error["message"] and "--offline" not in error["suggestion"]
