@@ -100,3 +100,21 @@ def test_unsupported_kafka_security_is_refused() -> None:
     runtime = SimpleNamespace(kafka=SimpleNamespace(security_protocol="SASL_SSL", sasl_mechanism="PLAIN"))
     with pytest.raises(StreamtError):
         online.check_kafka_security(runtime)
+
+
+def test_avro_inputs_are_refused_at_validate(tmp_path) -> None:
+    from streamt.testing import run_cli
+
+    root = tmp_path / "p"
+    assert run_cli("init", "-p", root, "--executor", "kafka_streams", "--runner-image", "sha256:" + "2" * 64).ok
+    (root / "sources").mkdir()
+    (root / "sources" / "legacy.yml").write_text(
+        "sources:\n  - name: legacy\n    topic: legacy.orders\n    schema:\n      subject: legacy.orders-value\n"
+        "    columns:\n      - name: id\n        type: STRING\n      - name: amount\n        type: BIGINT\n"
+        "      - name: paid\n        type: BOOLEAN\n"
+    )
+    models = root / "models" / "orders.yml"
+    models.write_text(models.read_text().replace('ref("raw_orders")', 'source("legacy")'))
+    outcome = run_cli("validate", "-p", root)
+    assert outcome.error_codes == ["E501_PARSE_ERROR"]
+    assert "Avro values" in outcome.envelope["errors"][0]["message"]

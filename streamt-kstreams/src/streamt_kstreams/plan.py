@@ -24,6 +24,7 @@ SUPPORTED_TYPES = ("STRING", "BOOLEAN", "BIGINT")
 # Which literal a column of each type may be compared with, and with which operators.
 _LITERAL_TYPES: dict[str, type] = {"STRING": str, "BOOLEAN": bool, "BIGINT": int}
 _EQUALITY_ONLY = ("STRING", "BOOLEAN")
+NON_JSON_FORMATS = ("avro", "protobuf")
 
 
 def runs_on_kafka_streams(model: Any) -> bool:
@@ -44,6 +45,7 @@ def check(project: Any, model: Any) -> RunnerQuery:
     location = project.locations.get(("model", model.name))
     try:
         query = parse(model.sql)
+        _require_json(project, model, query)
         types = input_columns(project, query)
         if types is None:
             raise SubsetError(f"input '{query.input_name}' declares no columns, so the runner cannot type its values")
@@ -59,6 +61,22 @@ def check(project: Any, model: Any) -> RunnerQuery:
     except SubsetError as problem:
         raise StreamtError.from_diagnostics([subset_diagnostic(model, str(problem), location)]) from None
     return query
+
+
+def _require_json(project: Any, model: Any, query: RunnerQuery) -> None:
+    """The runner reads and writes plain JSON values; registry-encoded Avro/Protobuf is refused, not guessed."""
+    source = project.source(query.input_name) if query.input_kind == "source" else project.model(query.input_name)
+    for role, declaration in (("input", source), ("output", model)):
+        schema = getattr(declaration, "schema", None)
+        if schema is None:
+            continue
+        # A declared schema without a format is Avro (as the Schema Registry provider registers it).
+        value_format = str(schema.format or "avro").lower()
+        if value_format in NON_JSON_FORMATS:
+            raise SubsetError(
+                f"{role} '{declaration.name}' has {value_format.capitalize()} values; the runner reads and writes "
+                "plain JSON values only"
+            )
 
 
 def _check_predicate(column: str, sql_type: str, op: str, value: Any) -> None:

@@ -42,10 +42,16 @@ APT_PACKAGES = ("docker.io", "mmdebstrap")
 
 
 def _apt_install(packages: list[str]) -> None:
+    # PostgreSQL's fetch may run apt-get in a parallel thread: wait for dpkg's lock instead of failing.
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    subprocess.run(["apt-get", "update", "-q"], check=True, env=env, capture_output=True)
+    wait = ["-o", "DPkg::Lock::Timeout=600"]
+    for attempt in range(3):
+        # `apt-get update` takes the lists lock, which DPkg::Lock::Timeout does not cover: retry it.
+        if subprocess.run(["apt-get", *wait, "update", "-q"], env=env, capture_output=True).returncode == 0:
+            break
+        time.sleep(5 * (attempt + 1))
     subprocess.run(
-        ["apt-get", "install", "-y", "-q", "--no-install-recommends", *packages],
+        ["apt-get", *wait, "install", "-y", "-q", "--no-install-recommends", *packages],
         check=True,
         env=env,
         capture_output=True,
