@@ -68,7 +68,7 @@ def test_payments_example_compiles_the_expected_jobs(split_sql: Callable[[str], 
     assert totals.spec["settings"] == {
         "execution.checkpointing.interval": "30000 ms",
         "parallelism.default": "4",
-        "pipeline.name": "merchant_totals_1m",
+        "pipeline.name": "card-payments/default/merchant_totals_1m",
         "table.exec.state.ttl": "3600000 ms",
     }
     monitor = artifacts["test_merchant_totals_monitor"]

@@ -17,8 +17,9 @@ JOB = Artifact(
 
 
 class Record:
-    def __init__(self, checksum: str) -> None:
+    def __init__(self, checksum: str, **attributes: object) -> None:
         self.artifact_checksum = checksum
+        self.attributes = attributes
 
 
 def _plan(observation: Observation, record: object = None) -> tuple[list[str], list[str]]:
@@ -70,8 +71,8 @@ def test_another_checksum_is_an_update_with_a_blocker() -> None:
     assert _plan(_live("RUNNING"), Record("sha256:old")) == (["update"], ["flink_job_update"])
 
 
-@pytest.mark.parametrize("state", ["FAILED", "CANCELED", "FINISHED", "SUSPENDED", "CANCELLING"])
-def test_a_job_that_is_not_running_is_blocked_even_when_unchanged(state: str) -> None:
+@pytest.mark.parametrize("state", ["SUSPENDED", "CANCELLING", "FAILING"])
+def test_a_job_that_is_settling_is_blocked_even_when_unchanged(state: str) -> None:
     assert _plan(_live(state, live=0), Record(JOB.checksum)) == (["update"], ["flink_job_not_running"])
 
 
@@ -88,7 +89,13 @@ def test_select_job_prefers_the_live_job_over_history() -> None:
     jobs = [LiveJob("old", "agg", "CANCELED", 5), LiveJob("new", "agg", "RUNNING", 1), LiveJob("x", "other", "RUNNING")]
     assert select_job(jobs, "agg").spec == {"name": "agg", "state": "RUNNING", "job_id": "new", "live_jobs": 1}
     only_history = [LiveJob("a", "agg", "FAILED", 1), LiveJob("b", "agg", "CANCELED", 2)]
-    assert select_job(only_history, "agg").spec == {"name": "agg", "state": "CANCELED", "job_id": "b", "live_jobs": 0}
+    assert select_job(only_history, "agg").spec == {
+        "name": "agg",
+        "state": "CANCELED",
+        "job_id": "b",
+        "live_jobs": 0,
+        "history_only": True,
+    }
     assert select_job(jobs, "nope").status == "absent"
 
 

@@ -71,7 +71,7 @@ class FlinkProject:
 
     def jobs(self) -> list[dict[str, Any]]:
         listed = requests.get(f"{self.rest}/jobs/overview", timeout=10).json()["jobs"]
-        return [j for j in listed if j["name"] == self.job]
+        return [j for j in listed if j["name"] == f"e2eflink/default/{self.job}"]  # project-scoped pipeline.name
 
     def live(self) -> list[dict[str, Any]]:
         return [j for j in self.jobs() if j["state"] not in ("FAILED", "CANCELED", "FINISHED")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any, TextIO
 
 from streamt.errors import Diagnostic
@@ -14,6 +15,23 @@ JSON = "json"
 FORMATS = (TEXT, JSON)
 
 
+# Lone UTF-16 surrogates cannot be encoded as UTF-8. They reach us from paths and arguments that held
+# bytes that are not UTF-8 (Python decodes those to U+DC80..U+DCFF) and from YAML "\\ud800" escapes.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_utf8(text: str, escape: str = "\\") -> str:
+    """``text`` with every lone surrogate spelled out (``\\xff`` for an undecodable byte), so the
+    stream it is written to always holds valid UTF-8, whatever its error handler. Inside JSON
+    string literals the backslash itself must be escaped: pass ``escape="\\\\"``."""
+
+    def printable(match: re.Match[str]) -> str:
+        point = ord(match.group())
+        return f"{escape}x{point - 0xDC00:02x}" if 0xDC80 <= point <= 0xDCFF else "\ufffd"
+
+    return _SURROGATE.sub(printable, text)
+
+
 def color_enabled(stream: TextIO) -> bool:
     if os.environ.get("NO_COLOR") or os.environ.get("STREAMT_NO_COLOR"):
         return False
@@ -21,7 +39,8 @@ def color_enabled(stream: TextIO) -> bool:
 
 
 def to_json_text(document: Any) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False, default=_json_default) + "\n"
+    text = json.dumps(document, indent=2, ensure_ascii=False, default=_json_default)
+    return valid_utf8(text, escape="\\\\") + "\n"
 
 
 def _json_default(value: Any) -> Any:
@@ -40,13 +59,13 @@ def render(result: Result, fmt: str, stdout: TextIO, stderr: TextIO) -> int:
         return result.exit_code
     if result.text:
         text = result.text if result.text.endswith("\n") else result.text + "\n"
-        stdout.write(text)
+        stdout.write(valid_utf8(text))
         stdout.flush()
     colored = color_enabled(stderr)
     for warning in result.warnings:
-        stderr.write(format_diagnostic(warning, colored) + "\n")
+        stderr.write(valid_utf8(format_diagnostic(warning, colored)) + "\n")
     for error in result.errors:
-        stderr.write(format_diagnostic(error, colored) + "\n")
+        stderr.write(valid_utf8(format_diagnostic(error, colored)) + "\n")
     stderr.flush()
     return result.exit_code
 

@@ -13,7 +13,7 @@ from typing import Any
 from streamt.artifacts import KIND_TEST_JOB, KIND_TOPIC, Artifact
 
 from streamt_flink import ddl, options
-from streamt_flink.job import PROVIDER, cluster_of, connection, job_settings, source_statement
+from streamt_flink.job import PROVIDER, cluster_of, connection, job_settings, pipeline_name, source_statement
 from streamt_flink.relations import Relation, model_relation, source_relation
 
 FAILURES_TOPIC = "_streamt_test_failures"
@@ -93,7 +93,8 @@ def compile_test(project: Any, test: Any) -> Artifact | None:
                 )
     if not branches:
         return None
-    statements = [ddl.set_statement(k, v) for k, v in sorted(job_settings(job, None).items())]
+    pipeline = pipeline_name(project, job)
+    statements = [ddl.set_statement(k, v) for k, v in sorted(job_settings(pipeline, None).items())]
     statements.append(source_statement(project, relation, job, tuple(sorted(referenced))))
     sink_options = options.sink_options(connection(project), FAILURES_TOPIC)
     statements.append(ddl.create_table(FAILURES_TABLE, FAILURE_COLUMNS, sink_options))
@@ -101,6 +102,7 @@ def compile_test(project: Any, test: Any) -> Artifact | None:
     defaults = project.defaults.tests
     spec = {
         "job_name": job,
+        "pipeline_name": pipeline,
         "test": test.name,
         "model": test.model,
         "cluster": cluster_of(project, test.flink_cluster, defaults.flink_cluster if defaults else None),

@@ -63,9 +63,36 @@ def cluster_of(project: Any, explicit: str | None, default: str | None) -> str |
     return explicit or default or (flink.default_cluster if flink else None)
 
 
-def job_settings(job: str, flink: Any) -> dict[str, str]:
+def pipeline_name(project: Any, job: str) -> str:
+    """The job's name in Flink: ``<project>/<env>/<job>``.
+
+    Flink job names are global to a cluster; scoping them by project and environment keeps another
+    project's job of the same model name from ever looking like this project's (names cannot hold
+    ``/``, so the parts cannot run into each other).
+    """
+    return f"{project.name}/{project.env}/{job}"
+
+
+UPGRADE_MODES = ("blocked", "savepoint", "stateless")
+
+
+def lifecycle(project: Any, flink: Any) -> dict[str, Any]:
+    """How an existing job may be replaced: the model's ``flink.upgrade_mode``, else the defaults'.
+
+    Kept out of the job's definition checksum (``planning.definition_checksum``): changing the
+    policy is not a change of the job.
+    """
+    defaults = project.defaults.models.flink if project.defaults.models is not None else None
+    mode = (flink.upgrade_mode if flink is not None else None) or (defaults.upgrade_mode if defaults else None)
+    ignore = flink.ignore_unclaimed_state if flink is not None else None
+    if ignore is None and defaults is not None:
+        ignore = defaults.ignore_unclaimed_state
+    return {"upgrade_mode": mode or "blocked", "ignore_unclaimed_state": bool(ignore)}
+
+
+def job_settings(pipeline: str, flink: Any) -> dict[str, str]:
     """The ``SET`` options: the job's name (how the observer finds it), parallelism, checkpoints, TTL."""
-    settings = {"pipeline.name": job}
+    settings = {"pipeline.name": pipeline}
     if flink is not None and flink.parallelism:
         settings["parallelism.default"] = str(flink.parallelism)
     if flink is not None and flink.checkpoint_interval_ms:
@@ -203,7 +230,8 @@ def compile_model(project: Any, model: Any) -> Artifact:
     insert_query = ddl.wrap_select(query, items) if needs_wrap else query
 
     extras = undeclared_columns(relations, shape, tables)
-    statements = [ddl.set_statement(k, v) for k, v in sorted(job_settings(job, model.flink).items())]
+    settings = job_settings(pipeline_name(project, job), model.flink)
+    statements = [ddl.set_statement(k, v) for k, v in sorted(settings.items())]
     seen_tables: set[str] = set()
     for relation in relations:
         table = tables[relation.topic]
@@ -217,7 +245,9 @@ def compile_model(project: Any, model: Any) -> Artifact:
         "job_name": job,
         "model": model.name,
         "cluster": cluster_of(project, model.flink_cluster, _default_cluster(project.defaults.models)),
-        "settings": job_settings(job, model.flink),
+        "pipeline_name": settings["pipeline.name"],
+        "lifecycle": lifecycle(project, model.flink),
+        "settings": settings,
         "sources": [source_entry(r, tables[r.topic]) for r in relations],
         "sink": {
             "table": sink.table,

@@ -1,23 +1,32 @@
 """Online observation and planning of Flink SQL jobs (``flink_job`` and ``test_job``).
 
-Observer: one ``GET /jobs/overview`` per cluster; a job is found by its name, which the compiler
-sets with ``SET 'pipeline.name'`` (``spec.job_name``). The observation spec is
-``{name, state, job_id, live_jobs}``. A cluster that cannot be read fails the plan (``E406``): an
-unreadable cluster is never "absent". A managed job whose cluster has no ``sql_gateway_url`` fails
-at plan time with ``E206`` (before any request), so apply refuses before its first mutation.
+Observer: one ``GET /jobs/overview`` per cluster, plus one checkpoint read for each job that is
+no longer running (its last retained savepoint or checkpoint). A job is found by its
+``pipeline.name``, ``<project>/<env>/<job>`` (``spec.pipeline_name``); the job name alone (the
+form before project-scoped names) is reported beside it as ``legacy``, and only an ownership
+record of this project ever makes the planner look at it. A cluster that cannot be read fails the
+plan (``E406``). A managed job whose cluster has no ``sql_gateway_url`` fails at plan time with
+``E206``, before any request.
 
-Planner (Flink cannot return the SQL a job runs, so "same" means "the ownership record holds this
-artifact's checksum"):
+Observation spec: ``{name, state, job_id, live_jobs, restore, history_only}`` for the job with the
+project-scoped name (the live one, else the newest in the cluster's history); ``restore`` is the
+retained savepoint/checkpoint of a stopped job; ``history_only`` says no job with the name is live,
+so a cancelled leftover without a record is no ownership question. Status is ``absent`` when the
+name is not listed (``spec`` may still carry ``legacy``).
 
-* absent -> ``create``;
-* one live job in RUNNING/CREATED/RESTARTING/INITIALIZING/RECONCILING, same checksum -> ``noop``;
-* same, different checksum -> ``update`` + ``flink_job_update`` blocker (E417 at apply, never
-  forceable: the only path is cancel-and-resubmit, which is not savepoint-safe);
-* no live job but a FAILED/CANCELED/FINISHED one (or a job FAILING/CANCELLING/SUSPENDED) ->
-  ``update`` + ``flink_job_not_running`` blocker: resubmitting would start from empty state, an
-  operator must decide (cancel/restore from a savepoint, or rename the job);
-* two or more live jobs with the name -> ``update`` + ``flink_job_duplicate`` blocker;
-* present without an ownership record -> core's ownership requirement (``E410``), never a takeover.
+Planner (Flink cannot return the SQL a job runs, so "same" means the record's definition checksum,
+``definition_checksum``, which leaves out the upgrade policy):
+
+* nothing live with a record, or no job at all -> ``create``;
+* one active job, same definition -> ``noop`` (a legacy-named job's record is migrated);
+* one active job, another definition -> by ``flink.upgrade_mode``: ``blocked`` -> blocker
+  ``flink_job_update``; ``savepoint`` -> a reviewed ``update`` (stop-with-savepoint, resubmit from
+  it) unless a state-compatibility check objects; ``stateless`` -> a reviewed ``update`` that needs
+  ``--force`` (cancel, start from scratch);
+* a stopped owned job (FAILED/CANCELED/FINISHED) -> a reviewed ``update`` resubmitting it from
+  its retained savepoint/checkpoint, or from scratch with ``--force`` when there is none;
+* FAILING/CANCELLING/SUSPENDED -> blocker ``flink_job_not_running`` (wait for it to settle);
+* two or more live jobs with the name -> blocker ``flink_job_duplicate``.
 """
 
 from __future__ import annotations
@@ -29,9 +38,20 @@ from streamt.artifacts import KIND_FLINK_JOB, KIND_TEST_JOB, Artifact
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, Action, Observation, SafetyBlocker
 
+from streamt_flink.compat import incompatibilities
+from streamt_flink.identity import (
+    definition_checksum,
+    job_name,
+    legacy_checksum,
+    pipeline_of,
+    record_attributes,
+    statements_for,
+)
+from streamt_flink.recovery import classify_recovery, recovery_record_attributes
 from streamt_flink.rest import ACTIVE, TERMINAL, FlinkRestClient, LiveJob
 
 KINDS = (KIND_FLINK_JOB, KIND_TEST_JOB)
+SAVEPOINT, STATELESS, RESUBMIT = "savepoint", "stateless", "resubmit"
 
 
 def cluster_config(runtime: Any, artifact: Artifact) -> tuple[str, Any]:
@@ -68,14 +88,21 @@ def gateway_url(runtime: Any, artifact: Artifact) -> str:
 
 
 def select_job(jobs: list[LiveJob], name: str) -> Observation:
-    """The observation for job ``name``: the live job, else the most recent terminal one, else absent."""
+    """The observation for ``name``: the live job, else the most recent terminal one, else absent."""
+    view = _view(jobs, name)
+    return Observation(PRESENT, view) if view is not None else Observation(ABSENT)
+
+
+def _view(jobs: list[LiveJob], name: str) -> dict[str, Any] | None:
     named = [j for j in jobs if j.name == name]
     if not named:
-        return Observation(ABSENT)
+        return None
     live = [j for j in named if j.state not in TERMINAL]
-    pool = live or named
-    chosen = max(pool, key=lambda j: (j.start_time, j.job_id))
-    return Observation(PRESENT, {"name": name, "state": chosen.state, "job_id": chosen.job_id, "live_jobs": len(live)})
+    chosen = max(live or named, key=lambda j: (j.start_time, j.job_id))
+    view: dict[str, Any] = {"name": name, "state": chosen.state, "job_id": chosen.job_id, "live_jobs": len(live)}
+    if not live:
+        view["history_only"] = True
+    return view
 
 
 @attrs.define
@@ -94,66 +121,152 @@ class FlinkJobObserver:
         for client, group in by_url.values():
             jobs = client.jobs()
             for artifact in group:
-                observed[artifact.identity] = select_job(jobs, job_name(artifact))
+                observed[artifact.identity] = self._observe(client, jobs, artifact)
         return observed
 
+    @staticmethod
+    def _observe(client: FlinkRestClient, jobs: list[LiveJob], artifact: Artifact) -> Observation:
+        views = {"current": _view(jobs, pipeline_of(artifact))}
+        if job_name(artifact) != pipeline_of(artifact):
+            views["legacy"] = _view(jobs, job_name(artifact))
+        for view in views.values():
+            if view is not None and view["state"] in TERMINAL:
+                view["restore"] = client.restore_point(view["job_id"])
+        current, legacy = views["current"], views.get("legacy")
+        if current is None:
+            return Observation(ABSENT, {"legacy": legacy} if legacy else None)
+        return Observation(PRESENT, {**current, "legacy": legacy} if legacy else current)
+
     def runtime_status(self, artifacts: list[Artifact]) -> dict[str, dict[str, Any]]:
-        """For ``status``: each present job's Flink state (``RUNNING`` is the only healthy one)."""
+        """For ``status``: each present job's Flink state (``RUNNING`` is the only healthy one).
+
+        ``terminal`` marks a job that stopped (FAILED/CANCELED/FINISHED): status shows that state
+        rather than the DRIFT or MISSING its planned resubmit would otherwise read as.
+        """
         out: dict[str, dict[str, Any]] = {}
         for identity, observation in self.observe(artifacts).items():
             if observation.status == PRESENT and observation.spec:
                 state = observation.spec["state"]
                 out[identity] = {"state": state, "healthy": state == "RUNNING", "job_id": observation.spec["job_id"]}
+                if state in TERMINAL:
+                    out[identity]["terminal"] = True
         return out
 
 
-def job_name(artifact: Artifact) -> str:
-    return str(artifact.spec.get("job_name") or artifact.identity)
+def details(artifact: Artifact) -> str:
+    parallelism = (artifact.spec.get("settings") or {}).get("parallelism.default")
+    return f"parallelism: {parallelism}" if parallelism else "parallelism: cluster default"
 
 
 class FlinkJobPlanner:
     kinds = KINDS
+    classify_recovery = staticmethod(classify_recovery)
+    recovery_record_attributes = staticmethod(recovery_record_attributes)
 
     def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
-        if observation.status == ABSENT:
-            from streamt_flink.placeholders import require_resolvable
-
-            if not observation.assumed:  # offline plans need no secrets
-                require_resolvable(artifact)  # online: before any mutation, not halfway through apply
-            cluster = artifact.spec.get("cluster")
-            return [Action.for_artifact(CREATE, artifact, f"new job on cluster {cluster}", observation)]
-        if observation.status != PRESENT:
+        if observation.status not in (ABSENT, PRESENT):
             raise ValueError(f"cannot plan Flink job {artifact.identity} from a {observation.status} observation")
-        live = observation.spec or {}
-        state = str(live.get("state"))
-        if int(live.get("live_jobs") or 0) > 1:
+        view, running_as, migrating = _owned_view(artifact, observation, record)
+        if view is None or (record is None and view.get("history_only")):
+            return self._create(artifact, observation)
+        state = str(view.get("state"))
+        if int(view.get("live_jobs") or 0) > 1:
             return self._blocked(
                 artifact,
                 observation,
                 "flink_job_duplicate",
-                f"{live.get('live_jobs')} live Flink jobs are named '{job_name(artifact)}'; streamt cannot tell "
+                f"{view.get('live_jobs')} live Flink jobs are named '{running_as}'; streamt cannot tell "
                 "which one it manages.",
             )
+        unchanged = _unchanged(artifact, record, running_as)
+        if state in TERMINAL:
+            return self._resubmit(artifact, observation, record, view, running_as, unchanged)
         if state not in ACTIVE:
             return self._blocked(
                 artifact,
                 observation,
                 "flink_job_not_running",
-                f"Flink job '{job_name(artifact)}' is {state}; resubmitting it would start without its state. "
-                "Restore it from a savepoint yourself, or rename the job.",
+                f"Flink job '{running_as}' is {state}; wait until it is RUNNING or has stopped, then plan again.",
             )
-        recorded = getattr(record, "artifact_checksum", None)
-        if record is None or recorded == artifact.checksum:
-            # No record only reaches here from `status` (plan turns it into an ownership requirement).
-            return [Action.for_artifact(NOOP, artifact, state, observation)]
-        return self._blocked(
-            artifact,
-            observation,
-            "flink_job_update",
-            f"Flink job '{job_name(artifact)}' is {state} with another definition; updating it needs "
-            "cancel-and-resubmit, which is not savepoint-safe.",
-            changes={"artifact_checksum": {"from": recorded, "to": artifact.checksum}},
-        )
+        if unchanged:
+            evidence = {}
+            if migrating:  # the record learns the legacy name the job runs under
+                evidence["record_attributes"] = record_attributes(artifact, view.get("job_id"), running_as)
+            return [Action.for_artifact(NOOP, artifact, state, observation, **evidence)]
+        return self._upgrade(artifact, observation, record, view, running_as)
+
+    @staticmethod
+    def _create(artifact: Artifact, observation: Observation) -> list[Any]:
+        from streamt_flink.placeholders import require_resolvable
+
+        if not observation.assumed:  # offline plans need no secrets
+            require_resolvable(artifact)  # online: before any mutation, not halfway through apply
+        return [Action.for_artifact(CREATE, artifact, details(artifact), observation)]
+
+    def _upgrade(
+        self, artifact: Artifact, observation: Observation, record: Any, view: dict[str, Any], running_as: str
+    ) -> list[Any]:
+        mode = (artifact.spec.get("lifecycle") or {}).get("upgrade_mode", "blocked")
+        changes = {"definition": {"from": _recorded_definition(record), "to": definition_checksum(artifact)}}
+        if mode == STATELESS:
+            upgrade = {"mode": STATELESS, "job_id": view["job_id"], "running_as": running_as}
+            summary = "stateless upgrade: cancels the running job, starts the new SQL from scratch, drops its state"
+            return self._reviewed(artifact, observation, summary, upgrade, changes, force=True)
+        if mode != SAVEPOINT:
+            return self._blocked(
+                artifact,
+                observation,
+                "flink_job_update",
+                f"Flink job '{running_as}' is {view['state']} with another definition; flink.upgrade_mode is "
+                "blocked (set it to savepoint to upgrade through a savepoint, or stateless to start over).",
+                changes=changes,
+            )
+        blockers = _compatibility(artifact, record, running_as)
+        if blockers:
+            return self._blocked(artifact, observation, blockers[0], blockers[1], changes=changes)
+        upgrade = {
+            "mode": SAVEPOINT,
+            "job_id": view["job_id"],
+            "running_as": running_as,
+            "previous_statements": list(_attributes(record).get("statements") or ()),
+        }
+        return self._reviewed(artifact, observation, "savepoint upgrade", upgrade, changes)
+
+    def _resubmit(
+        self,
+        artifact: Artifact,
+        observation: Observation,
+        record: Any,
+        view: dict[str, Any],
+        running_as: str,
+        unchanged: bool,
+    ) -> list[Any]:
+        state, restore = view["state"], view.get("restore")
+        if restore and not unchanged:
+            blockers = _compatibility(artifact, record, running_as)
+            if blockers:
+                return self._blocked(artifact, observation, blockers[0], blockers[1])
+        upgrade = {"mode": RESUBMIT, "job_id": view["job_id"], "running_as": running_as, "restore_from": restore}
+        if restore:
+            summary = f"resubmit the {state} job from its last savepoint/checkpoint"
+            return self._reviewed(artifact, observation, summary, upgrade, {})
+        summary = f"resubmit the {state} job from scratch: it retained no savepoint or checkpoint, its state is dropped"
+        return self._reviewed(artifact, observation, summary, upgrade, {}, force=True)
+
+    @staticmethod
+    def _reviewed(
+        artifact: Artifact,
+        observation: Observation,
+        summary: str,
+        upgrade: dict[str, Any],
+        changes: dict[str, Any],
+        force: bool = False,
+    ) -> list[Any]:
+        requires = ["reviewed_plan", "force"] if force else ["reviewed_plan"]
+        evidence: dict[str, Any] = {"upgrade": upgrade, "requires": requires}
+        if changes:
+            evidence["changes"] = changes
+        return [Action.for_artifact(UPDATE, artifact, summary, observation, **evidence)]
 
     @staticmethod
     def _blocked(artifact: Artifact, observation: Observation, reason: str, message: str, **evidence: Any) -> list[Any]:
@@ -162,3 +275,57 @@ class FlinkJobPlanner:
             Action.for_artifact(UPDATE, artifact, f"{state}: {reason}", observation, **evidence),
             SafetyBlocker(reason, artifact.kind, artifact.identity, message),
         ]
+
+
+def _attributes(record: Any) -> dict[str, Any]:
+    return dict(getattr(record, "attributes", None) or {})
+
+
+def _recorded_definition(record: Any) -> str | None:
+    return _attributes(record).get("definition") or getattr(record, "artifact_checksum", None)
+
+
+def _owned_view(artifact: Artifact, observation: Observation, record: Any) -> tuple[dict | None, str, bool]:
+    """``(the job this artifact is, the name it runs under, whether its record must learn that name)``.
+
+    The legacy (job-name-only) job is looked at only for a record of this project: one that names
+    it, or one written before project-scoped names (no ``pipeline_name``) whose job is not listed
+    under the new name. Without a record it is another project's business, never this one's.
+    """
+    spec = observation.spec or {}
+    current = spec if observation.status == PRESENT else None
+    legacy = spec.get("legacy")
+    recorded = _attributes(record).get("pipeline_name")
+    if recorded is not None and recorded != pipeline_of(artifact):
+        return (legacy if recorded == job_name(artifact) else None), recorded, False
+    if record is not None and recorded is None and current is None and legacy is not None:
+        return legacy, job_name(artifact), True
+    return current, pipeline_of(artifact), False
+
+
+def _unchanged(artifact: Artifact, record: Any, running_as: str) -> bool:
+    if record is None:
+        return True  # no record only reaches the planner from `status` and recovery
+    recorded = _attributes(record).get("definition")
+    if recorded is not None:
+        return bool(recorded == definition_checksum(artifact, running_as))
+    return record.artifact_checksum in (artifact.checksum, legacy_checksum(artifact))
+
+
+def _compatibility(artifact: Artifact, record: Any, running_as: str) -> tuple[str, str] | None:
+    """``(reason, message)`` when restoring the running job's state into the new SQL looks unsafe."""
+    previous = _attributes(record).get("statements")
+    if not previous:
+        return (
+            "flink_state_compatibility_unknown",
+            f"streamt has no record of the SQL job '{running_as}' runs (it was deployed before this release "
+            "recorded it), so it cannot check that its state restores into the new SQL.",
+        )
+    reasons = incompatibilities(list(previous), statements_for(artifact, running_as))
+    if reasons:
+        return (
+            "flink_state_incompatible",
+            f"The state of Flink job '{running_as}' would not restore into the new SQL: {'; '.join(reasons)}. "
+            "Rename the model to start a new job, or use flink.upgrade_mode: stateless.",
+        )
+    return None

@@ -1,7 +1,9 @@
-"""A small client for the Flink JobManager REST API: the job list, one job, cancel.
+"""A small client for the Flink JobManager REST API: the job list, restore points, stop, cancel.
 
 Only what online plan, status, apply and rollback need: ``GET /jobs/overview`` (every job's
-``jid``, ``name`` and ``state`` in one call), ``GET /jobs/<jid>`` and ``PATCH /jobs/<jid>?mode=cancel``.
+``jid``, ``name`` and ``state`` in one call), ``GET /jobs/<jid>/checkpoints`` (the last retained
+savepoint or checkpoint of a job that stopped), ``POST /jobs/<jid>/stop`` and
+``GET /jobs/<jid>/savepoints/<trigger>`` (stop-with-savepoint) and ``PATCH /jobs/<jid>?mode=cancel``.
 Every request has a bounded timeout; a cluster that cannot be reached or answers with an error is
 ``E406_CONNECTION_REFUSED`` (never "no jobs": an unreadable cluster must not look empty).
 """
@@ -43,17 +45,24 @@ class FlinkRestClient:
     url: str
     _http: Any = attrs.field(default=None, repr=False)
 
-    def _request(self, method: str, path: str, what: str) -> Any:
+    def _request(
+        self, method: str, path: str, what: str, body: dict[str, Any] | None = None, missing_ok: bool = False
+    ) -> Any:
         import requests
 
         if self._http is None:
             self._http = requests.Session()
         try:
             response = self._http.request(
-                method, self.url.rstrip("/") + path, timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS)
+                method,
+                self.url.rstrip("/") + path,
+                json=body,
+                timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
             )
         except requests.exceptions.RequestException:
             raise _unreachable(what) from None
+        if missing_ok and response.status_code == 404:
+            return None
         if response.status_code >= 400:
             raise StreamtError(
                 Codes.E406_CONNECTION_REFUSED,
@@ -97,3 +106,46 @@ class FlinkRestClient:
     def cancel(self, job_id: str) -> None:
         """Ask the cluster to cancel exactly ``job_id`` (asynchronous: poll ``job_state``)."""
         self._request("PATCH", f"/jobs/{job_id}?mode=cancel", "cancel a job")
+
+    def restore_point(self, job_id: str) -> str | None:
+        """The newest retained savepoint or checkpoint of ``job_id`` (its external path), else ``None``.
+
+        A job's checkpoint statistics stay readable while the cluster lists it; a savepoint taken
+        when the job was stopped is preferred to an older checkpoint (``latest.savepoint`` is the
+        newer one when both exist only if its id is higher, which Flink's counter guarantees).
+        """
+        body = self._request("GET", f"/jobs/{job_id}/checkpoints", "read a job's checkpoints", missing_ok=True)
+        latest = body.get("latest") if isinstance(body, dict) else None
+        if not isinstance(latest, dict):
+            return None
+        found = [c for c in (latest.get("savepoint"), latest.get("completed")) if isinstance(c, dict)]
+        found = [c for c in found if c.get("external_path") and not c.get("discarded")]
+        if not found:
+            return None
+        return str(max(found, key=lambda c: int(c.get("id") or 0))["external_path"])
+
+    def stop_with_savepoint(self, job_id: str) -> str:
+        """Trigger stop-with-savepoint without draining (the job keeps its event time); the trigger id.
+
+        The savepoint goes to the cluster's configured savepoint directory
+        (``execution.checkpointing.savepoint-dir``).
+        """
+        body = self._request("POST", f"/jobs/{job_id}/stop", "stop a job with a savepoint", {"drain": False})
+        trigger = body.get("request-id") if isinstance(body, dict) else None
+        if not trigger:
+            raise StreamtError(
+                Codes.E406_CONNECTION_REFUSED,
+                "The Flink REST API answered stop-with-savepoint without a request id.",
+                "Check that rest_url points at the Flink JobManager REST endpoint.",
+            )
+        return str(trigger)
+
+    def savepoint_status(self, job_id: str, trigger: str) -> tuple[str, str | None]:
+        """``("IN_PROGRESS", None)``, ``("COMPLETED", location)`` or ``("FAILED", None)``."""
+        body = self._request("GET", f"/jobs/{job_id}/savepoints/{trigger}", "read a savepoint's progress")
+        status = (body.get("status") or {}).get("id") if isinstance(body, dict) else None
+        operation = body.get("operation") if isinstance(body, dict) else None
+        if status != "COMPLETED":
+            return "IN_PROGRESS", None
+        location = operation.get("location") if isinstance(operation, dict) else None
+        return ("COMPLETED", str(location)) if location else ("FAILED", None)

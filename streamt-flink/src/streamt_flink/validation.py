@@ -16,6 +16,7 @@ from typing import Any
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project.model import Notice
 
+from streamt_flink.job import UPGRADE_MODES
 from streamt_flink.plugin import runs_on_flink
 from streamt_flink.query import analyze, maybe_ml, maybe_stateful
 from streamt_flink.relations import model_query
@@ -41,6 +42,16 @@ def check(project: Any) -> list[Any]:
                     Codes.E203_CONFLUENT_FLINK_REQUIRED,
                     f"Model '{model.name}' calls {used}, which only Confluent Cloud Flink provides",
                     "Add a runtime.flink cluster with 'type: confluent' and point the model at it.",
+                    where,
+                )
+            )
+        mode = model.flink.upgrade_mode if model.flink else None
+        if mode is not None and mode not in UPGRADE_MODES:
+            found.append(
+                Diagnostic(
+                    Codes.E501_PARSE_ERROR,
+                    f"Model '{model.name}' sets flink.upgrade_mode to {mode!r}",
+                    f"Use one of: {', '.join(UPGRADE_MODES)} (docs/providers/flink.md, upgrade modes).",
                     where,
                 )
             )
@@ -71,6 +82,15 @@ def check(project: Any) -> list[Any]:
                     where,
                 )
             )
+    defaults = project.defaults.models.flink if project.defaults.models is not None else None
+    if defaults is not None and defaults.upgrade_mode is not None and defaults.upgrade_mode not in UPGRADE_MODES:
+        found.append(
+            Diagnostic(
+                Codes.E501_PARSE_ERROR,
+                f"defaults.models.flink.upgrade_mode is {defaults.upgrade_mode!r}",
+                f"Use one of: {', '.join(UPGRADE_MODES)} (docs/providers/flink.md, upgrade modes).",
+            )
+        )
     return found
 
 

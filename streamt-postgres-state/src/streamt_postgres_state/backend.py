@@ -221,9 +221,11 @@ class PostgresStateBackend:
     def record_progress(self, control: OperationControl, index: int, outcome: str) -> OperationControl:
         return self.record_progress_many(control, [index], outcome)
 
-    def record_progress_many(self, control: OperationControl, indexes: Sequence[int], outcome: str) -> OperationControl:
+    def record_progress_many(
+        self, control: OperationControl, indexes: Sequence[int], outcome: str, evidence: dict[str, Any] | None = None
+    ) -> OperationControl:
         """One transaction for a batch of actions that a batched request starts or ends together."""
-        entries = tuple(ActionProgress(index, outcome) for index in indexes)
+        entries = tuple(ActionProgress(index, outcome, evidence) for index in indexes)
         updated = attrs.evolve(control, progress=(*control.progress, *entries))
         return self._transition(control, updated, "progress")
 

@@ -62,12 +62,18 @@ def require_deployers(plan: Plan, deployers: dict[str, Any]) -> None:
             )
 
 
-def desired_records(plan: Plan, current: Any) -> tuple[OwnershipRecord, ...]:
+def desired_records(
+    plan: Plan, current: Any, learnt: dict[str, dict[str, Any]] | None = None
+) -> tuple[OwnershipRecord, ...]:
     """Existing records, plus one per managed or adopted artifact of this plan.
 
     Records of resources the plan does not mention are kept: removing a
     declaration never drops ownership (deletion is an explicit tombstone).
+    A record's ``attributes`` are what a deployer reported for it (``learnt``,
+    by identity), else what the planner put in the action's ``record_attributes``,
+    else those of the record it replaces: provider facts stay until one changes them.
     """
+    learnt = learnt or {}
     records = dict(current.by_resource) if current is not None else {}
     requirements = {(r.kind, r.identity) for r in plan.ownership_requirements}
     for action in plan.actions:
@@ -82,8 +88,17 @@ def desired_records(plan: Plan, current: Any) -> tuple[OwnershipRecord, ...]:
             ownership=action.ownership,
             artifact_checksum=action.checksum,
             provider=action.provider,
+            attributes=_attributes(action, learnt, records.get(resource)),
         )
     return tuple(records[key] for key in sorted(records))
+
+
+def _attributes(action: Action, learnt: dict[str, dict[str, Any]], previous: Any) -> dict[str, Any]:
+    if action.identity in learnt:
+        return dict(learnt[action.identity])
+    if "record_attributes" in action.evidence:
+        return dict(action.evidence["record_attributes"])
+    return dict(previous.attributes) if previous is not None else {}
 
 
 def _intent(position: int, action: Action) -> dict[str, Any]:
@@ -124,14 +139,21 @@ def execute(
     boundary()
     results: dict[int, str] = {}
     created: list[tuple[int, Action]] = []
+    learnt: dict[str, dict[str, Any]] = {}
+    journal = _Journal(backend, control, {a.identity: i for i, a in mutations})
     for batch in _batches(mutations, deployers):
         indexes = [i for i, _ in batch]
         control = backend.record_progress_many(control, indexes, "started")
         boundary()
         kind, verb = batch[0][1].kind, batch[0][1].action
         pairs = [(a, artifacts[(a.kind, a.identity)]) for _, a in batch]
-        outcomes = _call(deployers[kind], verb, pairs)
+        journal.control = control
+        outcomes = _call(deployers[kind], verb, pairs, journal)
+        control = journal.control
         good = [i for i, a in batch if outcomes[a.identity].status == DONE]
+        for _, a in batch:
+            if outcomes[a.identity].ok and outcomes[a.identity].attributes is not None:
+                learnt[a.identity] = dict(outcomes[a.identity].attributes or {})
         if good:
             control = backend.record_progress_many(control, good, "done")
         bad = [(i, a, outcomes[a.identity]) for i, a in batch if outcomes[a.identity].status != DONE]
@@ -142,7 +164,7 @@ def execute(
         created += [(i, a) for i, a in batch if i in good and verb == CREATE]
         if bad:
             _fail(backend, control, bad, created, artifacts, deployers)
-    state = backend.commit(control, records)
+    state = backend.commit(control, desired_records(plan, current, learnt) if learnt else records)
     boundary()
     by_action = {id(a): results[i] for i, a in mutations}
     return ApplyReport(
@@ -153,10 +175,31 @@ def execute(
     )
 
 
-def _call(deployer: Any, verb: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+class _Journal:
+    """Durable evidence a deployer learns mid-action (``journal(identity, evidence)``).
+
+    A deployer that declares ``writes_evidence = True`` receives it as ``apply(..., journal=...)``
+    and calls it *before* the provider call that depends on the fact (a Flink savepoint path
+    before the resubmit that restores from it), so that a crash leaves the fact in the marker.
+    """
+
+    def __init__(self, backend: Any, control: Any, index_of: dict[str, int]) -> None:
+        self.backend, self.control, self.index_of = backend, control, index_of
+
+    def __call__(self, identity: str, evidence: dict[str, Any]) -> None:
+        self.control = self.backend.record_progress_many(
+            self.control, [self.index_of[identity]], "started", evidence=dict(evidence)
+        )
+        boundary()
+
+
+def _call(deployer: Any, verb: str, pairs: list[tuple[Action, Artifact]], journal: _Journal) -> dict[str, Outcome]:
     """The deployer's outcomes; an identity it does not answer for is unknown, never success."""
     try:
-        outcomes = deployer.apply(verb, pairs)
+        if getattr(deployer, "writes_evidence", False):
+            outcomes = deployer.apply(verb, pairs, journal=journal)
+        else:
+            outcomes = deployer.apply(verb, pairs)
     except Exception as exc:  # a deployer defect after the request may have been sent
         outcomes = {a.identity: Outcome(UNKNOWN, type(exc).__name__) for a, _ in pairs}
     return {a.identity: outcomes.get(a.identity, Outcome(UNKNOWN, "NoOutcome")) for a, _ in pairs}

@@ -82,6 +82,28 @@ def confirm(project: Any, confirmed: bool, confirm_env: str | None, dry_run: boo
         )
 
 
+def refuse_unauthorized(plan: Plan, reviewed: bool, force: bool) -> None:
+    """Actions whose planner asked for more than a direct apply (``evidence.requires``).
+
+    ``reviewed_plan``: only ``apply --plan`` of a saved online plan may run it (a Flink savepoint
+    upgrade); ``force``: it drops something, so ``--force`` must say so (a stateless resubmit).
+    """
+    for action in plan.mutations:
+        requires = action.evidence.get("requires") or ()
+        if "reviewed_plan" in requires and not reviewed:
+            raise StreamtError(
+                Codes.E418_REVIEWED_PLAN_REQUIRED,
+                f"{action.kind} '{action.identity}' ({action.summary}) runs only from a reviewed plan.",
+                "Run `streamt plan --out PLAN.json`, review it, then `streamt apply --plan PLAN.json`.",
+            )
+        if "force" in requires and not force:
+            raise StreamtError(
+                Codes.E900_USAGE_ERROR,
+                f"{action.kind} '{action.identity}' ({action.summary}) needs --force.",
+                "Review what the plan says it drops, then pass --force to apply it.",
+            )
+
+
 def refuse_blocked(plan: Plan) -> None:
     """``E417`` for unsupported migrations, then ``E410`` for ownership decisions; never forceable."""
     if plan.safety_blockers:

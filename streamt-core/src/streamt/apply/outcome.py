@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 DONE, FAILED, UNKNOWN = "done", "failed", "unknown"
@@ -28,6 +30,9 @@ class Outcome:
     status: str = attrs.field(validator=attrs.validators.in_((DONE, FAILED, UNKNOWN)))
     # The provider's error class (``InvalidConfigurationError``), never its message.
     error: str | None = None
+    # Secret-neutral facts for the ownership record of a ``done`` action (a new Flink job id);
+    # ``None`` keeps what the plan's action carries.
+    attributes: dict[str, Any] | None = attrs.field(default=None, hash=False)
 
     @property
     def ok(self) -> bool:

@@ -20,8 +20,8 @@ from streamt.result import Result
 @click.option(
     "--force",
     is_flag=True,
-    help="Allow destructive operations the environment policy does not permit. Never bypasses "
-    "E417 (partition reduction, incompatible schema); this release plans no deletes.",
+    help="Allow destructive operations the environment policy does not permit (a stateless Flink "
+    "resubmit). Never bypasses E417 (partition reduction, incompatible schema).",
 )
 def apply_command(
     project_dir: str,
@@ -51,7 +51,6 @@ def apply_command(
     from streamt.project.loader import load_project
     from streamt.state.selection import WRITE
 
-    del force  # accepted for the documented workflow; nothing this release plans needs it
     gates.check_usage(plan_path, target, select)
     project = load_project(project_dir, env)
     gates.check_confirm_env(project, confirm_env)
@@ -77,6 +76,7 @@ def apply_command(
         if reviewed is not None:
             verify_replan(reviewed, plan)
         gates.refuse_blocked(plan)
+        gates.refuse_unauthorized(plan, reviewed is not None, force)
         if dry_run:
             return Result(
                 "apply",

@@ -82,8 +82,11 @@ def _ascii(graph: Any, names: list[str], edges: list[tuple[str, str]]) -> str:
     roots = [n for n in names if n not in has_parent] or names[:1]
     lines: list[str] = []
     printed: set[str] = set()
-
-    def walk(name: str, prefix: str, last: bool, depth: int) -> None:
+    # Depth-first, pre-order, with an explicit stack: a 1,000-model chain must not hit Python's
+    # recursion limit. Children are pushed in reverse so they are visited in declaration order.
+    stack: list[tuple[str, str, bool, int]] = [(root, "", True, 0) for root in reversed(roots)]
+    while stack:
+        name, prefix, last, depth = stack.pop()
         if depth == 0:
             lines.append(_label(graph, name))
             child_prefix = "    "
@@ -91,14 +94,11 @@ def _ascii(graph: Any, names: list[str], edges: list[tuple[str, str]]) -> str:
             lines.append(prefix + ("└── " if last else "├── ") + _label(graph, name))
             child_prefix = prefix + ("        " if last else "│       ")
         if name in printed:
-            return
+            continue
         printed.add(name)
         kids = children.get(name, [])
-        for i, kid in enumerate(kids):
-            walk(kid, child_prefix if depth else "    ", i == len(kids) - 1, depth + 1)
-
-    for root in roots:
-        walk(root, "", True, 0)
+        for i in range(len(kids) - 1, -1, -1):
+            stack.append((kids[i], child_prefix, i == len(kids) - 1, depth + 1))
     return "\n".join(lines) if lines else "(no sources, models or exposures)"
 
 

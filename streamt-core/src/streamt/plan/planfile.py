@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from streamt import strictjson
 from streamt.artifacts import canonical_json, sha256_checksum
 from streamt.errors import Codes, StreamtError
 from streamt.fsutil import atomic_write
@@ -111,9 +112,10 @@ def read_plan_file(path: Path) -> ReviewedPlan:
     if len(raw) > MAX_BYTES:
         raise _invalid(shown, "is larger than any plan streamt writes")
     try:
-        document = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise _invalid(shown, "is not a JSON document") from None
+        document = strictjson.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        detail = f" ({exc})" if "duplicate key" in str(exc) else ""
+        raise _invalid(shown, f"is not a JSON document{detail}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise _invalid(shown, "is not a streamt reviewed plan")
     version = document.get("format_version")

@@ -36,7 +36,7 @@ from streamt.project.model import (
 )
 from streamt.project.sqlmodels import build_models
 from streamt.project.structure import StructureError, structure
-from streamt.project.yaml_io import SourcePosition, display_path, load_yaml, locate
+from streamt.project.yaml_io import Locator, SourcePosition, display_path, load_yaml
 
 API_VERSION = "streamt.dev/v1alpha1"
 PROJECT_FILES = ("stream_project.yml", "stream_project.yaml")
@@ -58,10 +58,11 @@ class _Problems:
 
     def __init__(self) -> None:
         self.errors: list[Diagnostic] = []
+        # Each file is composed once for all its findings (strict mode may report thousands).
+        self.locator = Locator()
 
     def add(self, file: _File, keys: tuple[Any, ...], message: str, suggestion: str | None = None) -> None:
-        position = locate(file.path, keys)
-        where = f"{file.shown}:{position[0]}:{position[1]}" if position else file.shown
+        where = self.locator(SourcePosition(file.shown, file.path, keys))
         hint = suggestion or "Fix the value at the reported position (see docs/commands/validate.md for the format)."
         self.errors.append(Diagnostic(Codes.E501_PARSE_ERROR, f"{message} ({where})", hint, where))
 
@@ -71,6 +72,17 @@ class _Problems:
 
 
 def find_project_file(root: Path) -> Path:
+    try:
+        return _find_project_file(root)
+    except OSError as exc:  # a name too long for the file system, a path through a file, ...
+        raise StreamtError(
+            Codes.E501_PARSE_ERROR,
+            f"Project directory cannot be read: {root} ({exc.strerror or type(exc).__name__})",
+            "Pass --project-dir (or set STREAMT_PROJECT_DIR) to a directory containing stream_project.yml.",
+        ) from None
+
+
+def _find_project_file(root: Path) -> Path:
     for name in PROJECT_FILES:
         if (root / name).is_file():
             return root / name
@@ -90,9 +102,12 @@ def find_project_file(root: Path) -> Path:
 def declaration_files(root: Path) -> list[Path]:
     """``*.yml``/``*.yaml`` under the four declaration folders, at any depth, in sorted order.
 
-    Symlinked directories are not followed, so a link loop cannot make the walk endless.
+    Symlinked directories are not followed, so a link loop cannot make the walk endless; a symlinked
+    file must stay inside the project (``E501`` otherwise), so a project cannot read files it does
+    not contain.
     """
     found: list[Path] = []
+    inside = os.path.realpath(root)
     for folder in DECLARATION_DIRS:
         base = root / folder
         if not base.is_dir():
@@ -101,8 +116,23 @@ def declaration_files(root: Path) -> list[Path]:
             subdirs.sort()
             for name in sorted(files):
                 if name.endswith((".yml", ".yaml")):
-                    found.append(Path(directory) / name)
+                    path = Path(directory) / name
+                    if path.is_symlink():
+                        _refuse_outside(path, root, inside)
+                    found.append(path)
     return sorted(found)
+
+
+def _refuse_outside(path: Path, root: Path, inside: str) -> None:
+    target = os.path.realpath(path)
+    if os.path.commonpath([inside, target]) != inside:
+        shown = display_path(path, root)
+        raise StreamtError(
+            Codes.E501_PARSE_ERROR,
+            f"{shown} is a symbolic link to a file outside the project",
+            "Copy the file into the project instead of linking to it.",
+            location=shown,
+        )
 
 
 def load_project(
@@ -239,6 +269,10 @@ def _build(
 
     doc = project_file.document
     info = _structure_block(problems, project_file, ("project",), doc.get("project"), ProjectInfo, "project")
+    version = doc["project"].get("version") if isinstance(doc.get("project"), dict) else None
+    if version is not None and not isinstance(version, str):
+        # Names accept an unquoted number (`group: 7`); the version is text by dsl.md §4 (`"1.0"` != `1`).
+        problems.add(project_file, ("project", "version"), "Invalid value at 'project.version': expected a string")
     runtime_file = env_file if env_file is not None else project_file
     runtime_raw = runtime_file.document.get("runtime")
     if runtime_raw is None:

@@ -28,7 +28,8 @@ def infer(
     declared = raw.get("declared_materialized")
     if isinstance(declared, str):
         return declared, None
-    sql = raw.get("sql")
+    # A mistyped `sql` (a list, a number) is reported when the model is structured; here it is no SQL.
+    sql = raw.get("sql") if isinstance(raw.get("sql"), str) else None
     if raw.get("from_") and not sql:
         return "sink", None
     gateway = raw.get("gateway")

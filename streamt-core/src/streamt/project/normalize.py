@@ -152,10 +152,12 @@ def exposure(raw: dict[str, Any]) -> dict[str, Any]:
 def runtime(raw: dict[str, Any]) -> dict[str, Any]:
     data = dict(raw)
     kafka = data.get("kafka")
-    if isinstance(kafka, dict) and isinstance(kafka.get("bootstrap_servers"), list):
+    # The list form is joined with ',' only when every entry is a host; otherwise structuring
+    # reports the list (a map inside must never become "{'a': 1}" text).
+    if isinstance(kafka, dict) and _hosts(kafka.get("bootstrap_servers")):
         data["kafka"] = {**kafka, "bootstrap_servers": ",".join(str(s) for s in kafka["bootstrap_servers"])}
     registry = data.get("schema_registry")
-    if isinstance(registry, dict) and isinstance(registry.get("url"), list):
+    if isinstance(registry, dict) and _hosts(registry.get("url")):
         data["schema_registry"] = {**registry, "url": ",".join(str(s) for s in registry["url"])}
     legacy = data.pop("gateway", None)
     if isinstance(legacy, dict):
@@ -173,3 +175,7 @@ def runtime(raw: dict[str, Any]) -> dict[str, Any]:
         if data[key] is None:
             del data[key]
     return data
+
+
+def _hosts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(s, (str, int)) and not isinstance(s, bool) for s in value)

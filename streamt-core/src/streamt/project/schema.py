@@ -53,7 +53,9 @@ EVENT_TIME = {
     "allowed_lateness_ms": ANY,
 }
 TOPIC = {**_leaves("name", "partitions", "replication_factor"), "config": ANY}
-FLINK = _leaves("parallelism", "checkpoint_interval_ms", "state_backend", "state_ttl_ms")
+FLINK = _leaves(
+    "parallelism", "checkpoint_interval_ms", "state_backend", "state_ttl_ms", "upgrade_mode", "ignore_unclaimed_state"
+)
 SINK = {"connector": ANY, "config": ANY}
 GATEWAY = {"virtual_topic": _leaves("name", "compression")}
 SECURITY = {"classification": ANY, "policies": ANY}
@@ -141,7 +143,7 @@ RUNTIME = {
 _TOPIC_DEFAULTS = {**_leaves("partitions", "replication_factor"), "config": ANY}
 DEFAULTS = {
     "topic": _TOPIC_DEFAULTS,
-    "models": {"topic": _TOPIC_DEFAULTS, "cluster": ANY, "flink_cluster": ANY},
+    "models": {"topic": _TOPIC_DEFAULTS, "cluster": ANY, "flink_cluster": ANY, "flink": FLINK},
     "tests": _leaves("flink_cluster", "sample_size"),
 }
 

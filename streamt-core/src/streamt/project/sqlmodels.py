@@ -73,7 +73,8 @@ def build_models(
 
 def _from_refs(value: Any) -> list[Ref]:
     out: list[Ref] = []
-    for item in value or ():
+    # Anything but a list of refs is reported when the model is structured.
+    for item in value if isinstance(value, list) else ():
         if isinstance(item, dict):
             if isinstance(item.get("source"), str):
                 out.append(Ref(source=item["source"]))

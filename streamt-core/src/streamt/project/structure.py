@@ -7,9 +7,12 @@ an ``E501_PARSE_ERROR`` instead, so scalars are checked exactly. Failures come b
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar, get_args, get_origin
 
+import attrs
 import cattrs
+from cattrs.gen import make_dict_structure_fn
 
 T = TypeVar("T")
 
@@ -56,6 +59,19 @@ def _kind(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+def _is_sequence(type_: Any) -> bool:
+    return get_origin(type_) in (tuple, list)
+
+
+def _is_mapping(type_: Any) -> bool:
+    return get_origin(type_) is dict
+
+
+# cattrs would iterate a string into characters (``tags: pii`` -> ``('p', 'i', 'i')``) or fail with a
+# Python message (``'int' object is not iterable``); a project file needs the expected type instead,
+# so lists, maps and blocks check the YAML node's own type before structuring what is inside.
+
+
 def _make_converter() -> cattrs.Converter:
     converter = cattrs.Converter(detailed_validation=True)
     converter.register_structure_hook(str, _strict_str)
@@ -63,6 +79,50 @@ def _make_converter() -> cattrs.Converter:
     converter.register_structure_hook(float, _strict_float)
     converter.register_structure_hook(bool, _strict_bool)
     converter.register_structure_hook_func(lambda t: t is Any, lambda value, _t: value)
+
+    def sequence(value: Any, type_: Any) -> Any:
+        if not isinstance(value, list):
+            raise TypeError(f"expected a list, got {_kind(value)}")
+        element = get_args(type_)[0] if get_args(type_) else Any
+        items, errors = [], []
+        for index, item in enumerate(value):
+            try:
+                items.append(converter.structure(item, element))
+            except Exception as exc:
+                exc.add_note(f"Structuring {type_} @ index {index}")
+                errors.append(exc)
+        if errors:
+            raise cattrs.IterableValidationError("invalid list", errors, type_)
+        return tuple(items) if get_origin(type_) is tuple else items
+
+    def mapping(value: Any, type_: Any) -> Any:
+        if not isinstance(value, dict):
+            raise TypeError(f"expected a map, got {_kind(value)}")
+        key_type, value_type = get_args(type_) or (Any, Any)
+        out, errors = {}, []
+        for key, item in value.items():
+            try:
+                out[converter.structure(key, key_type)] = converter.structure(item, value_type)
+            except Exception as exc:
+                exc.add_note(f"Structuring {type_} @ key {key!r}")
+                errors.append(exc)
+        if errors:
+            raise cattrs.IterableValidationError("invalid map", errors, type_)
+        return out
+
+    def block(type_: Any) -> Callable[[Any, Any], Any]:
+        inner = make_dict_structure_fn(type_, converter)
+
+        def hook(value: Any, cls: Any) -> Any:
+            if not isinstance(value, dict):
+                raise TypeError(f"expected a map, got {_kind(value)}")
+            return inner(value, cls)
+
+        return hook
+
+    converter.register_structure_hook_func(_is_sequence, sequence)
+    converter.register_structure_hook_func(_is_mapping, mapping)
+    converter.register_structure_hook_factory(attrs.has, block)
     return converter
 
 

@@ -141,12 +141,15 @@ class Locator:
 
     def __init__(self) -> None:
         self._nodes: dict[Path, yaml.Node | None] = {}
+        # One key index per mapping node, shared by all lookups: a file with 20,000 unknown keys
+        # gets 20,000 findings, and scanning the mapping for each would be quadratic.
+        self._keys: dict[int, dict[str, tuple[yaml.Node, yaml.Node]]] = {}
 
     def __call__(self, position: SourcePosition) -> str:
         if position.path not in self._nodes:
             self._nodes[position.path] = _compose(position.path)
         node = self._nodes[position.path]
-        found = _walk_to(node, position.keys) if node is not None else None
+        found = _walk_to(node, position.keys, self._keys) if node is not None else None
         return f"{position}:{found[0]}:{found[1]}" if found else str(position)
 
 
@@ -166,18 +169,24 @@ def locate(path: Path, keys: tuple[Any, ...]) -> tuple[int, int] | None:
     return _walk_to(node, keys) if node is not None else None
 
 
-def _walk_to(node: yaml.Node, keys: tuple[Any, ...]) -> tuple[int, int] | None:
+def _walk_to(
+    node: yaml.Node, keys: tuple[Any, ...], index: dict[int, dict[str, tuple[yaml.Node, yaml.Node]]] | None = None
+) -> tuple[int, int] | None:
+    index = {} if index is None else index
     best = node
     for key in keys:
         if isinstance(node, yaml.MappingNode):
-            match = None
-            for key_node, value_node in node.value:
-                if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
-                    best, match = key_node, value_node
-                    break
-            if match is None:
+            entries = index.get(id(node))
+            if entries is None:
+                entries = {}
+                for key_node, value_node in node.value:
+                    if isinstance(key_node, yaml.ScalarNode):
+                        entries.setdefault(key_node.value, (key_node, value_node))
+                index[id(node)] = entries
+            pair = entries.get(str(key))
+            if pair is None:
                 break
-            node = match
+            best, node = pair
         elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
             node = node.value[key]
             best = node

@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from streamt import strictjson
 from streamt.artifacts import canonical_json, sha256_checksum
 from streamt.errors import Codes, StreamtError
 
@@ -62,7 +63,7 @@ def write(path: Path, document: dict[str, Any]) -> None:
 
 def read(path: Path) -> dict[str, Any]:
     try:
-        document = json.loads(path.read_bytes())
+        document = strictjson.loads(path.read_bytes())
     except (OSError, ValueError):
         raise invalid("The recovery plan cannot be read as JSON.") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT or document.get("version") != VERSION:

@@ -34,8 +34,22 @@ def artifacts_for(actions: tuple[dict[str, Any], ...], compiled: Any) -> list[An
 
 
 def classify(
-    resolution: str, intent: dict[str, Any], outcomes: list[str], observation: Any, planner: Any, artifact: Any
+    resolution: str,
+    intent: dict[str, Any],
+    outcomes: list[str],
+    observation: Any,
+    planner: Any,
+    artifact: Any,
+    evidence: tuple[dict[str, Any], ...] = (),
 ) -> str | None:
+    """``prior``, ``candidate`` or ``None``; a planner with ``classify_recovery`` decides for its kind.
+
+    ``evidence`` is what the deployer journaled for this action, in order (a Flink savepoint path).
+    """
+    own = getattr(planner, "classify_recovery", None)
+    if own is not None:
+        found = own(resolution, intent, outcomes, list(evidence), observation, artifact)
+        return str(found) if found is not None else None
     action = intent["action"]
     if observation.status not in (ABSENT, PRESENT):
         return None
@@ -52,6 +66,17 @@ def classify(
     if action == "update" and not outcomes and observation.status == PRESENT:
         return PRIOR  # never started: still as it was
     return None
+
+
+def record_attributes(
+    planner: Any, classification: str | None, evidence: tuple[dict[str, Any], ...], observation: Any, artifact: Any
+) -> dict[str, Any] | None:
+    """The ownership-record attributes of a ``candidate``, when its planner has any to give."""
+    own = getattr(planner, "recovery_record_attributes", None)
+    if own is None or classification != CANDIDATE:
+        return None
+    found = own(classification, list(evidence), observation, artifact)
+    return dict(found) if found is not None else None
 
 
 def check_resolution(resolution: str, targets: list[dict[str, Any]]) -> None:

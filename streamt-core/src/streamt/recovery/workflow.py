@@ -10,7 +10,7 @@ from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import Observation
 from streamt.recovery import evidence as ev
-from streamt.recovery.targets import CANDIDATE, artifacts_for, check_resolution, classify
+from streamt.recovery.targets import CANDIDATE, artifacts_for, check_resolution, classify, record_attributes
 from streamt.state.records import CLEAR, OwnershipRecord, OwnershipState
 
 
@@ -60,13 +60,18 @@ def _observe_targets(
         ) from None
     planners = planners_by_kind(_plugins())
     outcomes: dict[int, list[str]] = {}
+    journaled: dict[int, list[dict[str, Any]]] = {}
     for progress in control.progress:
         outcomes.setdefault(progress.index, []).append(progress.outcome)
+        if progress.evidence is not None:
+            journaled.setdefault(progress.index, []).append(progress.evidence)
     targets = []
     for index, (intent, artifact) in enumerate(zip(control.actions, artifacts, strict=True)):
         observation = observations.get((artifact.kind, artifact.identity), Observation("unavailable"))
-        done = outcomes.get(index, [])
-        cls = classify(resolution, intent, done, observation, planners.get(artifact.kind), artifact)
+        done, evidence = outcomes.get(index, []), tuple(journaled.get(index, ()))
+        planner = planners.get(artifact.kind)
+        cls = classify(resolution, intent, done, observation, planner, artifact, evidence)
+        attributes = record_attributes(planner, cls, evidence, observation, artifact)
         targets.append(
             {
                 "index": index,
@@ -78,6 +83,7 @@ def _observe_targets(
                 "progress": done,
                 "observation": observation.to_json(),
                 "classification": cls,
+                **({"record_attributes": attributes} if attributes is not None else {}),
             }
         )
     return project_bindings(project, compiled), targets, artifacts
@@ -92,7 +98,14 @@ def candidate_state(backend: Any, state: Any, targets: list[dict[str, Any]], art
         resource = artifact.resource_id(project.name, project.env)
         ownership = "adopted" if target["action"] == "adopt" else artifact.ownership
         records[resource] = OwnershipRecord(
-            resource, artifact.kind, artifact.name, artifact.identity, ownership, artifact.checksum, artifact.provider
+            resource,
+            artifact.kind,
+            artifact.name,
+            artifact.identity,
+            ownership,
+            artifact.checksum,
+            artifact.provider,
+            attributes=dict(target.get("record_attributes") or {}),
         )
     if state is not None and tuple(records[k] for k in sorted(records)) == state.records:
         return None

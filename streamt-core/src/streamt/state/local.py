@@ -170,9 +170,11 @@ class LocalStateBackend:
     def record_progress(self, control: OperationControl, index: int, outcome: str) -> OperationControl:
         return self.record_progress_many(control, [index], outcome)
 
-    def record_progress_many(self, control: OperationControl, indexes: Sequence[int], outcome: str) -> OperationControl:
+    def record_progress_many(
+        self, control: OperationControl, indexes: Sequence[int], outcome: str, evidence: dict[str, Any] | None = None
+    ) -> OperationControl:
         """One durable write for a batch of actions (a batched request starts or ends them together)."""
-        entries = tuple(ActionProgress(index, outcome) for index in indexes)
+        entries = tuple(ActionProgress(index, outcome, evidence) for index in indexes)
         updated = attrs.evolve(control, progress=(*control.progress, *entries))
         self._write_control(updated)
         return updated

@@ -70,9 +70,16 @@ class OwnershipRecord:
     ownership: str
     artifact_checksum: str
     provider: str
+    # Provider facts the next plan needs and live state cannot tell (a Flink job's running
+    # pipeline.name, job id, savepoint): secret-neutral, set by planners and deployers. Left out of
+    # the document when empty, so records without any keep their bytes and checksums.
+    attributes: dict[str, Any] = attrs.field(factory=dict, hash=False)
 
     def to_json(self) -> dict[str, Any]:
-        return attrs.asdict(self)
+        body = attrs.asdict(self)
+        if not self.attributes:
+            del body["attributes"]
+        return body
 
 
 @attrs.frozen
@@ -144,9 +151,15 @@ class ActionProgress:
 
     index: int
     outcome: str
+    # Secret-neutral facts learnt mid-action that recovery needs (a Flink savepoint path, a job id),
+    # written durably before the next provider call; absent from the document when ``None``.
+    evidence: dict[str, Any] | None = attrs.field(default=None, hash=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "outcome": self.outcome}
+        body: dict[str, Any] = {"index": self.index, "outcome": self.outcome}
+        if self.evidence is not None:
+            body["evidence"] = self.evidence
+        return body
 
 
 @attrs.frozen
@@ -219,7 +232,9 @@ class OperationControl:
                 started_at=document["started_at"],
                 base_serial=document["base_serial"],
                 actions=tuple(document["actions"]),
-                progress=tuple(ActionProgress(int(p["index"]), str(p["outcome"])) for p in document["progress"]),
+                progress=tuple(
+                    ActionProgress(int(p["index"]), str(p["outcome"]), _evidence(p)) for p in document["progress"]
+                ),
                 failure_code=document["failure_code"],
             )
         except StreamtError:
@@ -229,3 +244,10 @@ class OperationControl:
         if control.status not in CONTROL_STATUSES:
             raise _invalid("operation control sidecar")
         return control
+
+
+def _evidence(progress: dict[str, Any]) -> dict[str, Any] | None:
+    evidence = progress.get("evidence")
+    if evidence is not None and not isinstance(evidence, dict):
+        raise _invalid("operation control sidecar")
+    return evidence

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import attrs
 
@@ -273,17 +274,39 @@ def _summary(project: Project, found: list[Diagnostic]) -> tuple[tuple[str, str]
     return tuple(lines)
 
 
-def _compile(pattern: str | None, out: list[Diagnostic]) -> re.Pattern[str] | None:
+def _compile(pattern: str | None, out: list[Diagnostic]) -> Any:
+    """The pattern compiled for RE2, whose matching time is linear in the topic name.
+
+    Python's backtracking engine takes exponential time on patterns like ``^(a+)+$``; a project file
+    must never be able to hang validation. RE2 has no backreferences or lookarounds, so a pattern
+    that Python accepts but RE2 cannot run is refused with its own message.
+    """
     if not pattern:
         return None
+    import re2  # a compiled extension, loaded only by projects that declare a pattern
+
     try:
-        return re.compile(pattern)
+        re.compile(pattern)
     except re.error as exc:
         out.append(
             Diagnostic(
                 Codes.E501_PARSE_ERROR,
                 f"rules.topics.naming_pattern is not a valid regular expression: {exc}",
                 "Fix the pattern (Python regular expression syntax).",
+            )
+        )
+        return None
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile(pattern, options=options)
+    except re2.error as exc:
+        reason = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        out.append(
+            Diagnostic(
+                Codes.E501_PARSE_ERROR,
+                f"rules.topics.naming_pattern cannot be matched in linear time: {reason}",
+                "Remove backreferences and lookarounds ((?=, (?!, (?<=, \\1): patterns run on the RE2 engine.",
             )
         )
         return None

@@ -112,8 +112,20 @@ def _cycles(project: Project) -> list[Diagnostic]:
         for ref in model.dependencies:
             if ref.kind == "model" and ref.name in adjacency:
                 adjacency[ref.name].append(model.name)
+    # A source joins the graph when an exposure writes it: an application that consumes a model and
+    # produces a source that model reads is a feedback loop (dsl.md §12), like a model cycle.
+    produced_sources = {r.name for e in project.exposures for r in e.produces if r.kind == "source"}
+    sources = {s.name for s in project.sources if s.name in produced_sources and s.name not in adjacency}
+    for name in sorted(sources):
+        adjacency[name] = []
+    for model in project.models:
+        for ref in model.dependencies:
+            if ref.kind == "source" and ref.name in sources:
+                adjacency[ref.name].append(model.name)
     for exposure in project.exposures:
-        consumed = [r.name for r in (*exposure.consumes, *exposure.depends_on) if r.kind == "model"]
+        consumed = [
+            r.name for r in (*exposure.consumes, *exposure.depends_on) if r.kind == "model" or r.name in sources
+        ]
         produced = [r.name for r in exposure.produces]
         if consumed and produced:
             adjacency.setdefault(exposure.name, [])

@@ -1,0 +1,190 @@
+"""Job identity, upgrade modes, resubmits, state-compatibility checks and recovery classification (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamt.artifacts import Artifact
+from streamt.plan.model import Observation, SafetyBlocker
+from streamt_flink.compat import incompatibilities
+from streamt_flink.deployers import restore_settings
+from streamt_flink.identity import definition_checksum, legacy_checksum, record_attributes
+from streamt_flink.planning import FlinkJobPlanner
+from streamt_flink.recovery import classify_recovery
+
+OLD = [
+    "SET 'pipeline.name' = 'shop/dev/counts'",
+    "CREATE TABLE IF NOT EXISTS `raw` (`id` STRING, `name` STRING) WITH ('connector' = 'kafka')",
+    "CREATE TABLE IF NOT EXISTS `counts_sink` (`id` STRING, `n` BIGINT, PRIMARY KEY (`id`) NOT ENFORCED) "
+    "WITH ('connector' = 'upsert-kafka')",
+    "INSERT INTO `counts_sink` SELECT id, COUNT(*) AS n FROM `raw` WHERE name <> 'x' GROUP BY id",
+]
+
+
+def job(statements: list[str] = OLD, mode: str = "blocked") -> Artifact:
+    spec = {
+        "job_name": "counts",
+        "pipeline_name": "shop/dev/counts",
+        "cluster": "local",
+        "lifecycle": {"upgrade_mode": mode, "ignore_unclaimed_state": False},
+        "settings": {"pipeline.name": "shop/dev/counts", "parallelism.default": "1"},
+        "statements": list(statements),
+    }
+    return Artifact("flink_job", "counts", "counts", spec)
+
+
+def changed(sql: str) -> list[str]:
+    return [*OLD[:-1], sql]
+
+
+COMPATIBLE = changed("INSERT INTO `counts_sink` SELECT id, COUNT(*) AS n FROM `raw` WHERE name <> 'y' GROUP BY id")
+
+
+class Record:
+    def __init__(self, checksum: str, **attributes: Any) -> None:
+        self.artifact_checksum = checksum
+        self.attributes = attributes
+
+
+def owned(artifact: Artifact, job_id: str = "j1") -> Record:
+    return Record(artifact.checksum, **record_attributes(artifact, job_id))
+
+
+def view(state: str = "RUNNING", job_id: str = "j1", live: int = 1, **extra: Any) -> dict[str, Any]:
+    found = {"name": "shop/dev/counts", "state": state, "job_id": job_id, "live_jobs": live, **extra}
+    if live == 0:
+        found["history_only"] = True
+    return found
+
+
+def plan(artifact: Artifact, observation: Observation, record: Any = None) -> tuple[list[Any], list[str]]:
+    out = FlinkJobPlanner().plan(artifact, observation, record)
+    return [a for a in out if not isinstance(a, SafetyBlocker)], [b.reason for b in out if isinstance(b, SafetyBlocker)]
+
+
+def test_create_shows_the_parallelism() -> None:
+    (action,), _ = plan(job(), Observation("absent"))
+    assert (action.action, action.summary) == ("create", "parallelism: 1")
+
+
+def test_changing_only_the_upgrade_mode_is_not_a_change_of_the_job() -> None:
+    record = owned(job(mode="blocked"))
+    (action,), blockers = plan(job(mode="savepoint"), Observation("present", view()), record)
+    assert (action.action, blockers) == ("noop", [])
+
+
+def test_blocked_is_the_default_and_names_the_modes() -> None:
+    record = owned(job())
+    out = FlinkJobPlanner().plan(job(COMPATIBLE), Observation("present", view()), record)
+    assert [b.reason for b in out if isinstance(b, SafetyBlocker)] == ["flink_job_update"]
+    assert "upgrade_mode" in out[1].message
+
+
+def test_savepoint_mode_is_a_reviewed_update_with_the_old_statements_for_rollback() -> None:
+    (action,), blockers = plan(job(COMPATIBLE, "savepoint"), Observation("present", view()), owned(job()))
+    assert blockers == [] and (action.action, action.summary) == ("update", "savepoint upgrade")
+    upgrade = action.evidence["upgrade"]
+    assert upgrade["mode"] == "savepoint" and upgrade["job_id"] == "j1"
+    assert upgrade["previous_statements"] == OLD
+    assert action.evidence["requires"] == ["reviewed_plan"]
+
+
+def test_stateless_mode_needs_force_and_says_it_drops_state() -> None:
+    (action,), _ = plan(job(COMPATIBLE, "stateless"), Observation("present", view()), owned(job()))
+    assert action.evidence["requires"] == ["reviewed_plan", "force"]
+    assert "drops its state" in action.summary and "from scratch" in action.summary
+
+
+def test_state_incompatible_changes_are_blockers_with_reasons() -> None:
+    regrouped = changed("INSERT INTO `counts_sink` SELECT name AS id, COUNT(*) AS n FROM `raw` GROUP BY name")
+    out = FlinkJobPlanner().plan(job(regrouped, "savepoint"), Observation("present", view()), owned(job()))
+    (blocker,) = [b for b in out if isinstance(b, SafetyBlocker)]
+    assert blocker.reason == "flink_state_incompatible" and "GROUP BY keys changed" in blocker.message
+
+
+def test_no_recorded_statements_cannot_be_checked() -> None:
+    legacy = Record(job().checksum)
+    _, blockers = plan(job(COMPATIBLE, "savepoint"), Observation("present", view()), legacy)
+    assert blockers == ["flink_state_compatibility_unknown"]
+
+
+def test_compatibility_heuristics() -> None:
+    assert incompatibilities(OLD, COMPATIBLE) == []
+    summed = changed("INSERT INTO `counts_sink` SELECT id, SUM(1) AS n FROM `raw` GROUP BY id")
+    assert "aggregate functions changed" in " ".join(incompatibilities(OLD, summed))
+    windowed_a = changed("INSERT INTO s SELECT id, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE r, DESCRIPTOR(ts), "
+                         "INTERVAL '1' MINUTE)) GROUP BY id, window_start, window_end")  # fmt: skip
+    windowed_b = [*windowed_a[:-1], windowed_a[-1].replace("'1' MINUTE", "'5' MINUTE")]
+    assert incompatibilities(windowed_a, windowed_b) == ["the window changed"]
+    rekeyed = [*OLD[:2], OLD[2].replace("PRIMARY KEY (`id`)", "PRIMARY KEY (`n`)"), OLD[3]]
+    assert incompatibilities(OLD, rekeyed) == ["a table's primary key changed (the upsert state is keyed by it)"]
+
+
+def test_a_stopped_job_with_a_savepoint_is_a_reviewed_resubmit_from_it() -> None:
+    stopped = view("FAILED", live=0, restore="file:/sp/savepoint-1")
+    (action,), blockers = plan(job(), Observation("present", stopped), owned(job()))
+    assert blockers == [] and action.evidence["upgrade"]["restore_from"] == "file:/sp/savepoint-1"
+    assert action.evidence["requires"] == ["reviewed_plan"] and "FAILED" in action.summary
+
+
+def test_a_stopped_job_without_retained_state_is_a_forced_fresh_resubmit() -> None:
+    (action,), _ = plan(job(), Observation("present", view("FAILED", live=0, restore=None)), owned(job()))
+    assert action.evidence["requires"] == ["reviewed_plan", "force"] and "state is dropped" in action.summary
+
+
+def test_an_unowned_leftover_in_history_is_a_create() -> None:
+    (action,), _ = plan(job(), Observation("present", view("CANCELED", live=0)), None)
+    assert action.action == "create"
+
+
+def test_a_legacy_named_job_is_read_for_its_old_record_and_migrated() -> None:
+    old_record = Record(legacy_checksum(job()))  # written before project-scoped names, no attributes
+    legacy = {"name": "counts", "state": "RUNNING", "job_id": "old", "live_jobs": 1}
+    (action,), blockers = plan(job(), Observation("absent", {"legacy": legacy}), old_record)
+    assert (action.action, blockers) == ("noop", [])
+    attributes = action.evidence["record_attributes"]
+    assert attributes["pipeline_name"] == "counts" and attributes["job_id"] == "old"
+    assert "SET 'pipeline.name' = 'counts'" in attributes["statements"]
+    assert attributes["definition"] == definition_checksum(job(), "counts")
+    # Migrated: the record names the legacy job, which stays the managed one.
+    migrated = Record(job().checksum, **attributes)
+    (again,), _ = plan(job(), Observation("absent", {"legacy": legacy}), migrated)
+    assert again.action == "noop" and "record_attributes" not in again.evidence
+
+
+def test_another_projects_job_of_the_same_model_name_is_never_looked_at() -> None:
+    legacy = {"name": "counts", "state": "FAILED", "job_id": "theirs", "live_jobs": 0, "history_only": True}
+    (action,), blockers = plan(job(), Observation("absent", {"legacy": legacy}), None)
+    assert (action.action, blockers) == ("create", [])
+
+
+def test_restore_settings() -> None:
+    assert restore_settings(None, True) == []
+    assert restore_settings("file:/sp/1", False) == ["SET 'execution.savepoint.path' = 'file:/sp/1'"]
+    assert restore_settings("file:/sp/1", True)[1] == "SET 'execution.savepoint.ignore-unclaimed-state' = 'true'"
+
+
+def _classify(action: str, resolution: str, observation: Observation, *evidence: dict[str, Any]) -> str | None:
+    return classify_recovery(resolution, {"action": action}, [], list(evidence), observation, job())
+
+
+def test_recovery_a_create_cancelled_by_the_rollback_is_prior() -> None:
+    cancelled = Observation("present", view("CANCELED", live=0))
+    assert _classify("create", "rolled_back", cancelled) == "prior"
+    assert _classify("create", "observed", Observation("absent")) == "prior"
+    assert _classify("create", "observed", Observation("present", view())) == "candidate"
+    assert _classify("create", "rolled_back", Observation("present", view())) is None
+
+
+def test_recovery_of_an_upgrade() -> None:
+    running_old = Observation("present", view(job_id="old"))
+    running_new = Observation("present", view(job_id="new"))
+    stopped = Observation("present", view("FINISHED", job_id="old", live=0, restore="file:/sp/1"))
+    replacing, saved = {"mode": "savepoint", "replacing": "old"}, {"savepoint": "file:/sp/1"}
+    assert _classify("update", "rolled_back", running_old, replacing) == "prior"  # the savepoint never completed
+    assert _classify("update", "observed", stopped, replacing, saved) == "prior"  # killed before the resubmit
+    assert _classify("update", "rolled_back", stopped, replacing, saved) is None
+    assert _classify("update", "observed", running_new, replacing, saved, {"submitted": "new"}) == "candidate"
+    rolled = {"rolled_back_to": "new"}
+    assert _classify("update", "rolled_back", running_new, replacing, saved, rolled) == "prior"
+    assert _classify("update", "observed", Observation("present", view(live=2)), replacing) is None

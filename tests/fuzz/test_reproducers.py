@@ -1,0 +1,144 @@
+"""Every reproducer of issue 12 as a test: the answer it must give, and the contract for every command."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from cases import CASES, HEAD, Case
+from harness import SENTINEL, check_contract, run_in_process, run_subprocess
+from streamt.errors import StreamtError
+from streamt.testing import write_project
+
+# Commands whose answer on a small hostile project must also keep the contract.
+EVERY_COMMAND = (
+    ("validate",),
+    ("compile", "--dry-run"),
+    ("plan", "--offline"),
+    ("lineage",),
+    ("lineage", "--format", "json"),
+    ("lineage", "--format", "mermaid"),
+)
+LARGE = {"lineage-chain-ascii", "lineage-chain-mermaid", "many-unknown-keys-legacy", "many-unknown-keys-strict"}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_the_reproducer_gets_its_answer(case: Case, tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", case.files)
+    envelope = check_contract(run_in_process([*case.command, "-p", str(root)], seconds=60), tmp_path)
+    codes = [e["code"] for e in envelope["errors"]]
+    if case.expect is None:
+        assert envelope["status"] == "ok", envelope["errors"]
+    else:
+        assert case.expect in codes, envelope["errors"]
+        located = [e for e in envelope["errors"] if e["code"] == case.expect]
+        assert all(e["message"] for e in located)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.id not in LARGE], ids=lambda c: c.id)
+def test_every_command_keeps_the_contract_on_the_reproducer(case: Case, tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", case.files)
+    for command in EVERY_COMMAND:
+        check_contract(run_in_process([*command, "-p", str(root)], seconds=30), tmp_path)
+
+
+def test_type_errors_name_the_path_and_the_expected_type(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", {"stream_project.yml": HEAD + "models: [{name: m, sql: [1]}]\n"})
+    envelope = check_contract(run_in_process(["validate", "-p", str(root)]))
+    assert [e["message"] for e in envelope["errors"]] == [
+        "Invalid value at 'models[0].sql': expected a string, got a list (stream_project.yml:3:20)"
+    ]
+
+
+def test_a_dsn_in_dsn_env_is_never_repeated(tmp_path: Path) -> None:
+    case = next(c for c in CASES if c.id == "dsn-env-holds-a-dsn")
+    root = write_project(tmp_path / "p", case.files)
+    result = run_in_process(["validate", "-p", str(root)])
+    check_contract(result)
+    assert b"postgresql://" not in result.stdout
+
+
+def test_a_project_path_longer_than_the_file_system_allows_is_e501(tmp_path: Path) -> None:
+    envelope = check_contract(run_in_process(["validate", "-p", str(tmp_path / ("a" * 300))]))
+    assert [e["code"] for e in envelope["errors"]] == ["E501_PARSE_ERROR"]
+
+
+@pytest.mark.parametrize("command", [("validate",), ("lineage",), ("list", "models")])
+def test_stdout_is_valid_utf8_when_a_path_is_not(command: tuple[str, ...], tmp_path: Path) -> None:
+    missing = os.fsencode(tmp_path) + b"/nonexistent\xff"
+    envelope = check_contract(run_subprocess([*command, "-p", missing]))
+    assert envelope["status"] == "error"
+    assert "nonexistent\\xff" in envelope["errors"][0]["message"]
+
+
+def test_stdout_is_valid_utf8_when_a_declaration_file_name_is_not(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", {"stream_project.yml": HEAD})
+    (root / "models").mkdir()
+    with open(os.fsencode(root / "models") + b"/bad\xff.yml", "wb") as handle:
+        handle.write(b"models: [{name: m, sql: [1]}]\n")
+    envelope = check_contract(run_subprocess(["validate", "-p", str(root)]))
+    assert "models/bad\\xff.yml" in envelope["errors"][0]["message"]
+
+
+def test_a_declaration_symlink_out_of_the_project_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.yml"
+    outside.write_text("models: [{name: stolen, materialized: topic}]\n")
+    root = write_project(tmp_path / "p", {"stream_project.yml": HEAD})
+    (root / "models").mkdir()
+    (root / "models" / "x.yml").symlink_to(outside)
+    envelope = check_contract(run_in_process(["validate", "-p", str(root)]))
+    assert envelope["errors"][0]["code"] == "E501_PARSE_ERROR"
+    assert "models/x.yml is a symbolic link to a file outside the project" in envelope["errors"][0]["message"]
+
+
+def test_a_declaration_symlink_inside_the_project_is_read(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path / "p", {"stream_project.yml": HEAD, "shared/m.yml": "models: [{name: m, materialized: topic}]\n"}
+    )
+    (root / "models").mkdir()
+    (root / "models" / "x.yml").symlink_to(root / "shared" / "m.yml")
+    envelope = check_contract(run_in_process(["list", "models", "-p", str(root)]))
+    assert envelope["status"] == "ok", envelope["errors"]
+
+
+def _registry_project(tmp_path: Path, password: str) -> Path:
+    text = HEAD.replace(
+        '"x:1"}', f'"x:1"}}, schema_registry: {{url: "http://user:{password}@host:8081/p?token={password}"}}'
+    )
+    return write_project(tmp_path / f"p{len(password)}", {"stream_project.yml": text})
+
+
+def test_url_credentials_are_not_part_of_the_environment_fingerprint(tmp_path: Path) -> None:
+    fingerprints = []
+    for password in (SENTINEL, SENTINEL + "x"):
+        root = _registry_project(tmp_path, password)
+        out = tmp_path / f"{len(password)}.plan"
+        envelope = check_contract(run_in_process(["plan", "--offline", "-p", str(root), "--out", str(out)]), tmp_path)
+        fingerprints.append(envelope["data"]["environment_fingerprint"])
+        assert SENTINEL not in out.read_text()
+    # Equal fingerprints: the password changes nothing, so the fingerprint cannot be used to guess it.
+    assert fingerprints[0] == fingerprints[1]
+    other_host = write_project(
+        tmp_path / "other",
+        {"stream_project.yml": HEAD.replace('"x:1"}', '"x:1"}, schema_registry: {url: "http://other:8081"}')},
+    )
+    envelope = check_contract(run_in_process(["plan", "--offline", "-p", str(other_host)]))
+    assert envelope["data"]["environment_fingerprint"] != fingerprints[0]
+
+
+def test_a_plan_file_with_a_duplicate_key_is_refused(tmp_path: Path) -> None:
+    from streamt.plan.planfile import read_plan_file
+
+    root = write_project(tmp_path / "p", {"stream_project.yml": HEAD + "models: [{name: m, materialized: topic}]\n"})
+    plan = tmp_path / "plan.json"
+    check_contract(run_in_process(["plan", "--offline", "-p", str(root), "--out", str(plan)]))
+    text = plan.read_text()
+    assert json.loads(text)["actions"]
+    read_plan_file(plan)  # the file as written is valid
+    plan.write_text(text.replace('{\n  "actions": [', '{\n  "actions": [],\n  "actions": [', 1))
+    with pytest.raises(StreamtError) as refused:
+        read_plan_file(plan)
+    assert refused.value.diagnostics[0].code.code == "E408_PLAN_FILE_INVALID"
+    assert "duplicate key 'actions'" in str(refused.value)
