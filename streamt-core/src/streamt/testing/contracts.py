@@ -1,0 +1,433 @@
+"""The conformance kit: base test classes every plugin's suite subclasses with ``pass``.
+
+A plugin proves it keeps the contract by subclassing the class for its kind
+and providing the fixtures the class names (everything else is inherited)::
+
+    from streamt.testing.contracts import StateBackendContract
+
+    class TestJsonDirBackend(StateBackendContract):
+        @pytest.fixture
+        def state_backend_factory(self, tmp_path):
+            return lambda: make_my_backend(tmp_path)
+
+The classes only use ``streamt.sdk`` objects, so the same checks hold for
+core's own ``local`` backend, the PostgreSQL backend and any third party's.
+
+* ``StateBackendContract`` — locking, atomic commit, marker and recovery
+  semantics, history, idempotent repeat, concurrent writers.
+* ``ProviderContract`` — an observer/planner/deployer trio: create -> no-op
+  -> update -> failure -> rollback, and an unknown outcome never reported as
+  success.
+* ``ExporterContract`` — one envelope, deterministic bytes, atomic
+  ``--output-file``, no secrets.
+* ``CompilerContract`` — the same project compiles to the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+from streamt.sdk import (
+    ABSENT,
+    CREATE,
+    DONE,
+    NOOP,
+    PRESENT,
+    UNKNOWN,
+    UPDATE,
+    Action,
+    Artifact,
+    Deployer,
+    Observer,
+    OperationControl,
+    OwnershipRecord,
+    OwnershipState,
+    Planner,
+    StateBackend,
+    StreamtError,
+    canonical_json,
+    sha256_checksum,
+)
+from streamt.testing import run_cli
+
+__all__ = ["CompilerContract", "ExporterContract", "ProviderContract", "StateBackendContract"]
+
+
+def _code(error: pytest.ExceptionInfo[StreamtError]) -> str:
+    return error.value.diagnostics[0].code.code
+
+
+def _record(backend: StateBackend, name: str, checksum: str = "sha256:" + "0" * 64) -> OwnershipRecord:
+    project, env = backend.address.removeprefix("streamt-state://").split("/")[1:3]
+    return OwnershipRecord(
+        resource_id=f"streamt://{project}/{env}/topic/{name}",
+        kind="topic",
+        name=name,
+        identity=name,
+        ownership="managed",
+        artifact_checksum=checksum,
+        provider="streamt-contract",
+    )
+
+
+class StateBackendContract:
+    """What every deployment-state backend does (``streamt.sdk.StateBackend``).
+
+    Provide ``state_backend_factory``: a zero-argument callable returning a
+    *new* backend object for one and the same fresh, empty state address each
+    time it is called (two objects stand for two processes), configured with a
+    lock timeout of at most a few seconds.
+    """
+
+    @pytest.fixture
+    def state_backend_factory(self) -> Callable[[], StateBackend]:
+        raise NotImplementedError("a StateBackendContract subclass provides the state_backend_factory fixture")
+
+    def test_a_fresh_address_is_absent_and_clear(self, state_backend_factory: Callable[[], StateBackend]) -> None:
+        backend = state_backend_factory()
+        assert backend.read_state() is None
+        assert backend.read_control().status == "clear"
+        status = backend.status()
+        assert {"backend", "address", "state_status", "serial", "checksum", "operation_status"} <= set(status)
+        assert (status["state_status"], status["serial"], status["checksum"]) == ("absent", 0, None)
+        assert status["backend"] == backend.name and status["address"] == backend.address
+
+    def test_commit_advances_the_serial_by_one_and_clears_the_marker(
+        self, state_backend_factory: Callable[[], StateBackend]
+    ) -> None:
+        backend = state_backend_factory()
+        with backend.operation_lock():
+            control = backend.begin_operation("apply", [{"position": 0, "action": "create", "identity": "orders"}])
+            assert backend.read_control().status == "in_progress"
+            control = backend.record_progress_many(control, [0], "started")
+            control = backend.record_progress(control, 0, "done")
+            state = backend.commit(control, [_record(backend, "orders")])
+        assert state.serial == 1 and backend.read_control().status == "clear"
+        again = state_backend_factory().read_state()  # another process sees exactly the committed state
+        assert again is not None and again.checksum == state.checksum and again.serial == 1
+        assert [r.identity for r in again.records] == ["orders"]
+        status = state_backend_factory().status()
+        assert (status["state_status"], status["serial"], status["checksum"]) == ("present", 1, state.checksum)
+
+    def test_history_grows_one_serial_per_commit_and_keeps_the_store(
+        self, state_backend_factory: Callable[[], StateBackend]
+    ) -> None:
+        backend = state_backend_factory()
+        serials, stores = [], set()
+        for names in (["a"], ["a", "b"], ["b"]):
+            with backend.operation_lock():
+                state = backend.commit(backend.begin_operation("apply", []), [_record(backend, n) for n in names])
+            serials.append(state.serial)
+            stores.add(state.store_id)
+        assert serials == [1, 2, 3] and len(stores) == 1
+        final = state_backend_factory().read_state()
+        assert final is not None and [r.identity for r in final.records] == ["b"]
+
+    def test_progress_is_durable_before_the_commit(self, state_backend_factory: Callable[[], StateBackend]) -> None:
+        backend = state_backend_factory()
+        with backend.operation_lock():
+            control = backend.begin_operation("apply", [{"position": 0}, {"position": 1}])
+            backend.record_progress_many(control, [0, 1], "started")
+            seen = state_backend_factory().read_control()  # a crash now leaves this behind
+        assert seen.status == "in_progress" and seen.operation_id == control.operation_id
+        assert [(p.index, p.outcome) for p in seen.progress] == [(0, "started"), (1, "started")]
+        assert len(seen.actions) == 2
+
+    def test_an_unfinished_marker_blocks_the_next_operation_until_recovery(
+        self, state_backend_factory: Callable[[], StateBackend]
+    ) -> None:
+        backend = state_backend_factory()
+        with backend.operation_lock():
+            control = backend.begin_operation("apply", [{"position": 0}])
+            backend.mark_recovery_required(control, "E407_DEPLOY_ERROR")
+        other = state_backend_factory()
+        with other.operation_lock(), pytest.raises(StreamtError) as caught:
+            other.begin_operation("apply", [])
+        assert _code(caught) == "E419_STATE_RECOVERY_REQUIRED"
+        with pytest.raises(StreamtError) as caught:
+            other.require_clear()
+        assert _code(caught) == "E419_STATE_RECOVERY_REQUIRED"
+        operation = other.status()["operation_status"]
+        assert (operation["status"], operation["operation_id"], operation["failure_code"]) == (
+            "recovery_required",
+            control.operation_id,
+            "E407_DEPLOY_ERROR",
+        )
+
+    def test_a_stale_base_serial_is_a_conflict_and_changes_nothing(
+        self, state_backend_factory: Callable[[], StateBackend]
+    ) -> None:
+        backend = state_backend_factory()
+        with backend.operation_lock():
+            control = backend.begin_operation("apply", [])
+            with pytest.raises(StreamtError) as caught:
+                backend.commit(attrs.evolve(control, base_serial=5), [_record(backend, "x")])
+        assert _code(caught) == "E424_STATE_CONFLICT"
+        assert state_backend_factory().read_state() is None
+
+    def test_a_second_writer_waits_for_the_lock_then_times_out(
+        self, state_backend_factory: Callable[[], StateBackend]
+    ) -> None:
+        first, second = state_backend_factory(), state_backend_factory()
+        with first.operation_lock():
+            first.verify_lock()
+            with pytest.raises(StreamtError) as caught, second.operation_lock():
+                pass
+        assert _code(caught) == "E422_STATE_LOCK_TIMEOUT"
+        with second.operation_lock():  # released: the next writer gets it
+            second.verify_lock()
+
+    def test_recovery_clears_the_marker_once_and_an_identical_repeat_is_idempotent(
+        self, state_backend_factory: Callable[[], StateBackend]
+    ) -> None:
+        backend = state_backend_factory()
+        with backend.operation_lock():
+            control = backend.begin_operation("apply", [{"position": 0}])
+            control = backend.mark_recovery_required(control, "E407_DEPLOY_ERROR")
+        entry = _recovery_entry(control, None)
+        with backend.operation_lock():
+            backend.verify_lock()
+            assert backend.commit_recovery(entry, None, None) is None
+        assert backend.read_control().status == "clear"
+        assert state_backend_factory().read_recovery(entry["recovery_operation_id"]) == entry
+        with backend.operation_lock():  # the identical retry after a crash finds its own entry
+            assert backend.commit_recovery(entry, None, None) is None
+        assert backend.read_control().status == "clear" and backend.read_state() is None
+
+    def test_recovery_can_install_the_reviewed_candidate_state(
+        self, state_backend_factory: Callable[[], StateBackend]
+    ) -> None:
+        backend = state_backend_factory()
+        with backend.operation_lock():
+            control = backend.begin_operation("apply", [{"position": 0}])
+            control = backend.mark_recovery_required(control, "E407_DEPLOY_ERROR")
+        store_id = backend.status()["store_id"] or str(uuid.uuid4())  # a store may exist before its first state
+        candidate = OwnershipState(store_id, backend.address, 1, (_record(backend, "orders"),))
+        entry = _recovery_entry(control, candidate.checksum, resolution="observed")
+        with backend.operation_lock():
+            installed = backend.commit_recovery(entry, None, candidate)
+        assert installed is not None and installed.serial == 1
+        reread = state_backend_factory().read_state()
+        assert reread is not None and reread.checksum == candidate.checksum
+        assert backend.read_control().status == "clear"
+
+
+def _recovery_entry(
+    control: OperationControl, state_checksum: str | None, resolution: str = "rolled_back"
+) -> dict[str, Any]:
+    return {
+        "blocked_operation_id": control.operation_id,
+        "recovery_operation_id": str(uuid.uuid4()),
+        "resolution": resolution,
+        "evidence_checksum": sha256_checksum(b"contract evidence"),
+        "state_checksum": state_checksum,
+    }
+
+
+class ProviderContract:
+    """What an observer/planner/deployer trio does for one artifact kind, against its real service.
+
+    Provide these fixtures:
+
+    * ``provider`` — ``(observer, planner, deployer)`` for the kind;
+    * ``desired`` — a managed ``Artifact`` that does not exist live yet
+      (unique per test: the class creates it, so clean it up in the fixture);
+    * ``changed`` — ``changed(artifact)``: the same identity with a spec the
+      planner plans as ``update``, or ``None`` when the kind has no updates;
+    * ``refused`` — a managed artifact whose ``create`` the provider refuses
+      before changing anything (e.g. an invalid setting), or ``None``.
+    """
+
+    @pytest.fixture
+    def provider(self) -> tuple[Observer, Planner, Deployer]:
+        raise NotImplementedError("a ProviderContract subclass provides the provider fixture")
+
+    @pytest.fixture
+    def desired(self) -> Artifact:
+        raise NotImplementedError("a ProviderContract subclass provides the desired fixture")
+
+    @pytest.fixture
+    def changed(self) -> Callable[[Artifact], Artifact | None]:
+        return lambda _artifact: None
+
+    @pytest.fixture
+    def refused(self) -> Artifact | None:
+        return None
+
+    def _plan(self, planner: Planner, artifact: Artifact, observer: Observer, record: Any) -> list[Any]:
+        observation = observer.observe([artifact])[artifact.identity]
+        return list(planner.plan(artifact, observation, record))
+
+    def test_the_kind_is_served_by_all_three(
+        self, provider: tuple[Observer, Planner, Deployer], desired: Artifact
+    ) -> None:
+        observer, planner, deployer = provider
+        assert desired.kind in observer.kinds and desired.kind in planner.kinds and desired.kind in deployer.kinds
+
+    def test_create_then_noop_then_update(
+        self,
+        provider: tuple[Observer, Planner, Deployer],
+        desired: Artifact,
+        changed: Callable[[Artifact], Artifact | None],
+    ) -> None:
+        observer, planner, deployer = provider
+        assert observer.observe([desired])[desired.identity].status == ABSENT
+        (create,) = [a for a in self._plan(planner, desired, observer, None) if isinstance(a, Action)]
+        assert create.action == CREATE and create.identity == desired.identity
+        outcome = deployer.apply(CREATE, [(create, desired)])[desired.identity]
+        assert outcome.status == DONE, outcome
+        assert observer.observe([desired])[desired.identity].status == PRESENT
+        record = _record_of(desired)
+        actions = [a for a in self._plan(planner, desired, observer, record) if isinstance(a, Action)]
+        assert [a.action for a in actions] == [NOOP], actions
+        update = changed(desired)
+        if update is None:
+            return
+        record = _record_of(desired)
+        items = self._plan(planner, update, observer, record)
+        actions = [a for a in items if isinstance(a, Action)]
+        if not actions or actions[0].action != UPDATE:  # the change is refused for review: a SafetyBlocker
+            assert items and not actions, items
+            return
+        assert deployer.apply(UPDATE, [(actions[0], update)])[update.identity].status == DONE
+        after = [a for a in self._plan(planner, update, observer, _record_of(update)) if isinstance(a, Action)]
+        assert [a.action for a in after] == [NOOP], after
+
+    def test_rollback_removes_exactly_what_was_created(
+        self, provider: tuple[Observer, Planner, Deployer], desired: Artifact
+    ) -> None:
+        observer, planner, deployer = provider
+        (create,) = [a for a in self._plan(planner, desired, observer, None) if isinstance(a, Action)]
+        assert deployer.apply(CREATE, [(create, desired)])[desired.identity].status == DONE
+        assert deployer.rollback(create, desired) is True
+        assert observer.observe([desired])[desired.identity].status == ABSENT
+
+    def test_a_refused_create_is_failed_and_changes_nothing(
+        self, provider: tuple[Observer, Planner, Deployer], refused: Artifact | None
+    ) -> None:
+        if refused is None:
+            pytest.skip("this provider declares no refusable create")
+        observer, _planner, deployer = provider
+        action = Action.for_artifact(CREATE, refused, "", observer.observe([refused])[refused.identity])
+        outcome = deployer.apply(CREATE, [(action, refused)])[refused.identity]
+        assert outcome.status == "failed" and outcome.error, outcome
+        assert observer.observe([refused])[refused.identity].status == ABSENT
+
+    def test_an_outcome_is_never_success_without_confirmation(
+        self, provider: tuple[Observer, Planner, Deployer], desired: Artifact
+    ) -> None:
+        # Asked for an identity it was not given, a deployer's answer must not claim it: core
+        # treats a missing identity as unknown, so the deployer may only answer for what it did.
+        observer, planner, deployer = provider
+        (create,) = [a for a in self._plan(planner, desired, observer, None) if isinstance(a, Action)]
+        outcomes = deployer.apply(CREATE, [(create, desired)])
+        assert set(outcomes) == {desired.identity}
+        assert all(o.status in (DONE, "failed", UNKNOWN) for o in outcomes.values())
+        deployer.rollback(create, desired)
+
+
+def _record_of(artifact: Artifact) -> OwnershipRecord:
+    return OwnershipRecord(
+        resource_id=f"streamt://contract/default/{artifact.kind}/{artifact.name}",
+        kind=artifact.kind,
+        name=artifact.name,
+        identity=artifact.identity,
+        ownership=artifact.ownership,
+        artifact_checksum=artifact.checksum,
+        provider=artifact.provider,
+    )
+
+
+class ExporterContract:
+    """What an exporter command does (``streamt <group> <name>``), through the real CLI.
+
+    Provide ``exporter_args`` (e.g. ``["docs", "odcs"]``) and ``exporter_project``
+    (a project directory the exporter accepts). ``secret_env`` (optional)
+    names environment variables set to a sentinel secret that must never
+    appear in the output.
+    """
+
+    SECRET = "contract-sentinel-s3cr3t"
+
+    @pytest.fixture
+    def exporter_args(self) -> Sequence[str]:
+        raise NotImplementedError("an ExporterContract subclass provides the exporter_args fixture")
+
+    @pytest.fixture
+    def exporter_project(self) -> Path:
+        raise NotImplementedError("an ExporterContract subclass provides the exporter_project fixture")
+
+    @pytest.fixture
+    def secret_env(self) -> Sequence[str]:
+        return ()
+
+    @pytest.fixture(autouse=True)
+    def _sentinel(self, secret_env: Sequence[str], monkeypatch: pytest.MonkeyPatch) -> None:
+        for name in secret_env:
+            monkeypatch.setenv(name, self.SECRET)
+
+    def test_one_envelope_with_the_document(self, exporter_args: Sequence[str], exporter_project: Path) -> None:
+        outcome = run_cli(*exporter_args, "--project-dir", exporter_project)
+        assert outcome.ok, outcome.envelope
+        assert outcome.envelope["command"] == " ".join(exporter_args)
+
+    def test_the_same_project_exports_the_same_bytes(
+        self, exporter_args: Sequence[str], exporter_project: Path
+    ) -> None:
+        first = run_cli(*exporter_args, "--project-dir", exporter_project)
+        second = run_cli(*exporter_args, "--project-dir", exporter_project)
+        assert canonical_json(first.envelope["data"]) == canonical_json(second.envelope["data"])
+
+    def test_output_file_is_written_whole_or_not_at_all(
+        self, exporter_args: Sequence[str], exporter_project: Path, tmp_path: Path
+    ) -> None:
+        target = tmp_path / "out" / "document"
+        target.parent.mkdir()
+        done = run_cli(*exporter_args, "--project-dir", exporter_project, "--output-file", target)
+        assert done.ok, done.envelope
+        written = target.read_bytes()
+        assert written and not [p for p in target.parent.iterdir() if p != target]  # no temporary left
+        again = run_cli(*exporter_args, "--project-dir", exporter_project, "--output-file", target)
+        assert again.ok and target.read_bytes() == written
+        missing = run_cli(*exporter_args, "--project-dir", exporter_project, "--output-file", tmp_path / "no" / "f")
+        assert not missing.ok and not (tmp_path / "no").exists()
+
+    def test_no_secret_reaches_the_output(
+        self, exporter_args: Sequence[str], exporter_project: Path, secret_env: Sequence[str]
+    ) -> None:
+        outcome = run_cli(*exporter_args, "--project-dir", exporter_project)
+        assert self.SECRET not in outcome.stdout and self.SECRET not in outcome.stderr
+        assert all(os.environ.get(name) == self.SECRET for name in secret_env)
+
+
+class CompilerContract:
+    """What a compiler (``streamt_compile``) does: the same project compiles to the same bytes.
+
+    Provide ``compiler_project``: a project directory with declarations your
+    plugin compiles (at least one artifact must come from it).
+    """
+
+    @pytest.fixture
+    def compiler_project(self) -> Path:
+        raise NotImplementedError("a CompilerContract subclass provides the compiler_project fixture")
+
+    def _compiled(self, project: Path) -> dict[str, Any]:
+        outcome = run_cli("compile", "--project-dir", project, "--dry-run")
+        assert outcome.ok, outcome.envelope
+        return outcome.envelope["data"]
+
+    def test_compiling_twice_gives_the_same_bytes(self, compiler_project: Path) -> None:
+        first, second = self._compiled(compiler_project), self._compiled(compiler_project)
+        assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+    def test_the_plugin_contributes_artifacts(self, compiler_project: Path) -> None:
+        data = self._compiled(compiler_project)
+        assert canonical_json(data) and data, data
