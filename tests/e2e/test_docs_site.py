@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -126,7 +127,13 @@ def test_everything_declared_is_escaped_and_the_site_needs_no_network(streamt_cl
     graph = re.search(r'<script id="graph-data" type="application/json">(.*?)</script>', files["lineage.html"], re.S)
     assert graph is not None and "</" not in graph.group(1)
     index = files["index.html"]
-    assert 'data-tags="|core|pii|"' in index and '<option value="pii">pii</option>' in index
+    rows = re.search(r'<script id="index-data" type="application/json">(.*?)</script>', index, re.S)
+    assert rows is not None and "</" not in rows.group(1)
+    by_name = {row[0]: row for row in json.loads(rows.group(1))}
+    assert by_name["orders_clean"] == ["orders_clean", "model", "topic", "", ["core", "pii"], "Clean orders",
+                                       "models/orders_clean.html"]  # fmt: skip
+    assert by_name["orders_raw"][5].startswith("<script>alert(1)")  # data, escaped by the script that draws it
+    assert '<option value="pii">pii</option>' in index
 
 
 def test_a_folder_streamt_did_not_write_is_never_replaced(streamt_cli, streamt_project, tmp_path) -> None:

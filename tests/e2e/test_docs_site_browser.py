@@ -102,14 +102,14 @@ def check_site(driver: Any, site: Path, nodes: set[str], edges: set[tuple[str, s
 
     driver.get((site / "index.html").as_uri())
     driver.find_element(By.ID, "search").send_keys(model)
-    WebDriverWait(driver, 10).until(
-        lambda d: (
-            [r.text.split()[0] for r in d.find_elements(By.CSS_SELECTOR, "#resources tbody tr") if r.is_displayed()][:1]
-            == [model]
-        )
+    listed = (
+        "return Array.from(document.querySelectorAll('#resources tbody tr'))"
+        ".map(r => [r.cells[0].textContent, r.dataset.search])"
     )
-    shown = [r for r in driver.find_elements(By.CSS_SELECTOR, "#resources tbody tr") if r.is_displayed()]
-    assert all(model in r.get_attribute("data-search") for r in shown)
+    rows = WebDriverWait(driver, 10).until(
+        lambda d: (found := d.execute_script(listed)) and found[0][0] == model and found
+    )
+    assert all(model in search for _name, search in rows)  # every listed row matches, the model first
     assert console_errors(driver) == []
 
 

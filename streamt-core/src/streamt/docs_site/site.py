@@ -66,9 +66,14 @@ def site_files(project: Any, artifacts: list[Any], contributions: list[Any]) -> 
         files[link["path"]] = _bytes(page_template.render(**common, root="../", page=page))
     tags = sorted({t for r in records for t in r["tags"]})
     counts = {kind: sum(1 for r in records if r["kind"] == kind) for kind in content.KINDS}
+    rows = [
+        [r["name"], r["kind"], r["facts"][0][1] if r["facts"] else "", r["owner"], r["tags"], r["description"][:160],
+         r["path"]]
+        for r in records
+    ]  # fmt: skip
     files["index.html"] = _bytes(
         env.get_template("index.html.j2").render(
-            **common, root="", records=records, tags=tags, counts=counts, extra=extra
+            **common, root="", index_json=_script_json(rows), tags=tags, counts=counts, extra=extra
         )
     )
     names = list(graph.nodes)
