@@ -38,7 +38,7 @@ def list_(resource_type: str, project_dir: str, env: str | None, selector: str |
         items = [i for i in items if i["name"] in chosen or i.get("model") in chosen]
     items.sort(key=lambda i: (_sort_key(i, sort_by), i["name"]))
     data = {"resource_type": resource_type, "count": len(items), "items": items}
-    lines = [f"{len(items)} {resource_type}"]
+    lines = [f"{len(items)} {KINDS[resource_type] if len(items) == 1 else resource_type}"]
     for item in items:
         lines.append(f"  {item['name']:<32} {_kind(item):<14} {_relation(item)}".rstrip())
     return Result("list", data=data, text="\n".join(lines))
@@ -88,10 +88,6 @@ def show(resource_type: str, name: str, project_dir: str, env: str | None, diff:
     from streamt.dag import build_graph
     from streamt.project import load_project
 
-    if diff:
-        raise StreamtError(
-            Codes.E904_NOT_IMPLEMENTED, "show --diff is not implemented yet.", "Run 'streamt show' without --diff."
-        )
     project = load_project(project_dir, env)
     item = getattr(project, resource_type)(name)
     if item is None:
@@ -103,7 +99,58 @@ def show(resource_type: str, name: str, project_dir: str, env: str | None, diff:
     warnings: tuple[Diagnostic, ...] = ()
     if resource_type == "model":
         warnings = _add_compiled_view(project, name, data)
-    return Result("show", data=data, text=_text(resource_type, name, data), warnings=warnings)
+    text = _text(resource_type, name, data)
+    if diff:
+        data["diff"], more = _live_diff(project, name)
+        warnings += more
+        text += "\n\n" + _diff_text(data["diff"])
+    return Result("show", data=data, text=text, warnings=warnings)
+
+
+def _live_diff(project: Any, name: str) -> tuple[dict[str, Any], tuple[Diagnostic, ...]]:
+    """Declared vs live for the artifacts of one declaration: the online plan's own evidence, read-only.
+
+    The same observers, planners and ownership state as ``plan`` (and ``diff``), restricted to the
+    artifacts this declaration compiles to; nothing is written and no lock is taken.
+    """
+    from streamt.compile import validate_and_compile
+    from streamt.plan.observe import observers_by_kind
+    from streamt.plan.online import local_state_warning, open_backend, plan_online
+    from streamt.plugins import get_plugins
+    from streamt.state.selection import READ
+
+    loaded = validate_and_compile(project)
+    plugins = get_plugins()
+    observers = observers_by_kind(plugins, project.runtime)
+    mine = [a for a in loaded.compiled.artifacts if a.name == name]
+    readable = tuple(a for a in mine if a.ownership == "external" or a.kind in observers)
+    backend = open_backend(project, READ)
+    plan, _status = plan_online(project, loaded.compiled, backend, readable, plugins)
+    diff = {
+        "environment": plan.environment,
+        "artifacts": [
+            {k: action.to_json()[k] for k in ("kind", "identity", "ownership", "action", "summary", "evidence")}
+            for action in plan.actions
+        ],
+        "safety_blockers": [b.to_json() for b in plan.safety_blockers],
+        "ownership_requirements": [r.to_json() for r in plan.ownership_requirements],
+        "not_observed": [{"kind": a.kind, "identity": a.identity} for a in mine if a not in readable],
+    }
+    return diff, loaded.warnings + local_state_warning(backend)
+
+
+def _diff_text(diff: dict[str, Any]) -> str:
+    words = {"create": "absent live (would be created)", "noop": "in sync", "adopt": "would be adopted"}
+    lines = [f"Declared vs live ({diff['environment']}):"]
+    for a in diff["artifacts"]:
+        detail = "external: not compared" if a["ownership"] == "external" else words.get(a["action"], a["summary"])
+        lines.append(f"  {a['kind']} {a['identity']}: {detail}")
+    lines += [f"  {a['kind']} {a['identity']}: not observed (no live reader)" for a in diff["not_observed"]]
+    lines += [f"  ! {b['kind']} {b['identity']}: {b['message']}" for b in diff["safety_blockers"]]
+    lines += [f"  ? {r['kind']} {r['identity']}: {r['message']}" for r in diff["ownership_requirements"]]
+    if len(lines) == 1:
+        lines.append("  (this declaration compiles to no deployable artifact)")
+    return "\n".join(lines)
 
 
 def _add_compiled_view(project: Any, name: str, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
