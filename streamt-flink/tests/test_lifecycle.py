@@ -86,7 +86,7 @@ def test_savepoint_mode_is_a_reviewed_update_with_the_old_statements_for_rollbac
     upgrade = action.evidence["upgrade"]
     assert upgrade["mode"] == "savepoint" and upgrade["job_id"] == "j1"
     assert upgrade["previous_statements"] == OLD
-    assert action.evidence["requires"] == ["reviewed_plan"]
+    assert action.evidence["requires"] == ["reviewed_plan"] and action.evidence["upgrade_mode"] == "savepoint"
 
 
 def test_stateless_mode_needs_force_and_says_it_drops_state() -> None:

@@ -153,6 +153,11 @@ class FlinkJobObserver:
         return out
 
 
+def mode_of(artifact: Artifact) -> str:
+    """The job's ``flink.upgrade_mode`` (test jobs and specs compiled before it: ``blocked``)."""
+    return str((artifact.spec.get("lifecycle") or {}).get("upgrade_mode") or "blocked")
+
+
 def details(artifact: Artifact) -> str:
     parallelism = (artifact.spec.get("settings") or {}).get("parallelism.default")
     return f"parallelism: {parallelism}" if parallelism else "parallelism: cluster default"
@@ -192,7 +197,7 @@ class FlinkJobPlanner:
             evidence = {}
             if migrating:  # the record learns the legacy name the job runs under
                 evidence["record_attributes"] = record_attributes(artifact, view.get("job_id"), running_as)
-            return [Action.for_artifact(NOOP, artifact, state, observation, **evidence)]
+            return [Action.for_artifact(NOOP, artifact, state, observation, upgrade_mode=mode_of(artifact), **evidence)]
         return self._upgrade(artifact, observation, record, view, running_as)
 
     @staticmethod
@@ -201,12 +206,12 @@ class FlinkJobPlanner:
 
         if not observation.assumed:  # offline plans need no secrets
             require_resolvable(artifact)  # online: before any mutation, not halfway through apply
-        return [Action.for_artifact(CREATE, artifact, details(artifact), observation)]
+        return [Action.for_artifact(CREATE, artifact, details(artifact), observation, upgrade_mode=mode_of(artifact))]
 
     def _upgrade(
         self, artifact: Artifact, observation: Observation, record: Any, view: dict[str, Any], running_as: str
     ) -> list[Any]:
-        mode = (artifact.spec.get("lifecycle") or {}).get("upgrade_mode", "blocked")
+        mode = mode_of(artifact)
         changes = {"definition": {"from": _recorded_definition(record), "to": definition_checksum(artifact)}}
         if mode == STATELESS:
             upgrade = {"mode": STATELESS, "job_id": view["job_id"], "running_as": running_as}
@@ -263,7 +268,7 @@ class FlinkJobPlanner:
         force: bool = False,
     ) -> list[Any]:
         requires = ["reviewed_plan", "force"] if force else ["reviewed_plan"]
-        evidence: dict[str, Any] = {"upgrade": upgrade, "requires": requires}
+        evidence: dict[str, Any] = {"upgrade": upgrade, "requires": requires, "upgrade_mode": mode_of(artifact)}
         if changes:
             evidence["changes"] = changes
         return [Action.for_artifact(UPDATE, artifact, summary, observation, **evidence)]
@@ -272,7 +277,9 @@ class FlinkJobPlanner:
     def _blocked(artifact: Artifact, observation: Observation, reason: str, message: str, **evidence: Any) -> list[Any]:
         state = (observation.spec or {}).get("state")
         return [
-            Action.for_artifact(UPDATE, artifact, f"{state}: {reason}", observation, **evidence),
+            Action.for_artifact(
+                UPDATE, artifact, f"{state}: {reason}", observation, upgrade_mode=mode_of(artifact), **evidence
+            ),
             SafetyBlocker(reason, artifact.kind, artifact.identity, message),
         ]
 
