@@ -39,6 +39,7 @@ BASE_PACKAGES = ("openjdk-17-jre-headless",)
 # postinst registers them as update-alternatives slaves and fails when they are missing.)
 _DPKG_EXCLUDES = ("/usr/share/doc/*", "/usr/share/locale/*", "/usr/share/info/*")
 APT_PACKAGES = ("docker.io", "mmdebstrap")
+BASE_REPOSITORY = "streamt-devstack/java17-base"
 
 
 def _apt_install(packages: list[str]) -> None:
@@ -71,6 +72,9 @@ def base_recipe() -> dict:
 
 def base_key() -> str:
     return hashlib.sha256(json.dumps(base_recipe(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+BASE_TAG = f"{BASE_REPOSITORY}:{base_key()}"
 
 
 class Docker(Service):
@@ -179,8 +183,9 @@ class Docker(Service):
 
     def probe(self, ctx: Context) -> str:
         described = self.probe_started(ctx)
-        image = self.base_image(ctx, build=False)
-        return f"{described}, base image {image or 'not imported'}"
+        # A base image someone removed from a running engine comes back from the cached tarball.
+        image = self.base_image(ctx, build=True)
+        return f"{described}, base image {image}"
 
     def after_ready(self, ctx: Context) -> None:
         self.base_image(ctx, build=True)
@@ -238,7 +243,8 @@ class Docker(Service):
         started = time.monotonic()
         env = dict(os.environ, DOCKER_HOST=self.host())
         res = subprocess.run(
-            ["docker", "import", "--message", f"streamt devstack Java 17 base {base_key()}", str(tarball)],
+            # Tagged so that removing a runner image built on it never prunes it as an untagged parent.
+            ["docker", "import", "--message", f"streamt devstack Java 17 base {base_key()}", str(tarball), BASE_TAG],
             capture_output=True,
             text=True,
             env=env,
