@@ -5,6 +5,7 @@ receiver and a File transport, every event validated against the official OpenLi
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import signal
@@ -90,6 +91,10 @@ def receiver() -> Iterator[Receiver]:
     server = Receiver()
     yield server
     server.close()
+
+
+def parse_time(text: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def closed_port() -> int:
@@ -283,3 +288,109 @@ def test_sigterm_after_start_emits_abort(streamt_project, tmp_path: Path) -> Non
     start, abort = valid(read_jsonl(log))
     assert (start["eventType"], abort["eventType"]) == ("START", "ABORT")
     assert start["run"]["runId"] == abort["run"]["runId"]
+
+
+# --- apply ------------------------------------------------------------------------------------------
+
+APPLY_EMIT = ["--emit-openlineage", "--openlineage-job-namespace", JOB_NS]
+
+
+@pytest.mark.kafka
+@pytest.mark.schema_registry
+def test_a_successful_apply_emits_start_and_complete_with_the_operation_id(
+    kafka_project, ol_env, tmp_path: Path, receiver: Receiver
+) -> None:
+    ol_env(transport_file(tmp_path, {"type": "http", "url": receiver.url}))
+    project = kafka_project()
+    outcome = run_cli("apply", "-p", project.path, *APPLY_EMIT)
+    assert outcome.ok and "W112_OPENLINEAGE_EMIT_FAILED" not in outcome.warning_codes, outcome.envelope
+    start, complete = valid([e["event"] for e in receiver.events])
+    assert (start["eventType"], complete["eventType"]) == ("START", "COMPLETE")
+    assert start["run"]["runId"] == complete["run"]["runId"] == outcome.data["operation_id"]
+    assert (start["job"]["namespace"], start["job"]["name"]) == (JOB_NS, "e2e.default.apply")
+    assert start["inputs"] == start["outputs"] == complete["inputs"] == []  # apply emits no datasets
+    history = json.loads(sorted((project.state_dir() / "default.history").glob("*.json"))[-1].read_text())
+    assert history["operation_id"] == outcome.data["operation_id"]
+    assert parse_time(start["eventTime"]) <= parse_time(history["committed_at"])
+    assert project.path.joinpath(".streamt").exists() and "REGISTRY" not in json.dumps(receiver.events)
+
+    receiver.events.clear()  # nothing to change: no durable operation, no run
+    assert run_cli("apply", "-p", project.path, *APPLY_EMIT).ok
+    assert receiver.events == []
+
+
+@pytest.mark.kafka
+@pytest.mark.schema_registry
+def test_a_failed_apply_emits_fail_to_a_file(kafka_project, ol_env, tmp_path: Path) -> None:
+    log = tmp_path / "apply.jsonl"
+    ol_env(transport_file(tmp_path, {"type": "file", "log_file_path": str(log)}))
+    project = kafka_project()
+    project.model("lookup")["advanced"]["topic"]["replication_factor"] = 5  # one broker: refused
+    project.write()
+    outcome = run_cli("apply", "-p", project.path, *APPLY_EMIT)
+    assert outcome.error_codes == ["E407_DEPLOY_ERROR"]
+    start, fail = valid(read_jsonl(log))
+    assert (start["eventType"], fail["eventType"]) == ("START", "FAIL")
+    assert start["run"]["runId"] == fail["run"]["runId"] == outcome.data["operation_id"]
+
+
+@pytest.mark.kafka
+@pytest.mark.schema_registry
+def test_apply_with_the_receiver_down_changes_nothing_but_w112(kafka_project, ol_env, tmp_path: Path) -> None:
+    ol_env(
+        transport_file(tmp_path, {"type": "http", "url": f"http://127.0.0.1:{closed_port()}", "retry": {"total": 0}})
+    )
+    project, baseline = kafka_project(), kafka_project("baseline")
+    plain = run_cli("apply", "-p", baseline.path)
+    outcome = run_cli("apply", "-p", project.path, *APPLY_EMIT)
+    assert outcome.ok and outcome.exit_code == 0
+    assert outcome.warning_codes == plain.warning_codes + ["W112_OPENLINEAGE_EMIT_FAILED"] * 2
+    assert {r["identity"] for r in outcome.data["actions"] if r["result"] == "created"} >= {project.topic("retry")}
+
+    failing = kafka_project("failing")
+    failing.model("lookup")["advanced"]["topic"]["replication_factor"] = 5
+    failing.write()
+    outcome = run_cli("apply", "-p", failing.path, *APPLY_EMIT)
+    assert outcome.error_codes == ["E407_DEPLOY_ERROR"] and outcome.data["committed"] is False
+    assert outcome.warning_codes == ["W112_OPENLINEAGE_EMIT_FAILED"] * 2
+
+
+@pytest.mark.kafka
+@pytest.mark.schema_registry
+def test_apply_exits_before_the_durable_operation_emit_nothing(kafka_project, ol_env, tmp_path: Path) -> None:
+    log = tmp_path / "apply.jsonl"
+    ol_env(transport_file(tmp_path, {"type": "file", "log_file_path": str(log)}))
+    project = kafka_project()
+    assert run_cli("apply", "-p", project.path, "--dry-run", *APPLY_EMIT).ok
+    assert run_cli("apply", "-p", project.path).ok  # the flag is strictly opt-in
+    assert run_cli("apply", "-p", project.path, "--confirm-env", "nope", *APPLY_EMIT).error_codes
+    bad = run_cli("apply", "-p", project.path, "--emit-openlineage")  # no job namespace
+    assert bad.error_codes == ["E506_OPENLINEAGE_INVALID"]
+    assert read_jsonl(log) == []
+
+
+@pytest.mark.kafka
+@pytest.mark.schema_registry
+def test_sigterm_during_apply_after_start_emits_abort_and_keeps_the_marker(kafka_project, tmp_path: Path) -> None:
+    log = tmp_path / "apply.jsonl"
+    config = transport_file(tmp_path, {"type": "file", "log_file_path": str(log)})
+    project = kafka_project()
+    # Every durable boundary sleeps, so the signal lands between two mutations after START.
+    env = {**os.environ, "OPENLINEAGE_CONFIG": str(config), "STREAMT_TEST_BOUNDARY_DELAY": "1"}
+    process = subprocess.Popen(
+        [*STREAMT, "-o", "json", "apply", "-p", str(project.path), *APPLY_EMIT],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not read_jsonl(log) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGTERM
+    start, abort = valid(read_jsonl(log))
+    assert (start["eventType"], abort["eventType"]) == ("START", "ABORT")
+    marker = json.loads((project.state_dir() / "default.control.json").read_text())
+    assert start["run"]["runId"] == abort["run"]["runId"] == marker["operation_id"]
+    assert start["eventTime"] == marker["started_at"]

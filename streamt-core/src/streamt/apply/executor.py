@@ -18,7 +18,7 @@ so only reviewed recovery may clear it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
@@ -126,9 +126,17 @@ def _batches(mutations: list[tuple[int, Action]], deployers: dict[str, Any]) -> 
 
 
 def execute(
-    plan: Plan, artifacts: dict[tuple[str, str], Artifact], deployers: dict[str, Any], backend: Any
+    plan: Plan,
+    artifacts: dict[tuple[str, str], Artifact],
+    deployers: dict[str, Any],
+    backend: Any,
+    on_begin: Callable[[Any], None] | None = None,
 ) -> ApplyReport:
-    """Run ``plan`` (already verified and unblocked) under the caller's state lock."""
+    """Run ``plan`` (already verified and unblocked) under the caller's state lock.
+
+    ``on_begin(control)`` runs once the durable intent exists and before the first provider
+    call (OpenLineage START of ``apply --emit-openlineage``); it must not raise.
+    """
     current = backend.read_state()
     records = desired_records(plan, current)
     mutations = list(enumerate(plan.mutations))
@@ -137,6 +145,8 @@ def execute(
         return ApplyReport(tuple((a, "unchanged") for a in plan.actions))
     control = backend.begin_operation("apply", [_intent(i, a) for i, a in mutations])
     boundary()
+    if on_begin is not None:
+        on_begin(control)
     results: dict[int, str] = {}
     created: list[tuple[int, Action]] = []
     learnt: dict[str, dict[str, Any]] = {}

@@ -5,7 +5,11 @@ from __future__ import annotations
 import click
 
 from streamt.cli.options import env_option, project_dir_option
+from streamt.errors import StreamtError
 from streamt.result import Result
+from streamt.runlineage.lifecycle import apply_run, begin_hook, guarded
+from streamt.runlineage.options import openlineage_options
+from streamt.runlineage.run import COMPLETE
 
 
 @click.command("apply")
@@ -23,6 +27,10 @@ from streamt.result import Result
     help="Allow destructive operations the environment policy does not permit (a stateless Flink "
     "resubmit). Never bypasses E417 (partition reduction, incompatible schema).",
 )
+@openlineage_options(
+    kafka_help="Validated shared Kafka namespace option; apply emits no datasets.",
+    gateway_help="Validated shared Gateway namespace option; apply emits no datasets.",
+)
 def apply_command(
     project_dir: str,
     env: str | None,
@@ -33,6 +41,10 @@ def apply_command(
     confirm: bool,
     confirm_env: str | None,
     force: bool,
+    emit_openlineage: bool,
+    ol_job_namespace: str | None,
+    ol_kafka_namespace: str | None,
+    ol_gateway_namespace: str | None,
 ) -> Result:
     """Deploy artifacts to infrastructure."""
     from pathlib import Path
@@ -60,6 +72,10 @@ def apply_command(
     gates.require_remote_state(project)
     gates.confirm(project, confirm, confirm_env, dry_run)
     loaded = validate_and_compile(project)
+    # Telemetry preflight (E506) happens before any state or provider access; --dry-run emits nothing.
+    run = apply_run(
+        project, emit_openlineage and not dry_run, ol_job_namespace, ol_kafka_namespace, ol_gateway_namespace
+    )
     compiled = loaded.compiled
     if reviewed is not None:
         verify_bindings(reviewed, project_bindings(project, compiled))
@@ -87,10 +103,19 @@ def apply_command(
         deployers = deployers_by_kind(plugins, project.runtime)
         require_deployers(plan, deployers)
         artifacts = {(a.kind, a.identity): a for a in compiled.artifacts}
-        report = execute(plan, artifacts, deployers, backend)
+        try:
+            with guarded(run):
+                report = execute(plan, artifacts, deployers, backend, on_begin=begin_hook(run))
+        except StreamtError as exc:
+            if run is None or not run.warnings:
+                raise
+            # Reported exactly as without emission, plus only the W112 delivery warnings.
+            return Result("apply", data=exc.data, errors=tuple(exc.diagnostics), warnings=tuple(run.warnings))
+        if run is not None:
+            run.finish(COMPLETE)  # after the confirmed commit and marker clear; a no-op run never started
     return Result(
         "apply",
         data=apply_data(plan, report.results, report, plan_path),
         text=apply_text(report),
-        warnings=warnings,
+        warnings=warnings + tuple(run.warnings if run is not None else ()),
     )

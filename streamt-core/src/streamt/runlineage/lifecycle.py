@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
-from streamt.runlineage.options import Namespaces
+from streamt.runlineage.options import Namespaces, resolve
 from streamt.runlineage.run import ABORT, FAIL, CommandRun, Terminated, sigterm_aborts, terminate_again
 from streamt.runlineage.transport import build_transport, transport_config
 
@@ -34,3 +35,29 @@ def guarded(run: CommandRun | None) -> Iterator[None]:
         except Exception:  # a StreamtError or a defect: the run failed either way, and says so
             run.finish(FAIL)
             raise
+
+
+def apply_run(
+    project: Any, enabled: bool, job: str | None, kafka: str | None, gateway: str | None
+) -> CommandRun | None:
+    """The run of an ``apply`` (``None`` unless requested); apply emits no datasets."""
+    if not enabled:
+        return None
+    namespaces = resolve(job, kafka, gateway, None, need_kafka=False)
+    return prepare(namespaces, f"{project.name}.{project.env}.apply")
+
+
+def begin_hook(run: CommandRun | None) -> Callable[[Any], None] | None:
+    """Called by the executor right after the durable intent is written, before the first mutation.
+
+    The run is the operation: its ID is the intent's UUID and START carries the intent's
+    ``started_at`` exactly.
+    """
+    if run is None:
+        return None
+
+    def started(control: Any) -> None:
+        run.run_id = str(control.operation_id)
+        run.start(str(control.started_at))
+
+    return started
