@@ -26,12 +26,12 @@ from typing import Any
 from streamt.sdk import Codes, StreamtError
 
 from streamt_kstreams import engine
+from streamt_kstreams.limits import MAX_TIMEOUT
 
 RUNNER_DIR = Path(__file__).resolve().parent / "runner"
 _SKIPPED_PARTS = ("target", "__pycache__")
 LABEL_INPUTS = "io.streamt.runner.build-input-hash"
 LABEL_BASE = "io.streamt.runner.base-image"
-MIN_TIMEOUT, MAX_TIMEOUT, DEFAULT_TIMEOUT = 30, 1800, 600
 
 
 def packaged_inputs(root: Path = RUNNER_DIR) -> list[tuple[str, bytes]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from streamt.sdk import Result
 
-from streamt_kstreams.build import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
+from streamt_kstreams.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
 
 
 @click.command("build")
