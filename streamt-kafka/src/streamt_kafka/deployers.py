@@ -122,14 +122,23 @@ class SchemaDeployer:
     def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         client = registry_client(self.runtime)
         outcomes: dict[str, Outcome] = {}
-        for _, artifact in pairs:
+        for planned, artifact in pairs:
+            live = (planned.evidence.get("observation") or {}).get("spec") or {}
+            level = artifact.spec.get("compatibility")
+            changed_level = False
             try:
-                client.register(artifact.identity, artifact.spec["schema"], artifact.spec["format"])
+                # The level first: a registration must be judged by the rule the project declares.
+                if level and level != live.get("compatibility"):
+                    client.set_compatibility(artifact.identity, level)
+                    changed_level = True
+                if not live.get("identical"):
+                    client.register(artifact.identity, artifact.spec["schema"], artifact.spec["format"])
                 outcomes[artifact.identity] = OK
             except StreamtError as exc:
                 code = exc.diagnostics[0].code.code
-                # A refusal (incompatible, unauthorized) changed nothing; silence or a 5xx may have.
-                refused = code.startswith(("E402", "E404", "E405"))
+                # A refusal (incompatible, unauthorized) changed nothing, unless the level was already
+                # set; silence or a 5xx may have changed something.
+                refused = code.startswith(("E402", "E404", "E405")) and not changed_level
                 outcomes[artifact.identity] = Outcome(FAILED if refused else UNKNOWN, code)
         return outcomes
 

@@ -116,7 +116,9 @@ class SchemaObserver:
         for artifact in artifacts:
             spec = artifact.spec
             if "schema" in spec:
-                observed[artifact.identity] = observe_subject(client, artifact.identity, spec["schema"], spec["format"])
+                observed[artifact.identity] = observe_subject(
+                    client, artifact.identity, spec["schema"], spec["format"], spec.get("compatibility")
+                )
             else:
                 # An external subject (status --include-external): existence and version only.
                 latest = client.latest(artifact.identity)

@@ -63,7 +63,9 @@ class SchemaPlanner:
     latest registered schema is identical to the compiled one and, if not,
     whether the subject's compatibility rule accepts it: identical → noop,
     compatible → update (a new version), incompatible → update plus the
-    ``schema_incompatible`` blocker (reviewable, never applied).
+    ``schema_incompatible`` blocker (reviewable, never applied). A declared
+    ``compatibility`` level that differs from the live one is an update too
+    (``changes.compatibility``); the deployer sets it before registering.
     """
 
     kinds = (KIND_SCHEMA,)
@@ -71,15 +73,23 @@ class SchemaPlanner:
     def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
         fmt = artifact.spec.get("format", "")
         if observation.status == ABSENT:
-            return [Action.for_artifact(CREATE, artifact, f"{fmt}, new subject", observation)]
+            level = artifact.spec.get("compatibility")
+            summary = f"{fmt}, new subject" + (f", compatibility {level}" if level else "")
+            return [Action.for_artifact(CREATE, artifact, summary, observation)]
         if observation.status != PRESENT:
             raise ValueError(f"cannot plan subject {artifact.identity} from a {observation.status} observation")
         live = observation.spec or {}
-        if live.get("identical"):
+        declared = artifact.spec.get("compatibility")
+        changes = {}
+        if declared and declared != live.get("compatibility"):
+            changes["compatibility"] = {"from": live.get("compatibility"), "to": declared}
+        if live.get("identical") and not changes:
             return [Action.for_artifact(NOOP, artifact, "no changes", observation)]
         version = live.get("version")
-        summary = f"new schema version after v{version}"
-        out: list[Any] = [Action.for_artifact(UPDATE, artifact, summary, observation)]
+        parts = [] if live.get("identical") else [f"new schema version after v{version}"]
+        parts += [f"compatibility: {c['from']} → {c['to']}" for c in changes.values()]
+        evidence = {"changes": changes} if changes else {}
+        out: list[Any] = [Action.for_artifact(UPDATE, artifact, ", ".join(parts), observation, **evidence)]
         if not live.get("compatible"):
             message = (
                 f"The compiled schema of subject '{artifact.identity}' is incompatible with its latest "

@@ -95,6 +95,27 @@ class RegistryClient:
                     return level.upper()
         return None
 
+    def effective_compatibility(self, subject: str) -> str | None:
+        """The level that governs ``subject`` now: its own, else the registry default (``defaultToGlobal``).
+
+        Without ``defaultToGlobal`` a subject with no level of its own reads as ``NONE`` on some
+        registries (Apicurio's ccompat API) while the global rule is still enforced.
+        """
+        status, payload = self._request("GET", f"/config/{quote(subject, safe='')}?defaultToGlobal=true")
+        if status == 200 and isinstance(payload, dict):
+            level = payload.get("compatibilityLevel") or payload.get("compatibility")
+            if isinstance(level, str):
+                return level.upper()
+        if status == 404:
+            return None
+        raise self._unexpected("read the subject's compatibility", status)
+
+    def set_compatibility(self, subject: str, level: str) -> None:
+        """``PUT /config/<subject>``: the subject's own compatibility level. A refusal is ``E407``."""
+        status, payload = self._request("PUT", f"/config/{quote(subject, safe='')}", {"compatibility": level})
+        if status != 200 or not isinstance(payload, dict):
+            raise self._unexpected("set the subject's compatibility", status)
+
     def is_compatible(self, subject: str, schema: str, schema_type: str) -> bool:
         """Whether ``schema`` may be registered under ``subject`` by its compatibility rule."""
         body = self._body(schema, schema_type)
@@ -153,19 +174,28 @@ class RegistryClient:
         )
 
 
-def observe_subject(client: RegistryClient, subject: str, schema: str, schema_type: str) -> Observation:
-    """The live subject, with whether the compiled schema is identical or compatible."""
+def observe_subject(
+    client: RegistryClient, subject: str, schema: str, schema_type: str, declared_level: str | None = None
+) -> Observation:
+    """The live subject: version, its compatibility level, and whether the compiled schema is identical or compatible.
+
+    Compatibility is the registry's own verdict (``POST /compatibility/subjects/<s>/versions/latest``)
+    under the level in force now. When the project declares another level, apply sets it before it
+    registers; a declared ``NONE`` accepts anything, any other declared level is checked under the
+    live one (fail closed: a change the live rule refuses stays blocked until the level is changed).
+    """
     latest = client.latest(subject)
     if latest is None:
         return Observation(ABSENT)
     same = _canonical(latest.get("schema", ""), schema_type) == _canonical(schema, schema_type)
-    compatible = True if same else client.is_compatible(subject, schema, schema_type)
+    compatible = same or declared_level == "NONE" or client.is_compatible(subject, schema, schema_type)
     return Observation(
         PRESENT,
         {
             "version": latest.get("version"),
             "id": latest.get("id"),
             "schema_type": (latest.get("schemaType") or "AVRO").upper(),
+            "compatibility": client.effective_compatibility(subject),
             "identical": same,
             "compatible": compatible,
         },
