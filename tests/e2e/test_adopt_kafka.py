@@ -130,7 +130,7 @@ def test_malformed_confirmations_touch_nothing(kafka_project, streamt_cli, confi
         assert not (project.state_dir() / "default.json").exists()
 
 
-def test_targets_live_absence_conflicts_and_pending_kinds(kafka_project, streamt_cli) -> None:
+def test_targets_live_absence_conflicts_and_other_kinds(kafka_project, streamt_cli) -> None:
     project = kafka_project()
     _adoptable(project)
     unknown = streamt_cli(
@@ -146,7 +146,7 @@ def test_targets_live_absence_conflicts_and_pending_kinds(kafka_project, streamt
     )
     assert absent.error_codes == ["E413_ADOPTION_LIVE_NOT_FOUND"]
     connector = streamt_cli("adopt", "-p", project.path, "--kind", "connector", "--name", "x")
-    assert connector.error_codes == ["E904_NOT_IMPLEMENTED"]
+    assert connector.error_codes == ["E412_ADOPTION_TARGET_INVALID"]  # no such sink model
     # A managed claim on the same topic conflicts with an adoption.
     assert streamt_cli("apply", "-p", project.path, "--target", "lookup").ok
     project.model("lookup")["ownership"] = {"mode": "adopted"}

@@ -30,7 +30,7 @@ def tombstone_project(root: Path, *, with_tombstones: bool = True, local_state: 
         "runtime": {
             "kafka": {"bootstrap_servers": f"127.0.0.1:{port}"},
             "connect": {"default": "main", "clusters": {"main": {"rest_url": f"http://127.0.0.1:{port}"}}},
-            "gateway": {"admin_url": f"http://127.0.0.1:{port}"},
+            "conduktor": {"gateway": {"admin_url": f"http://127.0.0.1:{port}"}},
         },
         "deployment_state": {
             "backend": "postgres",

@@ -21,7 +21,7 @@ from streamt.artifacts import KIND_CONNECTOR, Artifact
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, Action, Observation
 
-from streamt_connect.client import ConnectClient
+from streamt_connect.client import ConnectClient, MaybeSent, connector_path
 
 SECRET_WORDS = ("password", "secret", "token", "credential", "api.key", "apikey", "private", "passphrase")
 EQUAL, DIFFERS, MISSING_LIVE = "equal", "differs", "absent"
@@ -95,11 +95,62 @@ def live_view(artifact: Artifact, live: dict[str, Any]) -> dict[str, Any]:
     return {"config": config, "secret_keys": secrets, "undeclared_keys": sorted(set(live) - set(desired))}
 
 
+def adoption_facts(artifact: Artifact, client: ConnectClient, payload: dict[str, Any]) -> dict[str, Any]:
+    """What ``adopt`` shows of a live connector: identity facts and key names, never a config value."""
+    view = live_view(artifact, payload["config"])
+    desired = {k: str(v) for k, v in artifact.spec["config"].items()}
+    return {
+        "cluster": client.cluster,
+        "connector.class": payload["config"].get("connector.class"),
+        "type": payload.get("type"),
+        "tasks": len(payload.get("tasks") or []),
+        "differing_keys": sorted(k for k, v in view["config"].items() if v != desired[k]),
+        "secret_keys": view["secret_keys"],
+        "undeclared_keys": view["undeclared_keys"],
+    }
+
+
 @attrs.define
 class ConnectorObserver:
     runtime: Any
     requests: int = 0
     kinds = (KIND_CONNECTOR,)
+    # adopt: the facts of the last exact read of each connector, shown by adoption_review
+    reviewed: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+
+    def adoption_observe(self, artifact: Artifact) -> Observation:
+        """One percent-encoded ``GET /connectors/<name>``, the only Connect call adoption makes."""
+        client = client_for(self.runtime, artifact.spec.get("cluster"))
+        resolved_config(artifact)  # a missing variable fails before any request (E502)
+        self.requests += 1
+        try:
+            status, payload = client.request("GET", connector_path(artifact.spec["name"]))
+        except MaybeSent:
+            raise client.unreachable() from None
+        if status == 404:
+            self.reviewed.pop(artifact.identity, None)
+            return Observation(ABSENT)
+        if status != 200 or not isinstance(payload, dict) or not isinstance(payload.get("config"), dict):
+            raise client.unexpected("read the connector", status)
+        if payload.get("name") != artifact.spec["name"]:
+            raise client.unexpected("read the connector (another name answered)", status)
+        self.reviewed[artifact.identity] = adoption_facts(artifact, client, payload)
+        return Observation(PRESENT, live_view(artifact, payload["config"]))
+
+    def adoption_review(self, artifact: Artifact) -> dict[str, Any]:
+        return dict(self.reviewed[artifact.identity])
+
+    @staticmethod
+    def adoption_pending(items: list[Any]) -> list[dict[str, Any]]:
+        """Pending differences by key name only: a connector's values may be configuration it should not show."""
+        pending: list[dict[str, Any]] = []
+        for item in items:
+            if not isinstance(item, Action):
+                pending.append({"blocker": item.reason, "message": item.message})
+            elif item.action != NOOP:
+                keys = ", ".join(sorted(item.evidence.get("changes") or {}))
+                pending.append({"action": item.action, "summary": f"{item.action}: {keys}"})
+        return pending
 
     def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
         observed: dict[str, Observation] = {}

@@ -165,6 +165,8 @@ class GatewayRuleObserver:
     runtime: Any
     requests: int = 0
     kinds = (KIND_GATEWAY_RULE,)
+    # adopt: the alias facts of the last adoption read of each rule, shown by adoption_review
+    reviewed: dict[str, dict[str, Any]] = attrs.field(factory=dict)
 
     def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
         if not artifacts:
@@ -181,6 +183,38 @@ class GatewayRuleObserver:
                     PRESENT, {"aggregate": live, "fingerprint": fingerprint(live), "vCluster": client.vcluster}
                 )
         return observed
+
+    def adoption_observe(self, artifact: Artifact) -> Observation:
+        """The same two ordered collection GETs; only an alias-only rule (no interceptor) can be adopted."""
+        if artifact.spec.get("interceptors"):
+            raise StreamtError(
+                Codes.E412_ADOPTION_TARGET_INVALID,
+                f"Gateway rule '{artifact.name}' declares interceptors; only alias-only rules can be adopted.",
+                "Adopt the rule without a WHERE filter or masks, then add them through a reviewed plan.",
+            )
+        observation = self.observe([artifact])[artifact.identity]
+        aggregate = (observation.spec or {}).get("aggregate") or {}
+        if observation.status == PRESENT and aggregate.get("interceptors"):
+            raise StreamtError(
+                Codes.E412_ADOPTION_TARGET_INVALID,
+                f"Live Gateway rule '{artifact.name}' has interceptors streamt would own; only alias-only rules "
+                "can be adopted.",
+                "Remove those interceptors by hand, or declare them and let a reviewed plan manage them later.",
+            )
+        if observation.status == PRESENT and aggregate.get("alias") is None:
+            return Observation(ABSENT, {"vCluster": (observation.spec or {}).get("vCluster")})
+        if observation.status == PRESENT:
+            alias = aggregate["alias"]
+            self.reviewed[artifact.identity] = {
+                "vCluster": aggregate.get("vCluster"),
+                "alias": alias["name"],
+                "physicalName": alias["physicalName"],
+            }
+        return observation
+
+    def adoption_review(self, artifact: Artifact) -> dict[str, Any]:
+        """Facts of the alias read by ``adoption_observe`` (no further request)."""
+        return dict(self.reviewed[artifact.identity])
 
     def read(self, client: GatewayClient) -> tuple[list[Any], list[Any]]:
         """The two sequential collection GETs of the vCluster (not atomic together)."""

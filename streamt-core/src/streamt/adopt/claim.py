@@ -42,10 +42,17 @@ def existing_claim(state: Any, artifact: Artifact, resource_id: str) -> Ownershi
     return None
 
 
-def observe(observer: Any, planner: Any, artifact: Artifact) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Live review facts and pending differences; ``E413`` when absent, ``E416`` when unreadable."""
+def read_live(observer: Any, artifact: Artifact) -> Any:
+    """The observation adoption reviews: the observer's exact single-resource read when it has one
+    (a connector: one ``GET /connectors/<name>``), else its ordinary ``observe``."""
+    exact = getattr(observer, "adoption_observe", None)
+    return exact(artifact) if exact is not None else observer.observe([artifact])[artifact.identity]
+
+
+def observe(observer: Any, planner: Any, artifact: Artifact) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
+    """The observation, live review facts and pending differences; ``E413`` when absent, ``E416`` when unreadable."""
     try:
-        observation = observer.observe([artifact])[artifact.identity]
+        observation = read_live(observer, artifact)
         if observation.status == ABSENT:
             raise StreamtError(
                 Codes.E413_ADOPTION_LIVE_NOT_FOUND,
@@ -57,7 +64,11 @@ def observe(observer: Any, planner: Any, artifact: Artifact) -> tuple[dict[str, 
         live = observer.adoption_review(artifact)
         items = planner.plan(artifact, observation, None) if planner is not None else []
     except StreamtError as exc:
-        if exc.diagnostics[0].code in (Codes.E413_ADOPTION_LIVE_NOT_FOUND, Codes.E416_ADOPTION_FAILED):
+        if exc.diagnostics[0].code in (
+            Codes.E412_ADOPTION_TARGET_INVALID,
+            Codes.E413_ADOPTION_LIVE_NOT_FOUND,
+            Codes.E416_ADOPTION_FAILED,
+        ):
             raise
         cause = exc.diagnostics[0]
         raise StreamtError(
@@ -66,13 +77,39 @@ def observe(observer: Any, planner: Any, artifact: Artifact) -> tuple[dict[str, 
             cause.suggestion,
             details={"cause": cause.code.code},
         ) from None
+    redacted = getattr(observer, "adoption_pending", None)
+    if redacted is not None:
+        return observation, live, redacted(items)
     pending = []
     for item in items:
         if isinstance(item, SafetyBlocker):
             pending.append({"blocker": item.reason, "message": item.message})
         elif item.action != "noop":
             pending.append({"action": item.action, "summary": item.summary, "changes": item.evidence.get("changes")})
-    return live, pending
+    return observation, live, pending
+
+
+def reconfirm(observer: Any, artifact: Artifact, before: Any) -> None:
+    """After confirmation, the exact read again: the claim is refused (``E416``) unless nothing changed."""
+    if getattr(observer, "adoption_observe", None) is None:
+        return
+    try:
+        after = read_live(observer, artifact)
+    except StreamtError as exc:
+        cause = exc.diagnostics[0]
+        raise StreamtError(
+            Codes.E416_ADOPTION_FAILED,
+            f"Live observation after confirmation failed: {cause.message}",
+            cause.suggestion,
+            details={"cause": cause.code.code},
+        ) from None
+    if (after.status, after.spec) != (before.status, before.spec):
+        raise StreamtError(
+            Codes.E416_ADOPTION_FAILED,
+            f"{artifact.kind} '{artifact.identity}' changed between the review and the confirmation; "
+            "nothing was adopted.",
+            "Run `streamt adopt` again and review what is live now.",
+        )
 
 
 def commit(backend: Any, artifact: Artifact, resource_id: str) -> Any:

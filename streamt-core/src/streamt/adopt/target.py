@@ -8,8 +8,7 @@ from typing import Any
 from streamt.artifacts import Artifact
 from streamt.errors import Codes, StreamtError
 
-SUPPORTED_KINDS = ("topic", "schema")
-PENDING_KINDS = ("connector", "gateway_rule")
+SUPPORTED_KINDS = ("topic", "schema", "connector", "gateway_rule")
 
 
 def token(resource_id: str, env: str) -> str:
@@ -73,21 +72,12 @@ def resolve(artifacts: tuple[Artifact, ...], kind: str, name: str) -> Artifact:
     return artifact
 
 
-def pending_kind(kind: str) -> None:
-    if kind in PENDING_KINDS:
-        raise StreamtError(
-            Codes.E904_NOT_IMPLEMENTED,
-            f"Adopting {kind} resources is not implemented in this release.",
-            "Adopt topics and schema subjects; connector and gateway_rule adoption comes later.",
-        )
-
-
 def observer_for(observers: dict[str, Any], kind: str) -> Any:
     observer = observers.get(kind)
     if observer is None or not hasattr(observer, "adoption_review"):
         raise StreamtError(
             Codes.E903_PLUGIN_REQUIRED,
             f"No installed plugin can review {kind} resources for adoption.",
-            "Install the Kafka plugin: pip install 'streamt[kafka]'.",
+            f"Install the plugin of {kind} resources (`streamt plugins` lists what is installed).",
         )
     return observer

@@ -1,4 +1,5 @@
-"""`streamt adopt`: claim one existing declared topic or schema subject (ownership state only)."""
+"""`streamt adopt`: claim one existing declared topic, schema subject, connector or alias-only
+Gateway rule (ownership state only)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,6 @@ def adopt_command(
     from streamt.project.loader import load_project
     from streamt.state.selection import WRITE
 
-    tgt.pending_kind(kind)
     tgt.check_flags(confirm_resource, confirm_env)
     project = load_project(project_dir, env)
     resource = make_id(project.name, project.env, kind, name)
@@ -55,7 +55,7 @@ def adopt_command(
         held = claim.existing_claim(backend.read_state(), artifact, resource)
         if held is None and not confirmed:
             tgt.check_confirmation(resource, project.env, None, None)  # E414 before any provider access
-        live, pending = claim.observe(observer, planner, artifact)
+        observation, live, pending = claim.observe(observer, planner, artifact)
         review = _review(resource, project.env, artifact, live, pending)
         if held is not None:
             status = backend.status()
@@ -64,8 +64,10 @@ def adopt_command(
         if not confirmed:
             click.echo(_text(review, ""), err=True)
             tgt.prompt(resource, project.env)
-        # Re-read after confirmation: the claim must still be free (we hold the lock, but stay exact).
+        # Re-read after confirmation: the claim must still be free (we hold the lock, but stay exact),
+        # and a resource with an exact read must still be what was reviewed.
         claim.existing_claim(backend.read_state(), artifact, resource)
+        claim.reconfirm(observer, artifact, observation)
         operation_id, state = claim.commit(backend, artifact, resource)
     data = {
         **review,
