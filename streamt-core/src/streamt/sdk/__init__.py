@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from streamt.plan.model import (
         ABSENT,
         ADOPT,
+        ASSUMED_ABSENT,
         CREATE,
         DELETE,
         NOOP,
@@ -151,6 +152,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "Observation",
             "SafetyBlocker",
             "ABSENT",
+            "ASSUMED_ABSENT",
             "PRESENT",
             "UNAVAILABLE",
             "CREATE",
@@ -187,6 +189,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 __all__ = [
     "ABSENT",
     "ADOPT",
+    "ASSUMED_ABSENT",
     "CLEAR",
     "CREATE",
     "DELETE",

@@ -25,7 +25,6 @@ core's own ``local`` backend, the PostgreSQL backend and any third party's.
 
 from __future__ import annotations
 
-import json
 import os
 import uuid
 from collections.abc import Callable, Sequence
@@ -56,7 +55,7 @@ from streamt.sdk import (
     canonical_json,
     sha256_checksum,
 )
-from streamt.testing import run_cli
+from streamt.testing import run_cli, write_project
 
 __all__ = ["CompilerContract", "ExporterContract", "ProviderContract", "StateBackendContract"]
 
@@ -346,13 +345,69 @@ def _record_of(artifact: Artifact) -> OwnershipRecord:
     )
 
 
-class ExporterContract:
-    """What an exporter command does (``streamt <group> <name>``), through the real CLI.
+EXPORTER_PROJECT = {
+    "stream_project.yml": {
+        "apiVersion": "streamt.dev/v1alpha1",
+        "project": {"name": "contract-shop", "version": "1.2.0", "description": "Orders for the exporter contract"},
+        "runtime": {
+            "kafka": {
+                "bootstrap_servers": "broker.example:9092",
+                "security_protocol": "SASL_SSL",
+                "sasl_mechanism": "PLAIN",
+                "sasl_username": "exporter",
+                "sasl_password": "${STREAMT_CONTRACT_SECRET}",
+            },
+            "schema_registry": {
+                "url": "http://registry.example:8081",
+                "username": "exporter",
+                "password": "${STREAMT_CONTRACT_SECRET}",
+            },
+        },
+        "defaults": {"topic": {"partitions": 3, "replication_factor": 3}},
+        "sources": [
+            {
+                "name": "orders_raw",
+                "topic": "orders.raw.v1",
+                "owner": "team-checkout",
+                "description": "Orders as accepted",
+                "ownership": {"mode": "managed"},
+                "schema": {"format": "avro"},
+                "columns": [
+                    {"name": "order_id", "type": "STRING", "description": "Order id"},
+                    {"name": "amount_cents", "type": "BIGINT", "description": "Amount"},
+                ],
+            }
+        ],
+        "models": [
+            {
+                "name": "orders_retry",
+                "owner": "team-checkout",
+                "description": "Orders to re-process",
+                "advanced": {"topic": {"name": "orders.retry.v1", "config": {"retention.ms": 259200000}}},
+            }
+        ],
+        "exposures": [
+            {
+                "name": "checkout_service",
+                "type": "application",
+                "role": "both",
+                "owner": "team-checkout",
+                "produces": [{"source": "orders_raw"}, {"ref": "orders_retry"}],
+            }
+        ],
+    }
+}
 
-    Provide ``exporter_args`` (e.g. ``["docs", "odcs"]``) and ``exporter_project``
-    (a project directory the exporter accepts). ``secret_env`` (optional)
-    names environment variables set to a sentinel secret that must never
-    appear in the output.
+
+class ExporterContract:
+    """What an exporter command does (``streamt <group> <name> OPTIONS``), through the real CLI.
+
+    Provide ``exporter_args`` (e.g. ``["docs", "odcs", "--contract-id", "shop", "--status", "active"]``).
+    The default ``exporter_project`` is a small Kafka project whose runtime
+    passwords are ``${STREAMT_CONTRACT_SECRET}``, set to a sentinel that must
+    never reach the output; override it (and ``secret_env``) for other
+    projects. ``output_option`` is the option that writes the document to a
+    file (``None`` when the exporter has none).
     """
 
     SECRET = "contract-sentinel-s3cr3t"
@@ -362,12 +417,16 @@ class ExporterContract:
         raise NotImplementedError("an ExporterContract subclass provides the exporter_args fixture")
 
     @pytest.fixture
-    def exporter_project(self) -> Path:
-        raise NotImplementedError("an ExporterContract subclass provides the exporter_project fixture")
+    def exporter_project(self, tmp_path: Path) -> Path:
+        return write_project(tmp_path / "exporter-project", EXPORTER_PROJECT)
 
     @pytest.fixture
     def secret_env(self) -> Sequence[str]:
-        return ()
+        return ("STREAMT_CONTRACT_SECRET",)
+
+    @pytest.fixture
+    def output_option(self) -> str | None:
+        return "--output-file"
 
     @pytest.fixture(autouse=True)
     def _sentinel(self, secret_env: Sequence[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -375,9 +434,10 @@ class ExporterContract:
             monkeypatch.setenv(name, self.SECRET)
 
     def test_one_envelope_with_the_document(self, exporter_args: Sequence[str], exporter_project: Path) -> None:
-        outcome = run_cli(*exporter_args, "--project-dir", exporter_project)
+        outcome = run_cli(*exporter_args, "--project-dir", exporter_project)  # run_cli refuses anything else
         assert outcome.ok, outcome.envelope
-        assert outcome.envelope["command"] == " ".join(exporter_args)
+        assert outcome.envelope["command"] == " ".join(a for a in exporter_args[:2])
+        assert outcome.data
 
     def test_the_same_project_exports_the_same_bytes(
         self, exporter_args: Sequence[str], exporter_project: Path
@@ -387,18 +447,23 @@ class ExporterContract:
         assert canonical_json(first.envelope["data"]) == canonical_json(second.envelope["data"])
 
     def test_output_file_is_written_whole_or_not_at_all(
-        self, exporter_args: Sequence[str], exporter_project: Path, tmp_path: Path
+        self, exporter_args: Sequence[str], exporter_project: Path, output_option: str | None, tmp_path: Path
     ) -> None:
+        if output_option is None:
+            pytest.skip("this exporter writes to stdout only")
         target = tmp_path / "out" / "document"
         target.parent.mkdir()
-        done = run_cli(*exporter_args, "--project-dir", exporter_project, "--output-file", target)
+        done = run_cli(*exporter_args, "--project-dir", exporter_project, output_option, target)
         assert done.ok, done.envelope
         written = target.read_bytes()
         assert written and not [p for p in target.parent.iterdir() if p != target]  # no temporary left
-        again = run_cli(*exporter_args, "--project-dir", exporter_project, "--output-file", target)
+        again = run_cli(*exporter_args, "--project-dir", exporter_project, output_option, target)
         assert again.ok and target.read_bytes() == written
-        missing = run_cli(*exporter_args, "--project-dir", exporter_project, "--output-file", tmp_path / "no" / "f")
-        assert not missing.ok and not (tmp_path / "no").exists()
+        blocker = tmp_path / "a-file"
+        blocker.write_text("not a directory")
+        refused = run_cli(*exporter_args, "--project-dir", exporter_project, output_option, blocker / "document")
+        assert not refused.ok and refused.error_codes and blocker.read_text() == "not a directory"
+        assert self.SECRET.encode() not in written
 
     def test_no_secret_reaches_the_output(
         self, exporter_args: Sequence[str], exporter_project: Path, secret_env: Sequence[str]
@@ -411,23 +476,34 @@ class ExporterContract:
 class CompilerContract:
     """What a compiler (``streamt_compile``) does: the same project compiles to the same bytes.
 
-    Provide ``compiler_project``: a project directory with declarations your
-    plugin compiles (at least one artifact must come from it).
+    Provide ``compiler_project`` (a project directory with declarations your
+    plugin compiles) and ``compiler_kinds`` (the artifact kinds it produces
+    there). Compiling never contacts a service, so no runtime is needed.
     """
 
     @pytest.fixture
     def compiler_project(self) -> Path:
         raise NotImplementedError("a CompilerContract subclass provides the compiler_project fixture")
 
+    @pytest.fixture
+    def compiler_kinds(self) -> Sequence[str]:
+        raise NotImplementedError("a CompilerContract subclass provides the compiler_kinds fixture")
+
     def _compiled(self, project: Path) -> dict[str, Any]:
         outcome = run_cli("compile", "--project-dir", project, "--dry-run")
         assert outcome.ok, outcome.envelope
-        return outcome.envelope["data"]
+        data: dict[str, Any] = outcome.envelope["data"]
+        return data
 
     def test_compiling_twice_gives_the_same_bytes(self, compiler_project: Path) -> None:
         first, second = self._compiled(compiler_project), self._compiled(compiler_project)
-        assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+        assert canonical_json(first) == canonical_json(second)
 
-    def test_the_plugin_contributes_artifacts(self, compiler_project: Path) -> None:
+    def test_the_plugin_contributes_its_kinds(self, compiler_project: Path, compiler_kinds: Sequence[str]) -> None:
+        kinds = {artifact["kind"] for artifact in self._compiled(compiler_project)["artifacts"]}
+        assert set(compiler_kinds) <= kinds, kinds
+
+    def test_checksums_cover_the_canonical_spec_bytes(self, compiler_project: Path) -> None:
         data = self._compiled(compiler_project)
-        assert canonical_json(data) and data, data
+        checksums = [artifact["checksum"] for artifact in data["artifacts"]]
+        assert checksums and all(c.startswith("sha256:") and len(c) == 71 for c in checksums)

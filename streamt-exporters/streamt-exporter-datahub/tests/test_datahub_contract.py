@@ -1,0 +1,12 @@
+"""The datahub exporter keeps the exporter contract (streamt.testing.contracts)."""
+
+from __future__ import annotations
+
+import pytest
+from streamt.testing.contracts import ExporterContract
+
+
+class TestDatahubExporter(ExporterContract):
+    @pytest.fixture
+    def exporter_args(self) -> list[str]:
+        return ["docs", "datahub", "--catalog-id", "shop", "--fabric", "PROD"]

@@ -1,0 +1,12 @@
+"""The openlineage exporter keeps the exporter contract (streamt.testing.contracts)."""
+
+from __future__ import annotations
+
+import pytest
+from streamt.testing.contracts import ExporterContract
+
+
+class TestOpenlineageExporter(ExporterContract):
+    @pytest.fixture
+    def exporter_args(self) -> list[str]:
+        return ["docs", "openlineage", "--job-namespace", "shop"]

@@ -1,0 +1,18 @@
+"""streamt-kstreams's compiler keeps the compiler contract (streamt.testing.contracts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamt.testing.contracts import CompilerContract
+
+
+class TestKstreamsCompiler(CompilerContract):
+    @pytest.fixture
+    def compiler_project(self) -> Path:
+        return Path(__file__).resolve().parents[3] / "shared" / "spec" / "examples" / "kafka-streams"
+
+    @pytest.fixture
+    def compiler_kinds(self) -> list[str]:
+        return ["kafka_streams_job"]
