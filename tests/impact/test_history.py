@@ -121,6 +121,23 @@ def test_fail_on_thresholds(repo: tuple[Path, list[str]]) -> None:
             "impact", "-p", project, "--base", commits[index - 1], "--head", commits[index], "--fail-on", threshold
         )[0]
 
+    index = SUBJECTS.index("key changed") + 1
+    code, out, _ = invoke(
+        "-o",
+        "json",
+        "impact",
+        "-p",
+        project,
+        "--base",
+        commits[index - 1],
+        "--head",
+        commits[index],
+        "--fail-on",
+        "breaking",
+    )
+    envelope = json.loads(out)
+    assert code == 1 and envelope["status"] == "error" and envelope["errors"] == []
+    assert envelope["data"]["gate"] == {"fail_on": "breaking", "met": True}
     assert gate("key changed", "breaking") == 1
     assert gate("flink setting", "breaking") == 0
     assert gate("flink setting", "operational") == 1

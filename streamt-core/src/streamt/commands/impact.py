@@ -52,8 +52,9 @@ def impact_command(
         head_commit = repository.resolve(head_ref)
         head = take(Side("head", head_ref, head_commit), repository.project_files(head_commit), env)
     report = build(base, head, _selected(base, head, selector))
-    data = report.to_json()
-    exit_code = 1 if report.meets(fail_on) else None
+    met = report.meets(fail_on)
+    data = {**report.to_json(), "gate": {"fail_on": fail_on, "met": met}}
+    exit_code = 1 if met else None
     rendered = {"json": lambda: to_json_text(data).rstrip("\n"), "markdown": lambda: markdown(report).rstrip("\n")}
     if fmt in rendered:
         return Result("impact", data=data, text=rendered[fmt](), raw=True, warnings=head.warnings, force_exit=exit_code)
