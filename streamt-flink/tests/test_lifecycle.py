@@ -11,6 +11,7 @@ from streamt_flink.deployers import restore_settings
 from streamt_flink.identity import definition_checksum, legacy_checksum, record_attributes
 from streamt_flink.planning import FlinkJobPlanner
 from streamt_flink.recovery import classify_recovery
+from streamt_flink.rest import FlinkRestClient
 
 OLD = [
     "SET 'pipeline.name' = 'shop/dev/counts'",
@@ -188,3 +189,41 @@ def test_recovery_of_an_upgrade() -> None:
     rolled = {"rolled_back_to": "new"}
     assert _classify("update", "rolled_back", running_new, replacing, saved, rolled) == "prior"
     assert _classify("update", "observed", Observation("present", view(live=2)), replacing) is None
+
+
+def test_the_legacy_checksum_is_the_checksum_before_scoped_names_and_checkpoint_retention() -> None:
+    retention = "SET 'execution.checkpointing.externalized-checkpoint-retention' = 'DELETE_ON_CANCELLATION'"
+    artifact = job([retention, *OLD])
+    artifact.spec["settings"]["execution.checkpointing.externalized-checkpoint-retention"] = "DELETE_ON_CANCELLATION"
+    before = {k: v for k, v in artifact.spec.items() if k not in ("lifecycle", "pipeline_name")}
+    before["settings"] = {"pipeline.name": "counts", "parallelism.default": "1"}
+    before["statements"] = ["SET 'pipeline.name' = 'counts'", *OLD[1:]]
+    assert legacy_checksum(artifact) == Artifact("flink_job", "counts", "counts", before).checksum
+
+
+class _Http:
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.body = body
+
+    def request(self, method: str, url: str, **_: Any) -> Any:
+        body = self.body
+
+        class Response:
+            status_code, content = 200, b"{}"
+
+            @staticmethod
+            def json() -> dict[str, Any]:
+                return body
+
+        return Response()
+
+
+def test_the_restore_point_is_the_newest_retained_savepoint_or_checkpoint() -> None:
+    latest = {
+        "completed": {"id": 7, "external_path": "file:/cp/chk-7", "discarded": False},
+        "savepoint": {"id": 5, "external_path": "file:/sp/savepoint-5", "discarded": False},
+    }
+    assert FlinkRestClient("http://f", _Http({"latest": latest})).restore_point("j") == "file:/cp/chk-7"
+    latest["completed"]["discarded"] = True  # a cancelled job's checkpoints are deleted
+    assert FlinkRestClient("http://f", _Http({"latest": latest})).restore_point("j") == "file:/sp/savepoint-5"
+    assert FlinkRestClient("http://f", _Http({"latest": {}})).restore_point("j") is None

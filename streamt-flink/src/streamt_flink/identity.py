@@ -12,6 +12,7 @@ from typing import Any
 from streamt.artifacts import Artifact, canonical_json, sha256_checksum
 
 from streamt_flink.ddl import set_statement
+from streamt_flink.job import RETENTION
 
 
 def job_name(artifact: Artifact) -> str:
@@ -48,9 +49,13 @@ def _renamed(spec: dict[str, Any], name: str, running_as: str) -> dict[str, Any]
 
 
 def legacy_checksum(artifact: Artifact) -> str:
-    """The checksum this artifact had when job names were not project-scoped (for old records)."""
+    """The checksum this artifact had before project-scoped names (and checkpoint retention), for old records."""
     spec = _renamed(definition(artifact), pipeline_of(artifact), job_name(artifact))
     spec.pop("pipeline_name", None)
+    if RETENTION in spec.get("settings", {}):
+        retention = set_statement(RETENTION, spec["settings"][RETENTION])
+        spec["settings"] = {k: v for k, v in spec["settings"].items() if k != RETENTION}
+        spec["statements"] = [s for s in spec["statements"] if s != retention]
     return sha256_checksum(canonical_json(spec))
 
 

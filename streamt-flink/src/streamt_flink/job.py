@@ -74,6 +74,7 @@ def pipeline_name(project: Any, job: str) -> str:
 
 
 UPGRADE_MODES = ("blocked", "savepoint", "stateless")
+RETENTION = "execution.checkpointing.externalized-checkpoint-retention"
 
 
 def lifecycle(project: Any, flink: Any) -> dict[str, Any]:
@@ -97,6 +98,9 @@ def job_settings(pipeline: str, flink: Any) -> dict[str, str]:
         settings["parallelism.default"] = str(flink.parallelism)
     if flink is not None and flink.checkpoint_interval_ms:
         settings["execution.checkpointing.interval"] = f"{flink.checkpoint_interval_ms} ms"
+        # A job that fails keeps its last checkpoint (one that is cancelled does not), so that the
+        # next plan can offer to resubmit it from there rather than from scratch.
+        settings[RETENTION] = "DELETE_ON_CANCELLATION"
     if flink is not None and flink.state_ttl_ms and flink.state_ttl_ms > 0:
         settings["table.exec.state.ttl"] = f"{flink.state_ttl_ms} ms"
     return settings
