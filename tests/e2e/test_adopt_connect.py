@@ -270,3 +270,48 @@ def test_a_missing_connector_is_e413_and_a_managed_one_e412(
     write_project(path, files)
     managed = streamt_cli("adopt", "-p", path, "--kind", "connector", "--name", ghost["name"], *confirm)
     assert managed.error_codes == ["E412_ADOPTION_TARGET_INVALID"]
+
+
+@pytest.mark.parametrize("resolution", ["observed", "rolled_back"])
+def test_an_adoption_killed_after_its_intent_is_recovered_by_review(
+    tmp_path: Path,
+    streamt_cli: Any,
+    streamt_process: Any,
+    live_connector: dict[str, Any],
+    connect_url: str,
+    kafka_bootstrap: str,
+    monkeypatch: pytest.MonkeyPatch,
+    resolution: str,
+) -> None:
+    from streamt.testing import write_project
+
+    monkeypatch.setenv(PASSWORD_VAR, "owner-pw")
+    name = live_connector["name"]
+    path = tmp_path / "p"
+    write_project(path, project_files(live_connector, connect_url, kafka_bootstrap, {"backend": "local"}))
+    resource = f"streamt://adoptc/default/connector/{name}"
+    confirm = ("--confirm-resource", resource, "--confirm-env", "default")
+    args = ("adopt", "-p", path, "--kind", "connector", "--name", name, *confirm)
+    killed = streamt_process(*args, env={"STREAMT_TEST_KILL_AT_BOUNDARY": "1"})  # after the durable intent
+    assert killed.returncode == -9
+    assert streamt_cli(*args).error_codes == ["E419_STATE_RECOVERY_REQUIRED"]
+
+    plan_file = tmp_path / "recovery.json"
+    planned = streamt_cli("state", "recovery-plan", "-p", path, "--resolution", resolution, "--out", plan_file)
+    assert planned.ok, planned.envelope
+    recovered = streamt_cli(
+        "state", "recover", "-p", path, "--plan", plan_file,
+        "--confirm-operation-id", planned.data["blocked_operation_id"],
+        "--confirm-resolution", planned.data["resolution"],
+        "--confirm-evidence-checksum", planned.data["evidence_checksum"],
+    )  # fmt: skip
+    assert recovered.ok, recovered.envelope
+    state = json.loads((path / ".streamt" / "state" / "default.json").read_text()) if resolution == "observed" else None
+    if state is not None:
+        assert [r["resource_id"] for r in state["resources"]] == [resource]
+        assert state["resources"][0]["ownership"] == "adopted"
+    again = streamt_cli(*args)
+    assert again.ok, again.envelope
+    # Recovered as observed, the claim is held; rolled back, it is made now.
+    assert again.data["adopted"] is (resolution == "rolled_back")
+    assert requests.get(f"{connect_url}/connectors/{name}/status", timeout=10).json()["connector"]["state"] == "RUNNING"
