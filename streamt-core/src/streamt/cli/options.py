@@ -19,7 +19,10 @@ project_dir_option = click.option(
 env_option = click.option(
     "--env", "-e", "env", default=None, help="Target environment in multi-environment mode (env: STREAMT_ENV)."
 )
+project_dir_option.__doc__ = "The ``--project-dir/-p`` option (default ``.``, env ``STREAMT_PROJECT_DIR``)."
+env_option.__doc__ = "The ``--env/-e`` option: the target environment (env ``STREAMT_ENV``)."
 
 
 def project_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Both ``--project-dir/-p`` and ``--env/-e``, as every project command takes them."""
     return project_dir_option(env_option(fn))

@@ -22,7 +22,13 @@ from streamt.errors import Codes, Diagnostic, StreamtError
 
 @attrs.frozen
 class CompiledProject:
-    """The artifacts of one project in one environment, dependencies first."""
+    """The artifacts of one project in one environment, dependencies first.
+
+    * ``project_name``, ``project_version``, ``project_description`` — from ``project:``.
+    * ``environment`` — the environment compiled for.
+    * ``artifacts`` — every ``Artifact``, dependencies first; ``of_kind(kind)`` and
+      ``find(kind, identity)`` look them up.
+    """
 
     project_name: str
     project_version: str

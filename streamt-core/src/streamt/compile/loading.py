@@ -18,7 +18,11 @@ from streamt.errors import Diagnostic, StreamtError
 
 @attrs.frozen
 class Loaded:
-    """A compiled project together with what loading and validation reported."""
+    """A compiled project together with what loading and validation reported.
+
+    * ``project`` — the loaded ``Project``; ``compiled`` — its ``CompiledProject``.
+    * ``warnings`` — validation warnings, to return on the command's ``Result``.
+    """
 
     project: Any
     compiled: CompiledProject

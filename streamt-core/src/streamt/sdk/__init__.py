@@ -52,9 +52,13 @@ if TYPE_CHECKING:
     )
     from streamt.capabilities import AssertionKind, Exporter, KnownKind, Materialization, TestType
     from streamt.capabilities import StateBackend as StateBackendRegistration
+    from streamt.cli.options import env_option, project_dir_option, project_options
+    from streamt.compile.engine import CompiledProject
+    from streamt.compile.loading import Loaded, load_and_compile
     from streamt.discovery.model import Enrichment, SchemaLookup, TopicMetadata
     from streamt.errors import Codes, Diagnostic, ErrorCode, StreamtError, did_you_mean
-    from streamt.fsutil import atomic_write
+    from streamt.exporting import write_output_file
+    from streamt.fsutil import atomic_write, create_exclusive
     from streamt.plan.model import (
         ABSENT,
         ADOPT,
@@ -69,6 +73,7 @@ if TYPE_CHECKING:
         Observation,
         SafetyBlocker,
     )
+    from streamt.project.loader import load_project
     from streamt.project.model import Column, Exposure, Model, Notice, Project, Ref, Runtime, Source, Test
     from streamt.result import Result
     from streamt.sdk.protocols import (
@@ -88,6 +93,7 @@ if TYPE_CHECKING:
         CLEAR,
         IN_PROGRESS,
         RECOVERY_REQUIRED,
+        ActionProgress,
         OperationControl,
         OwnershipRecord,
         OwnershipState,
@@ -144,6 +150,16 @@ _EXPORTS: dict[str, tuple[str, str]] = {
         )
     },
     "atomic_write": ("streamt.fsutil", "atomic_write"),
+    "create_exclusive": ("streamt.fsutil", "create_exclusive"),
+    "write_output_file": ("streamt.exporting", "write_output_file"),
+    # loading and compiling a project (commands of exporters and other plugins)
+    "load_project": ("streamt.project.loader", "load_project"),
+    "load_and_compile": ("streamt.compile.loading", "load_and_compile"),
+    "Loaded": ("streamt.compile.loading", "Loaded"),
+    "CompiledProject": ("streamt.compile.engine", "CompiledProject"),
+    "project_dir_option": ("streamt.cli.options", "project_dir_option"),
+    "env_option": ("streamt.cli.options", "env_option"),
+    "project_options": ("streamt.cli.options", "project_options"),
     # planning
     **{
         name: ("streamt.plan.model", name)
@@ -171,6 +187,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "OwnershipRecord",
             "OwnershipState",
             "OperationControl",
+            "ActionProgress",
             "CLEAR",
             "IN_PROGRESS",
             "RECOVERY_REQUIRED",
@@ -211,12 +228,14 @@ __all__ = [
     "UNKNOWN",
     "UPDATE",
     "Action",
+    "ActionProgress",
     "AdoptionObserver",
     "Artifact",
     "AssertionKind",
     "Codes",
     "Column",
     "CommandFactory",
+    "CompiledProject",
     "Compiler",
     "Deployer",
     "Diagnostic",
@@ -226,6 +245,7 @@ __all__ = [
     "Exporter",
     "Exposure",
     "KnownKind",
+    "Loaded",
     "Materialization",
     "Model",
     "Notice",
@@ -255,10 +275,17 @@ __all__ = [
     "__version__",
     "atomic_write",
     "canonical_json",
+    "create_exclusive",
     "did_you_mean",
+    "env_option",
     "hookimpl",
+    "load_and_compile",
+    "load_project",
+    "project_dir_option",
+    "project_options",
     "sha256_checksum",
     "state_address",
+    "write_output_file",
 ]
 
 

@@ -143,7 +143,8 @@ class OwnershipState:
 class ActionProgress:
     """The durable outcome of one started action.
 
-    ``index`` is the action's position in ``OperationControl.actions``;
+    ``index`` is the action's position in ``OperationControl.actions``; ``evidence`` holds
+    secret-neutral facts learnt mid-action (``None`` when there are none);
     ``outcome`` is ``started`` (written before the provider call), then ``done``, ``failed``
     (refused, nothing changed) or ``unknown``; after a failure, a created
     resource that was removed again is ``rolled_back`` (or ``rollback_failed``).
