@@ -122,6 +122,21 @@ def test_added_and_removed_resources() -> None:
     assert fields(removed) == {("model", "extra"): [("declaration", "operational", "reviewed_removal")]}
 
 
+def test_a_model_renamed_with_its_topic_kept_is_not_a_removal() -> None:
+    reader = {"name": "app", "type": "application", "consumes": [{"ref": "raw"}]}
+    renamed = {**RAW, "name": "raw_v2", "topic": {"name": "raw"}}
+    job = {**JOB, "sql": JOB["sql"].replace("ref('raw')", "ref('raw_v2')")}
+    result = report(
+        project(exposures=[reader]),
+        project(models=[renamed, job, SINK], exposures=[{**reader, "consumes": [{"ref": "raw_v2"}]}]),
+    )
+    found = fields(result)
+    assert found[("model", "raw")] == [("declaration", "operational", "adoption")]
+    assert found[("model", "raw_v2")] == [("declaration", "non-breaking", None)]
+    assert found[("model", "out")] == [("sql", "non-breaking", None)]  # the same query runs
+    assert not any(i.breaking for i in result.impacted)
+
+
 def test_a_reader_without_declared_columns_is_assumed_to_read_every_column() -> None:
     def events(amount_type: str) -> dict[str, Any]:
         return {"name": "events", "topic": "events", "columns": [{"name": "amount", "type": amount_type}]}

@@ -36,12 +36,16 @@ def compare(base: Snapshot, head: Snapshot, consumers: Consumers) -> list[Resour
     for kind, attribute in KINDS:
         before = {item.name: item for item in getattr(base.project, attribute)}
         after = {item.name: item for item in getattr(head.project, attribute)}
+        renames = _renames(kind, before, after)
         for name in sorted(before.keys() | after.keys()):
             old, new = before.get(name), after.get(name)
             artifacts = _artifact_changes(base_artifacts.get(name, {}), head_artifacts.get(name, {}))
             if old == new and not artifacts:
                 continue
-            fields = _fields(kind, name, old, new, consumers, artifacts)
+            if name in renames:
+                fields = [_renamed(name, renames[name], _topic_name(kind, old if old is not None else new), old)]
+            else:
+                fields = _fields(kind, name, old, new, consumers, artifacts)
             if fields:
                 status = "added" if old is None else "removed" if new is None else "changed"
                 owner = getattr(new if new is not None else old, "owner", None)
@@ -57,6 +61,47 @@ def compare(base: Snapshot, head: Snapshot, consumers: Consumers) -> list[Resour
                 )
     changes += _tombstones(base, head)
     return changes
+
+
+def _topic_name(kind: str, declaration: Any) -> str | None:
+    if kind == "source":
+        return str(declaration.topic)
+    if kind == "model" and declaration.materialized in ("topic", "flink"):
+        return str(declaration.topic_name)
+    return None
+
+
+def _renames(kind: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, str]:
+    """Removed name <-> added name, both ways, when the two declarations write the same topic."""
+    added = {_topic_name(kind, after[n]): n for n in sorted(after.keys() - before.keys())}
+    pairs: dict[str, str] = {}
+    for name in sorted(before.keys() - after.keys()):
+        topic = _topic_name(kind, before[name])
+        if topic is not None and topic in added:
+            pairs[name], pairs[added[topic]] = added[topic], name
+    return pairs
+
+
+def _renamed(name: str, other: str, topic: str | None, old: Any) -> FieldChange:
+    """A declaration renamed with its topic kept: readers keep reading; the ownership record does not follow."""
+    if old is None:
+        return FieldChange(
+            field="declaration",
+            before=other,
+            after=name,
+            classification=NON_BREAKING,
+            reason=f"renamed from {other}; topic {topic} is unchanged",
+        )
+    managed = old.ownership.mode != "external"
+    return FieldChange(
+        field="declaration",
+        before=name,
+        after=other,
+        classification=OPERATIONAL if managed else NON_BREAKING,
+        reason=f"renamed to {other}; topic {topic} is unchanged"
+        + ("; its ownership record stays under the old name, so the new one must claim it" if managed else ""),
+        workflow="adoption" if managed else None,
+    )
 
 
 # --- artifacts ----------------------------------------------------------------------------------
@@ -468,7 +513,10 @@ def _model(name: str, old: Any, new: Any, consumers: Consumers) -> list[FieldCha
 def _sql(old: Any, new: Any) -> list[FieldChange]:
     if old.sql == new.sql:
         return []
-    before, after = normalized_sql(old.sql), normalized_sql(new.sql)
+    # The SQL that runs: references rendered to physical topics, so renaming a declaration whose topic
+    # stays is no query change either.
+    before = normalized_sql(old.rendered_sql or old.sql)
+    after = normalized_sql(new.rendered_sql or new.sql)
     if before == after:
         return [
             FieldChange(
@@ -476,7 +524,7 @@ def _sql(old: Any, new: Any) -> list[FieldChange]:
                 before=old.sql,
                 after=new.sql,
                 classification=NON_BREAKING,
-                reason="formatting only: the normalized SQL is unchanged",
+                reason="formatting or references only: the normalized SQL that runs is unchanged",
             )
         ]
     old_where = where_clause(before) if before else None
