@@ -93,8 +93,13 @@ def _evaluate(case: TestCase, sample: TopicSample, records: list[Any], decoded: 
             rows.append(Row(record.partition, record.offset, record.key, result.row))
     results: list[AssertionResult] = [_decode_failure(case, bad, len(records))] if bad else []
     if not rows:
-        reason = "no record could be decoded" if bad else "the topic has no records to sample"
-        results += [AssertionResult(a.index, a.kind, a.label, SKIPPED, reason=reason) for a in case.assertions]
+        if bad:
+            status, reason = SKIPPED, "no record could be decoded"
+        elif not sample.complete:  # records exist but none arrived in time: unknown, never "empty"
+            status, reason = ERROR, f"no record arrived within the {SAMPLE_TIMEOUT_SECONDS:g} s sample read"
+        else:
+            status, reason = SKIPPED, "the topic has no records to sample"
+        results += [AssertionResult(a.index, a.kind, a.label, status, reason=reason) for a in case.assertions]
         return RunnerReport(assertions=tuple(results), messages=len(records), details=details)
     con = None
     for assertion in case.assertions:

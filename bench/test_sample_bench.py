@@ -1,0 +1,154 @@
+"""Benchmark: `streamt test` sample tests over 100 topics x 1,000 records, and SQL assertions per 10,000 rows.
+
+Three measurements (``./dev bench test_sample_bench``; needs ``./dev stack up --only kafka``):
+
+* ``sample 100x1000`` — one ``streamt -o json test`` process (interpreter start-up included) running 100
+  sample tests (``not_null``, ``accepted_values``, ``range``, ``unique_key``, ``expression``) over 100 topics
+  of 1,000 JSON records (2 partitions each): wall time and the child's peak RSS;
+* ``bounded read`` — one topic of 20,000 records with ``sample_size: 1000``: records read, wall time and
+  peak RSS, to show the read is bounded by ``sample_size`` and not by the topic;
+* ``sql per 10k rows`` — in-process: load 10,000 decoded rows into DuckDB and evaluate one ``expression`` and
+  one ``custom_sql`` ``where`` (median of 5), plus the Python row assertions over the same rows.
+
+Topics are deleted afterwards. Usage: ``./dev bench test_sample_bench [topics] [records]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from streamt.testing import write_project
+from streamt.testrun import Assertion, Target
+
+ROOT = Path(__file__).resolve().parent.parent
+STREAMT = str(Path(sys.executable).with_name("streamt"))
+ASSERTIONS = [
+    {"not_null": {"columns": ["order_id"]}},
+    {"accepted_values": {"column": "status", "values": ["new", "paid"]}},
+    {"range": {"column": "amount", "min": 0, "max": 100000}},
+    {"unique_key": {"key": "order_id"}},
+    {"expression": {"sql": "amount >= 0"}},
+]
+
+
+def record(i: int) -> dict[str, Any]:
+    return {"order_id": f"o{i}", "amount": i % 5000, "status": "new" if i % 2 else "paid", "note": "x" * 40}
+
+
+def make_topics(bootstrap: str, names: list[str], records: int) -> None:
+    from kafka import KafkaProducer
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    admin.create_topics([NewTopic(n, 2, 1) for n in names])
+    admin.close()
+    producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, batch_size=256 * 1024)
+    for name in names:
+        for i in range(records):
+            producer.send(name, json.dumps(record(i)).encode(), partition=i % 2)
+    producer.flush()
+    producer.close()
+
+
+def drop_topics(bootstrap: str, names: list[str]) -> None:
+    from kafka.admin import KafkaAdminClient
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    admin.delete_topics(names)
+    admin.close()
+
+
+def project(root: Path, bootstrap: str, topics: list[str], sample_size: int) -> Path:
+    return write_project(
+        root,
+        {
+            "stream_project.yml": {
+                "project": {"name": "bench"},
+                "runtime": {"kafka": {"bootstrap_servers": bootstrap}},
+                "sources": [{"name": f"s{i:03d}", "topic": t} for i, t in enumerate(topics)],
+                "tests": [
+                    {"name": f"q{i:03d}", "model": f"s{i:03d}", "type": "sample", "sample_size": sample_size,
+                     "assertions": ASSERTIONS}
+                    for i in range(len(topics))
+                ],
+            }
+        },
+    )  # fmt: skip
+
+
+def run_cli(path: Path) -> tuple[float, float, dict[str, Any]]:
+    """Wall seconds, the child's peak RSS in MiB, and the envelope."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    done = subprocess.run([STREAMT, "-o", "json", "test", "-p", str(path)], capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    peak = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
+    return elapsed, peak, json.loads(done.stdout)
+
+
+def sql_cost(rows_count: int) -> dict[str, float]:
+    from streamt_kafka.sample_assert import ROW_ASSERTIONS, Row
+    from streamt_kafka.sample_sql import evaluate, load
+
+    rows = [Row(i % 2, i // 2, f"k{i}".encode(), record(i)) for i in range(rows_count)]
+    target = Target(kind="source", name="s", topic="t")
+    expression = Assertion(0, "expression", {"sql": "amount >= 0"})
+    where = Assertion(1, "custom_sql", {"name": "n", "where": "`status` = 'weird'", "detail_column": "note"})
+    timings: dict[str, list[float]] = {"load": [], "expression": [], "custom_sql": [], "python row checks": []}
+    for _ in range(5):
+        started = time.perf_counter()
+        con = load(rows)
+        timings["load"].append(time.perf_counter() - started)
+        for name, assertion in (("expression", expression), ("custom_sql", where)):
+            started = time.perf_counter()
+            evaluate(con, assertion, rows, target)
+            timings[name].append(time.perf_counter() - started)
+        con.close()
+        started = time.perf_counter()
+        for index, spec in enumerate(ASSERTIONS[:4]):
+            kind, body = next(iter(spec.items()))
+            ROW_ASSERTIONS[kind](Assertion(index, kind, body), rows, target)
+        timings["python row checks"].append(time.perf_counter() - started)
+    return {name: statistics.median(values) * 1000 for name, values in timings.items()}
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    records = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+    endpoints = json.loads((ROOT / ".stack" / "endpoints.json").read_text())
+    bootstrap = os.environ.get("STREAMT_BENCH_KAFKA", endpoints["kafka_bootstrap"])
+    prefix = f"bench-sample-{uuid.uuid4().hex[:8]}"
+    topics = [f"{prefix}.t{i:03d}" for i in range(count)]
+    big = f"{prefix}.big"
+    try:
+        started = time.perf_counter()
+        make_topics(bootstrap, topics, records)
+        make_topics(bootstrap, [big], 20 * records)
+        print(f"produced {count} x {records} + 1 x {20 * records} records in {time.perf_counter() - started:.1f} s")
+        with tempfile.TemporaryDirectory() as tmp:
+            elapsed, peak, envelope = run_cli(project(Path(tmp) / "many", bootstrap, topics, records))
+            read = sum(t["messages"] or 0 for t in envelope["data"]["tests"])
+            print(f"sample {count}x{records}: {elapsed:.2f} s wall, peak RSS {peak:.0f} MiB, {read} records read, "
+                  f"summary {envelope['data']['summary']}")  # fmt: skip
+            elapsed, peak, envelope = run_cli(project(Path(tmp) / "big", bootstrap, [big], records))
+            test = envelope["data"]["tests"][0]
+            print(f"bounded read: topic of {20 * records} records, sample_size {records}: {test['messages']} read, "
+                  f"{elapsed:.2f} s wall, peak RSS {peak:.0f} MiB")  # fmt: skip
+    finally:
+        drop_topics(bootstrap, [*topics, big])
+    for name, ms in sql_cost(10_000).items():
+        print(f"sql per 10k rows: {name}: {ms:.1f} ms (median of 5)")
+
+
+if __name__ == "__main__":
+    main()
