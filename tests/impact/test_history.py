@@ -157,3 +157,55 @@ def test_select_limits_the_changes_and_their_closure(repo: tuple[Path, list[str]
     assert data["impacted"] == []
     code, out, _ = invoke("-o", "json", *args, "--select", "no_such_model")
     assert code == 1 and json.loads(out)["errors"][0]["code"] == "E900_USAGE_ERROR"
+
+
+def test_the_json_shape_is_exactly_the_documented_one(repo: tuple[Path, list[str]]) -> None:
+    """format_version 1: keys may only be added with a documentation change; this pins them."""
+    root, commits = repo
+    index = SUBJECTS.index("column removed") + 1
+    _, out, _ = invoke(
+        "impact",
+        "-p",
+        root / history.PROJECT,
+        "--base",
+        commits[index - 1],
+        "--head",
+        commits[index],
+        "--format",
+        "json",
+    )
+    data = json.loads(out)
+    assert sorted(data) == [
+        "base",
+        "changes",
+        "environment",
+        "format_version",
+        "gate",
+        "head",
+        "impacted",
+        "summary",
+        "workflows",
+    ]
+    assert sorted(data["base"]) == sorted(data["head"]) == ["commit", "ref", "working_tree"]
+    assert sorted(data["summary"]) == [
+        "breaking",
+        "highest",
+        "impacted",
+        "impacted_breaking",
+        "impacted_exposures",
+        "non_breaking",
+        "operational",
+        "resources_changed",
+    ]
+    assert sorted(data["gate"]) == ["fail_on", "met"]
+    change = data["changes"][0]
+    assert sorted(change) == ["artifacts", "classification", "fields", "kind", "name", "owner", "status"]
+    assert sorted(change["fields"][0]) == ["after", "before", "classification", "field", "reason", "workflow"]
+    assert sorted(change["artifacts"][0]) == ["identity", "kind", "status"]
+    impacted = data["impacted"][0]
+    assert sorted(impacted) == ["breaking", "kind", "name", "owner", "reasons", "type"]
+    assert sorted(impacted["reasons"][0]) == ["breaking", "field", "kind", "resource", "via", "why"]
+    assert sorted(data["workflows"][0]) == ["description", "id"]
+    documented = (Path(__file__).resolve().parents[2] / "docs" / "commands" / "impact.md").read_text()
+    for key in ("impacted_exposures", "working_tree", "resources_changed", '"gate"', '"via"', '"artifacts"'):
+        assert key in documented
