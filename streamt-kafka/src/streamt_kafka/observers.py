@@ -102,6 +102,12 @@ class SchemaObserver:
     runtime: Any
     kinds = (KIND_SCHEMA,)
 
+    def check_subjects(self, declared: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Any]]:
+        """``validate --check-schemas``: declared external subjects against the registry (read-only)."""
+        from streamt_kafka.schema_check import check_subjects
+
+        return check_subjects(registry_client(self.runtime), declared)
+
     def adoption_review(self, artifact: Artifact) -> dict[str, Any]:
         """Subject facts and content checksums (never the schema body) shown before ``adopt``."""
         from streamt_kafka.adoption import schema_review

@@ -76,6 +76,16 @@ class RegistryClient:
             raise self._unexpected("read subject", status)
         return payload
 
+    def version(self, subject: str, version: Any) -> dict[str, Any] | None:
+        """One registered version (``latest`` or a number) with its references; ``None`` if absent."""
+        path = f"/subjects/{quote(subject, safe='')}/versions/{quote(str(version), safe='')}"
+        status, payload = self._request("GET", path)
+        if status == 404:
+            return None
+        if status != 200 or not isinstance(payload, dict):
+            raise self._unexpected("read a subject version", status)
+        return payload
+
     def schema_by_id(self, schema_id: int) -> tuple[str, str] | None:
         """``(schema type, schema text)`` of a registered schema id, or ``None`` if there is no such id."""
         status, payload = self._request("GET", f"/schemas/ids/{int(schema_id)}")

@@ -16,7 +16,11 @@ from streamt.result import Result
 @click.option("--env", "-e", "env", default=None, help="Target environment (multi-env mode).")
 @click.option("--all-envs", is_flag=True, help="Validate every environment, in sorted order.")
 @click.option("--model", "-m", "model", default=None, help="Validate only this model and its dependencies.")
-@click.option("--check-schemas", is_flag=True, help="Read external subjects from Schema Registry.")
+@click.option(
+    "--check-schemas",
+    is_flag=True,
+    help="Read external subjects, versions, formats and references from Schema Registry.",
+)
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 def validate(
     project_dir: str, env: str | None, all_envs: bool, model: str | None, check_schemas: bool, strict: bool
@@ -26,25 +30,25 @@ def validate(
 
     from streamt.project import environments
 
-    if check_schemas:
-        raise StreamtError(Codes.E904_NOT_IMPLEMENTED, "--check-schemas is not implemented yet.", "Run without it.")
     if all_envs:
         names = list(environments.available(Path(project_dir))) if environments.is_multi(Path(project_dir)) else []
         if not names:
             raise StreamtError(
                 Codes.E503_ENVIRONMENT_ERROR, "--all-envs needs environments/<name>.yml files.", "Drop --all-envs."
             )
-        runs = [_validate_one(project_dir, name, model, strict) for name in names]
+        runs = [_validate_one(project_dir, name, model, strict, check_schemas) for name in names]
         errors = tuple(d for r in runs for d in r["errors"])
         warnings = tuple(d for r in runs for d in r["warnings"])
         data = {"environments": [r["data"] for r in runs], "valid": not errors}
         text = "\n\n".join(f"[{r['data']['environment']}]\n{r['text']}" for r in runs)
         return Result("validate", data=data, text=text, errors=errors, warnings=warnings)
-    run = _validate_one(project_dir, env, model, strict)
+    run = _validate_one(project_dir, env, model, strict, check_schemas)
     return Result("validate", data=run["data"], text=run["text"], errors=run["errors"], warnings=run["warnings"])
 
 
-def _validate_one(project_dir: str, env: str | None, model: str | None, strict: bool) -> dict[str, Any]:
+def _validate_one(
+    project_dir: str, env: str | None, model: str | None, strict: bool, check_schemas: bool = False
+) -> dict[str, Any]:
     from streamt.project import load_project
     from streamt.validation import validate_project
 
@@ -63,6 +67,11 @@ def _validate_one(project_dir: str, env: str | None, model: str | None, strict: 
     report = validate_project(project)
     errors = [_tag(d, env) for d in report.errors]
     warnings = [_tag(d, env) for d in report.warnings]
+    schemas: list[dict[str, Any]] | None = None
+    if check_schemas and not errors:
+        schemas, found = _check_schemas(project)
+        errors += [_tag(d, env) for d in found if d.code.code.startswith("E")]
+        warnings += [_tag(d, env) for d in found if not d.code.code.startswith("E")]
     if strict and warnings:
         # The warnings keep their codes; they now fail the run, so they are listed under errors.
         errors += warnings
@@ -85,6 +94,8 @@ def _validate_one(project_dir: str, env: str | None, model: str | None, strict: 
         "notices": [n.to_json() for n in report.notices],
         "governance": [{"status": s, "message": m} for s, m in report.governance],
     }
+    if schemas is not None:
+        data["schemas"] = schemas
     mark = "✓" if valid else "✗"
     lines = [f"{mark} Project '{project.name}' is {'valid' if valid else 'invalid'}", ""]
     lines += [f"  {k.capitalize() + ':':<10} {v}" for k, v in counts.items()]
@@ -94,7 +105,39 @@ def _validate_one(project_dir: str, env: str | None, model: str | None, strict: 
         lines += [f"  {symbols[s]} {m}" for s, m in report.governance]
     if report.notices:
         lines += ["", "Notices:"] + [f"  • {n.code}: {n.message}" for n in report.notices]
+    if schemas is not None:
+        lines += ["", f"Schema Registry: {len(schemas)} external subject{'' if len(schemas) == 1 else 's'} checked"]
+        lines += [f"  {s['subject']} v{s.get('version', '?')} {s.get('format', '')}".rstrip() for s in schemas]
     return {"data": data, "text": "\n".join(lines), "errors": tuple(errors), "warnings": tuple(warnings)}
+
+
+def _check_schemas(project: Any) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
+    """The registry's facts and findings for every external subject; no subject, no connection."""
+    from streamt.plan.observe import observers_by_kind
+    from streamt.plugins import get_plugins
+
+    declared = [
+        {
+            "source": s.name,
+            "subject": s.schema.subject or f"{s.topic}-value",
+            "format": s.schema.format,
+            "version": s.schema.version,
+            "columns": [{"name": c.name, "type": c.type} for c in (s.columns or s.schema.fields)],
+        }
+        for s in project.sources
+        if s.schema is not None and s.ownership.mode == "external"
+    ]
+    if not declared:
+        return [], []
+    observer = observers_by_kind(get_plugins(), project.runtime).get("schema")
+    if observer is None or not hasattr(observer, "check_subjects"):
+        raise StreamtError(
+            Codes.E903_PLUGIN_REQUIRED,
+            "--check-schemas needs the Schema Registry support of the Kafka plugin.",
+            "pip install 'streamt[kafka]'",
+        )
+    facts, found = observer.check_subjects(declared)
+    return list(facts), list(found)
 
 
 def _scoped(project: Any, model: str) -> Any:
