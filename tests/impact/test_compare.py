@@ -107,6 +107,8 @@ def test_schema_compatibility_lowered_is_breaking_and_raised_is_not() -> None:
     lowered = report(with_compatibility("FULL_TRANSITIVE"), with_compatibility("BACKWARD"))
     assert fields(lowered)[("source", "events")][0][:2] == ("schema.compatibility", "breaking")
     assert [(i.name, i.breaking) for i in lowered.impacted] == [("app", True)]
+    sideways = report(with_compatibility("BACKWARD"), with_compatibility("FORWARD"))
+    assert fields(sideways)[("source", "events")][0][:2] == ("schema.compatibility", "breaking")
     raised = report(with_compatibility("BACKWARD"), with_compatibility("FULL"))
     assert fields(raised)[("source", "events")][0][:2] == ("schema.compatibility", "non-breaking")
     assert raised.impacted == ()

@@ -64,10 +64,6 @@ class ResourceChange:
     def classification(self) -> str:
         return highest([f.classification for f in self.fields]) or NON_BREAKING
 
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.kind, self.name)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "artifacts": list(self.artifacts),

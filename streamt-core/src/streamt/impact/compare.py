@@ -650,14 +650,14 @@ def _source_schema(old: Any, new: Any) -> list[FieldChange]:
             )
     before, after = getattr(a, "compatibility", None), getattr(b, "compatibility", None)
     if before != after:
-        lowered = _compatibility(after) < _compatibility(before)
+        lowered = _lowered(before, after)
         fields.append(
             FieldChange(
                 field="schema.compatibility",
                 before=before,
                 after=after,
                 classification=BREAKING if lowered else NON_BREAKING,
-                reason="schema compatibility lowered" if lowered else "schema compatibility raised",
+                reason="schema compatibility lowered or turned" if lowered else "schema compatibility raised",
                 flows=lowered,
             )
         )
@@ -676,11 +676,17 @@ def _source_schema(old: Any, new: Any) -> list[FieldChange]:
     return fields
 
 
-def _compatibility(level: str | None) -> int:
-    if level is None:
-        return 1  # the registry default (BACKWARD)
-    text = level.upper()
-    return _COMPATIBILITY.get(text.removesuffix("_TRANSITIVE"), 0) * 2 + text.endswith("_TRANSITIVE")
+def _compatibility(level: str | None) -> tuple[int, str]:
+    """(strength, direction); no level is the registry default, BACKWARD."""
+    text = (level or "BACKWARD").upper()
+    direction = text.removesuffix("_TRANSITIVE")
+    return _COMPATIBILITY.get(direction, 0) * 2 + text.endswith("_TRANSITIVE"), direction
+
+
+def _lowered(before: str | None, after: str | None) -> bool:
+    """Weaker, or as strong in another direction (BACKWARD <-> FORWARD drops the guarantee readers had)."""
+    (old, old_direction), (new, new_direction) = _compatibility(before), _compatibility(after)
+    return new < old or (old_direction != new_direction and new <= old)
 
 
 # --- metadata -----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from streamt.impact.changes import BREAKING, LEVELS, NON_BREAKING, OPERATIONAL, ResourceChange, rank
+from streamt.impact.changes import BREAKING, LEVELS, NON_BREAKING, OPERATIONAL, ResourceChange, highest, rank
 from streamt.impact.compare import compare
 from streamt.impact.consumers import Consumers
 from streamt.impact.downstream import Impacted, closure
@@ -18,7 +18,6 @@ from streamt.impact.snapshot import Side, Snapshot
 from streamt.impact.workflows import WORKFLOWS
 
 FORMAT_VERSION = 1
-THRESHOLDS = ("breaking", "operational", "any")
 
 
 @attrs.frozen(kw_only=True)
@@ -31,8 +30,7 @@ class Report:
 
     @property
     def highest(self) -> str | None:
-        levels = [c.classification for c in self.changes]
-        return max(levels, key=rank) if levels else None
+        return highest([c.classification for c in self.changes])
 
     def workflows(self) -> list[str]:
         return sorted({f.workflow for c in self.changes for f in c.fields if f.workflow})
