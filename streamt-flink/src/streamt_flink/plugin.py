@@ -83,3 +83,10 @@ def streamt_runtime_readers(runtime: Any) -> list[Any]:
     from streamt_flink.metrics import FlinkJobRuntimeReader
 
     return [FlinkJobRuntimeReader(runtime)]
+
+
+@hookimpl
+def streamt_test_runners(runtime: Any) -> list[Any]:
+    from streamt_flink.continuous_tests import ContinuousTestRunner
+
+    return [ContinuousTestRunner(runtime)]

@@ -54,7 +54,7 @@ def case_of(project: Any, test: Any) -> tuple[TestCase, list[AssertionResult]] |
         return None
     evaluated, skipped = split(test.type, assertions_of(test))
     size = test.sample_size or project.defaults.sample_size
-    return TestCase(test.name, test.type, target, evaluated, size, test), skipped
+    return TestCase(test.name, test.type, target, evaluated, size, test, project), skipped
 
 
 def run_tests(

@@ -86,6 +86,7 @@ class TestCase:
     assertions: tuple[Assertion, ...]
     sample_size: int
     test: Any  # streamt.project.model.Test, for runner-specific fields (flink_cluster)
+    project: Any = None  # the loaded project, for runners that compile the test (continuous jobs)
 
 
 @attrs.frozen
