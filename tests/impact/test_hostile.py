@@ -223,3 +223,14 @@ def test_a_snapshot_needs_no_secret_and_never_reads_dotenv(tmp_path: Path, monke
     commit_id = repository.resolve("HEAD")
     snapshot = take(Side("base", "HEAD", commit_id), repository.project_files(commit_id), None)
     assert snapshot.project.runtime.kafka.bootstrap_servers == "${KAFKA_BOOTSTRAP}"
+
+
+def test_a_partial_clone_never_fetches_a_missing_blob(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    commit(repo, {"models/clean.yml": CLEAN.replace("Valid orders", "one")}, "one")
+    git(repo, "config", "uploadpack.allowFilter", "true")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{repo}", str(clone))  # checks out HEAD's blobs only
+    error = error_of(invoke("impact", "-p", clone, "--base", "HEAD~1"))
+    assert error["code"] == "E510_GIT_READ_FAILED" and "not allowed" in error["message"]
+    assert "without --filter" in error["suggestion"]

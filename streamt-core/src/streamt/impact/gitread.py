@@ -84,8 +84,13 @@ def run_git(cwd: Path, args: Sequence[str], stdin: bytes | None = None) -> bytes
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise git_error(f"git {args[0]} could not run ({type(exc).__name__}).", "Check the Git installation.") from None
     if done.returncode != 0:
-        first = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no message"])[0]
-        raise git_error(f"git {args[0]} failed: {first[:300]}", "Check the repository and the ref.")
+        stderr = done.stderr.decode("utf-8", "replace")
+        first = (stderr.strip().splitlines() or ["no message"])[0]
+        suggestion = "Check the repository and the ref."
+        if "promisor" in stderr:
+            # A partial clone lacks the blob; fetching it would run a transport, which is never allowed here.
+            suggestion = "This partial clone lacks the files of that ref: fetch it without --filter first."
+        raise git_error(f"git {args[0]} failed: {first[:300]}", suggestion)
     return done.stdout
 
 
