@@ -11,6 +11,7 @@ from streamt_kafka.topics_live import (
     RequestCounter,
     alter_topic_configs,
     create_topics,
+    create_topics_with_ids,
     increase_partitions,
     observe_topics,
 )
@@ -34,16 +35,20 @@ def test_create_observe_grow_and_alter(admin) -> None:
     counter = RequestCounter()
 
     assert observe_topics(admin, [desired], counter)[name].status == "absent"
-    assert create_topics(admin, [desired], counter) == {name: None}
+    errors, ids = create_topics_with_ids(admin, [desired], counter)
+    assert errors == {name: None} and ids[name]
 
     seen = observe_topics(admin, [desired], counter)[name]
     assert seen.status == "present"
-    assert seen.spec == {"name": name, "partitions": 2, "replication_factor": 1, "config": {"retention.ms": "3600000"}}
+    # The topic ID is the one the create answered, and it survives growing and altering the topic.
+    shape = {"name": name, "partitions": 2, "replication_factor": 1, "config": {"retention.ms": "3600000"}}
+    assert seen.spec == {**shape, "topic_id": ids[name]}
 
     assert increase_partitions(admin, {name: 4}, counter) == {name: None}
     assert alter_topic_configs(admin, {name: {"retention.ms": "7200000"}}, counter) == {name: None}
     seen = observe_topics(admin, [desired], counter)[name]
-    assert seen.spec == {"name": name, "partitions": 4, "replication_factor": 1, "config": {"retention.ms": "7200000"}}
+    shape = {"name": name, "partitions": 4, "replication_factor": 1, "config": {"retention.ms": "7200000"}}
+    assert seen.spec == {**shape, "topic_id": ids[name]}
     assert counter.counts["create_topics"] == 1
     admin.delete_topics([name])
 

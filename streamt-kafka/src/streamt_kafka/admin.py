@@ -7,6 +7,7 @@ error can carry the bootstrap list.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -56,6 +57,66 @@ def client_config(kafka_runtime: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
+# kafka-python's bootstrap loop retries a broker that refused the credentials until the bootstrap
+# timeout and then reports a timeout: a wrong password would read as an unreachable cluster, 8 s later.
+# The loop logs each failed attempt with its exception, and the broker either answers the
+# SaslAuthenticate request with an error or just closes the connection while it is in flight. Two log
+# filters watch for both and end the bootstrap at once with an authentication error.
+_MANAGER_LOGGER = "kafka.net.manager"
+_CONNECTION_LOGGER = "kafka.net.connection"
+_SASL_AUTHENTICATE = 36  # Kafka API key of SaslAuthenticate
+
+
+class _AuthWatch:
+    def __init__(self, refused: tuple[type[BaseException], ...], error: type[BaseException]) -> None:
+        self.refused = refused
+        self.error = error
+        self.closed_while_authenticating = False
+
+    def on_connection(self, record: logging.LogRecord) -> bool:
+        """``Connection lost`` with a SaslAuthenticate request still unanswered: the broker hung up on it."""
+        args = record.args if isinstance(record.args, tuple) else ()
+        parser = getattr(args[0], "parser", None) if args else None
+        pending = getattr(parser, "in_flight_requests", ())
+        if any(getattr(header, "request_api_key", None) == _SASL_AUTHENTICATE for header in pending):
+            self.closed_while_authenticating = True
+        return True
+
+    def on_manager(self, record: logging.LogRecord) -> bool:
+        for arg in record.args if isinstance(record.args, tuple) else ():
+            if isinstance(arg, self.refused):
+                raise arg
+        if self.closed_while_authenticating:
+            raise self.error("the broker closed the connection while authenticating")
+        return True
+
+
+@contextmanager
+def _auth_failures_raise() -> Iterator[None]:
+    from kafka import errors
+
+    watch = _AuthWatch(
+        (errors.SaslAuthenticationFailedError, errors.AuthorizationError), errors.SaslAuthenticationFailedError
+    )
+    hooks = (
+        (_MANAGER_LOGGER, watch.on_manager, logging.WARNING),
+        (_CONNECTION_LOGGER, watch.on_connection, logging.ERROR),
+    )
+    restore = []
+    for name, check, needed in hooks:
+        logger = logging.getLogger(name)
+        restore.append((logger, check, logger.level))
+        logger.addFilter(check)
+        if not logger.isEnabledFor(needed):
+            logger.setLevel(needed)  # a filter only sees records that are created
+    try:
+        yield
+    finally:
+        for logger, check, level in restore:
+            logger.removeFilter(check)
+            logger.setLevel(level)
+
+
 @contextmanager
 def admin_client(kafka_runtime: dict[str, Any]) -> Iterator[Any]:
     """An open ``KafkaAdminClient``; failures become structured, secret-free errors."""
@@ -63,7 +124,8 @@ def admin_client(kafka_runtime: dict[str, Any]) -> Iterator[Any]:
 
     config = client_config(kafka_runtime)
     try:
-        client = KafkaAdminClient(**config)
+        with _auth_failures_raise():
+            client = KafkaAdminClient(**config)
     except Exception as exc:
         raise classify(exc, "connect to Kafka") from None
     try:

@@ -58,9 +58,9 @@ class TopicDeployer:
         raise ValueError(f"topic deployer cannot {action}")
 
     def _create(self, admin: Any, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
-        from streamt_kafka.topics_live import create_topics
+        from streamt_kafka.topics_live import create_topics_with_ids
 
-        errors = create_topics(admin, [desired_topic(artifact) for _, artifact in pairs], self.counter)
+        errors, ids = create_topics_with_ids(admin, [desired_topic(artifact) for _, artifact in pairs], self.counter)
         created = [name for name, error in errors.items() if error is None]
         if created:
             # The broker acknowledged the creates; wait until metadata shows them, so that the
@@ -69,7 +69,14 @@ class TopicDeployer:
             # Acknowledged is created: a slow metadata cache is no failure.
             with contextlib.suppress(Exception):
                 admin.wait_for_topics(created, timeout_ms=WAIT_FOR_METADATA_MS)
-        return {name: _outcome(error) for name, error in errors.items()}
+        # The ownership record keeps the created topic's ID: a later plan can tell this topic from
+        # one that was deleted and recreated under the same name outside streamt.
+        return {
+            name: attrs.evolve(_outcome(error), attributes={"topic_id": ids[name]})
+            if error is None and name in ids
+            else _outcome(error)
+            for name, error in errors.items()
+        }
 
     def _update(self, admin: Any, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         from streamt_kafka.topics_live import alter_topic_configs, increase_partitions

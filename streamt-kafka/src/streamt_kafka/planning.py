@@ -39,11 +39,16 @@ class TopicPlanner:
             return [Action.for_artifact(CREATE, artifact, describe(artifact.spec), observation)]
         if observation.status != PRESENT:
             raise ValueError(f"cannot plan topic {artifact.identity} from a {observation.status} observation")
-        changes = changed_keys(artifact.spec, observation.spec or {})
+        live = observation.spec or {}
+        recreated = _recreated(artifact, live, record)
+        # A live topic's ID goes into the record this plan writes (kept from the record otherwise).
+        evidence = {"record_attributes": {"topic_id": live["topic_id"]}} if "topic_id" in live and not recreated else {}
+        changes = changed_keys(artifact.spec, {k: v for k, v in live.items() if k != "topic_id"})
         if not changes:
-            return [Action.for_artifact(NOOP, artifact, "no changes", observation)]
+            return [Action.for_artifact(NOOP, artifact, "no changes", observation, **evidence), *recreated]
         summary = ", ".join(f"{k}: {v['from']} → {v['to']}" for k, v in changes.items())
-        out: list[Any] = [Action.for_artifact(UPDATE, artifact, summary, observation, changes=changes)]
+        out: list[Any] = [Action.for_artifact(UPDATE, artifact, summary, observation, changes=changes, **evidence)]
+        out += recreated
         partitions = changes.get("partitions")
         if partitions and isinstance(partitions["from"], int) and partitions["to"] < partitions["from"]:
             before, after = partitions["from"], partitions["to"]
@@ -54,6 +59,18 @@ class TopicPlanner:
             message = f"Apply cannot change the replication factor of '{artifact.identity}'."
             out.append(SafetyBlocker("kafka_replication_factor_change", KIND_TOPIC, artifact.identity, message))
         return out
+
+
+def _recreated(artifact: Artifact, live: dict[str, Any], record: Any) -> list[SafetyBlocker]:
+    """A blocker when the owned topic's ID is not the one streamt recorded: it is another topic now."""
+    owned = (getattr(record, "attributes", None) or {}).get("topic_id")
+    if owned is None or live.get("topic_id") in (None, owned):
+        return []
+    message = (
+        f"Topic '{artifact.identity}' was deleted and recreated outside streamt (its topic ID is not the one "
+        "recorded in ownership state): it is not the topic streamt owns, and its data may be gone."
+    )
+    return [SafetyBlocker("kafka_topic_recreated", KIND_TOPIC, artifact.identity, message)]
 
 
 class SchemaPlanner:

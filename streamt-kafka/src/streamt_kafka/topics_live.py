@@ -77,16 +77,27 @@ def observe_topics(
         partitions = entry.get("partitions") or []
         replicas = {len(p.get("replica_nodes") or []) for p in partitions}
         live_config = configs.get(name, {})
-        observations[name] = Observation(
-            PRESENT,
-            {
-                "name": name,
-                "partitions": len(partitions),
-                "replication_factor": max(replicas) if replicas else 0,
-                "config": {key: _config_value(live_config.get(key)) for key in sorted(topic.config)},
-            },
-        )
+        spec = {
+            "name": name,
+            "partitions": len(partitions),
+            "replication_factor": max(replicas) if replicas else 0,
+            "config": {key: _config_value(live_config.get(key)) for key in sorted(topic.config)},
+        }
+        # The topic's identity, not just its name: a topic deleted and recreated with the same shape
+        # has a new ID, so a reviewed plan (whose evidence holds it) no longer matches the live one.
+        topic_id = _topic_id(entry.get("topic_id"))
+        if topic_id is not None:
+            spec["topic_id"] = topic_id
+        observations[name] = Observation(PRESENT, spec)
     return observations
+
+
+_NO_TOPIC_ID = "00000000-0000-0000-0000-000000000000"
+
+
+def _topic_id(value: Any) -> str | None:
+    text = str(value) if value is not None else None
+    return None if text in (None, "", _NO_TOPIC_ID, "AAAAAAAAAAAAAAAAAAAAAA") else text
 
 
 def _config_value(entry: Any) -> str | None:
@@ -100,6 +111,13 @@ def create_topics(
     admin: Any, topics: Iterable[DesiredTopic], counter: RequestCounter | None = None
 ) -> dict[str, str | None]:
     """Create topics in one request; per topic ``None`` on success or the error class name."""
+    return create_topics_with_ids(admin, topics, counter)[0]
+
+
+def create_topics_with_ids(
+    admin: Any, topics: Iterable[DesiredTopic], counter: RequestCounter | None = None
+) -> tuple[dict[str, str | None], dict[str, str]]:
+    """``create_topics``, plus the ID the broker gave each created topic (for the ownership record)."""
     batch = {
         t.name: {
             "num_partitions": t.partitions,
@@ -109,11 +127,17 @@ def create_topics(
         for t in topics
     }
     if not batch:
-        return {}
+        return {}, {}
     response = admin.create_topics(batch, raise_errors=False)
     if counter is not None:
         counter.add("create_topics")
-    return _per_topic_errors(response, batch)
+    errors = _per_topic_errors(response, batch)
+    ids: dict[str, str] = {}
+    for entry in response.get("topics", []) if isinstance(response, dict) else []:
+        topic_id = _topic_id(entry.get("topic_id"))
+        if errors.get(entry.get("name"), UNKNOWN_OUTCOME) is None and topic_id is not None:
+            ids[entry["name"]] = topic_id
+    return errors, ids
 
 
 def increase_partitions(
