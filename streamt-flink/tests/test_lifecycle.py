@@ -153,6 +153,13 @@ def test_a_legacy_named_job_is_read_for_its_old_record_and_migrated() -> None:
     assert again.action == "noop" and "record_attributes" not in again.evidence
 
 
+def test_a_cancelled_leftover_under_the_new_name_does_not_hide_the_live_legacy_job() -> None:
+    legacy = {"name": "counts", "state": "RUNNING", "job_id": "old", "live_jobs": 1}
+    leftover = Observation("present", {**view("CANCELED", job_id="gone", live=0), "legacy": legacy})
+    (action,), _ = plan(job(), leftover, Record(legacy_checksum(job())))
+    assert action.action == "noop" and action.evidence["record_attributes"]["job_id"] == "old"
+
+
 def test_another_projects_job_of_the_same_model_name_is_never_looked_at() -> None:
     legacy = {"name": "counts", "state": "FAILED", "job_id": "theirs", "live_jobs": 0, "history_only": True}
     (action,), blockers = plan(job(), Observation("absent", {"legacy": legacy}), None)

@@ -15,6 +15,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -98,6 +99,11 @@ class CountProject:
     def live(self) -> list[dict[str, Any]]:
         return [j for j in self.jobs() if j["state"] in LIVE]
 
+    def legacy_live(self) -> list[dict[str, Any]]:
+        """Live jobs under the model name alone (what a test of the legacy form starts)."""
+        listed = requests.get(f"{self.endpoints['rest']}/jobs/overview", timeout=10).json()["jobs"]
+        return [j for j in listed if j["name"] == self.model and j["state"] in LIVE]
+
     def wait_state(self, wanted: str, timeout: float = 90, job_id: str | None = None) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -107,6 +113,14 @@ class CountProject:
                 return str(found[0]["jid"])
             time.sleep(0.5)
         raise AssertionError(f"{self.pipeline} never {wanted}: {self.jobs()}")
+
+    def wait_slot(self, timeout: float = 120) -> None:
+        """Wait for a free task slot: the cluster's 4 are shared with every other test run."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if requests.get(f"{self.endpoints['rest']}/overview", timeout=10).json()["slots-available"] > 0:
+                return
+            time.sleep(1)
 
     def produce(self, *keys: str) -> None:
         from kafka import KafkaProducer
@@ -149,7 +163,7 @@ class CountProject:
         return json.loads((self.path / ".streamt" / "state" / "default.control.json").read_text())
 
     def cleanup(self) -> None:
-        for job in self.live():
+        for job in [*self.live(), *self.legacy_live()]:
             requests.patch(f"{self.endpoints['rest']}/jobs/{job['jid']}?mode=cancel", timeout=10)
         from kafka import KafkaAdminClient
 
@@ -180,6 +194,7 @@ def count_project(
 
 def _deployed(streamt_cli, project: CountProject) -> str:
     """Apply the project, count k1 to 3 and return the running job id."""
+    project.wait_slot()
     applied = streamt_cli("apply", "-p", project.path)
     assert applied.ok, applied.envelope
     job_id = project.wait_state("RUNNING")
@@ -430,3 +445,80 @@ def test_two_projects_deploy_the_same_model_name_side_by_side(count_project, str
     assert streamt_cli("apply", "-p", second.path).ok
     second.wait_state("RUNNING")
     assert first.pipeline != second.pipeline and [j["state"] for j in first.jobs()] == ["FAILED"]
+
+
+def _as_before_scoped_names(project: CountProject, tmp_path: Path) -> str:
+    """Turn a fresh deployment into one made before project-scoped names; the legacy job's id.
+
+    The job runs under its job name alone and its ownership record is an old one: no attributes,
+    the checksum the artifact had then. Everything else (topics, their records) stays.
+    """
+    from streamt.artifacts import Artifact, canonical_json
+    from streamt.fsutil import atomic_write
+    from streamt.state.records import OwnershipRecord, OwnershipState
+    from streamt_flink.deployers import FlinkJobDeployer
+    from streamt_flink.identity import legacy_checksum, statements_for
+
+    compiled = tmp_path / "gen"
+    from streamt.cli import run
+
+    with (tmp_path / "o").open("w") as out, (tmp_path / "e").open("w") as err:
+        assert run(["compile", "-p", str(project.path), "--output-dir", str(compiled)], out, err) == 0
+    spec = json.loads((compiled / "flink" / f"{project.model}.json").read_text())
+    artifact = Artifact("flink_job", project.model, project.model, spec)
+    for job in project.live():
+        requests.patch(f"{project.endpoints['rest']}/jobs/{job['jid']}?mode=cancel", timeout=10)
+    project.wait_state("CANCELED")
+
+    cluster = SimpleNamespace(rest_url=project.endpoints["rest"], sql_gateway_url=project.endpoints["gateway"])
+    runtime = SimpleNamespace(flink=SimpleNamespace(clusters={"local": cluster}))  # what the deployer reads
+    legacy = FlinkJobDeployer(runtime)._submit(artifact, statements_for(artifact, project.model))
+    assert legacy.outcome.ok, legacy
+
+    state_path = project.path / ".streamt" / "state" / "default.json"
+    document = json.loads(state_path.read_text())
+    records = []
+    for entry in document["resources"]:
+        entry.pop("attributes", None)
+        if entry["kind"] == "flink_job":
+            entry["artifact_checksum"] = legacy_checksum(artifact)
+        records.append(OwnershipRecord(**entry))
+    old = OwnershipState(document["store_id"], document["address"], document["serial"], tuple(records))
+    atomic_write(state_path, canonical_json(old.to_document()) + b"\n", mode=0o600)
+    return str(legacy.job_id)
+
+
+def test_a_legacy_named_job_is_kept_migrated_and_upgraded(count_project, streamt_cli, tmp_path):
+    project = count_project()
+    project.write(mode="savepoint")
+    _deployed(streamt_cli, project)
+    legacy_job = _as_before_scoped_names(project, tmp_path)
+    legacy_name = project.model
+
+    plan = streamt_cli("plan", "-p", project.path)
+    assert plan.ok and not plan.data["is_apply_blocked"], plan.envelope
+    action = _flink_action(plan)
+    assert action["action"] == "noop" and action["evidence"]["record_attributes"]["pipeline_name"] == legacy_name
+    # Another project with the same model name and no record never sees the legacy job as its own.
+    other = count_project(model=project.model)
+    other.write()
+    theirs = streamt_cli("plan", "-p", other.path)
+    assert theirs.ok and not theirs.data["ownership_requirements"] and _flink_action(theirs)["action"] == "create"
+
+    migrated = streamt_cli("apply", "-p", project.path)
+    assert migrated.ok and migrated.data["operation_id"] is not None, migrated.envelope  # the record changed
+    state = json.loads((project.path / ".streamt" / "state" / "default.json").read_text())
+    (record,) = [r for r in state["resources"] if r["kind"] == "flink_job"]
+    assert record["attributes"]["pipeline_name"] == legacy_name and record["attributes"]["job_id"] == legacy_job
+    again = streamt_cli("apply", "-p", project.path)
+    assert again.ok and again.data["operation_id"] is None
+
+    project.write(word="y", mode="savepoint")
+    planned, applied = _reviewed_apply(streamt_cli, project, tmp_path / "up.json")
+    assert _flink_action(planned)["evidence"]["upgrade"]["running_as"] == legacy_name
+    assert applied.ok, applied.envelope
+    project.wait_state("RUNNING")  # now under the project-scoped name
+    project.produce("k1")
+    assert project.counts("k1", until=4)[-1] == 4  # the legacy job's state came along
+    listed = requests.get(f"{project.endpoints['rest']}/jobs/overview", timeout=10).json()["jobs"]
+    assert [j["state"] for j in listed if j["jid"] == legacy_job] == ["FINISHED"]

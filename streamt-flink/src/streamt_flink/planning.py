@@ -305,7 +305,10 @@ def _owned_view(artifact: Artifact, observation: Observation, record: Any) -> tu
     recorded = _attributes(record).get("pipeline_name")
     if recorded is not None and recorded != pipeline_of(artifact):
         return (legacy if recorded == job_name(artifact) else None), recorded, False
-    if record is not None and recorded is None and current is None and legacy is not None:
+    # A cancelled leftover under the new name does not hide a live legacy job.
+    current_live = current is not None and not current.get("history_only")
+    legacy_wins = legacy is not None and (current is None or not legacy.get("history_only"))
+    if record is not None and recorded is None and not current_live and legacy_wins:
         return legacy, job_name(artifact), True
     return current, pipeline_of(artifact), False
 
