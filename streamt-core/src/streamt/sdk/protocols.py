@@ -175,8 +175,18 @@ class StateBackend(Protocol):
         """Durably record one action's ``started``/``done``/``failed``/``unknown``/``rolled_back``."""
         ...
 
-    def record_progress_many(self, control: OperationControl, indexes: Sequence[int], outcome: str) -> OperationControl:
-        """The same for a batch of actions, in one durable write."""
+    def record_progress_many(
+        self,
+        control: OperationControl,
+        indexes: Sequence[int],
+        outcome: str,
+        evidence: dict[str, Any] | None = None,
+    ) -> OperationControl:
+        """The same for a batch of actions, in one durable write.
+
+        ``evidence`` holds secret-neutral facts learnt mid-action (a savepoint
+        path) that recovery needs; it is kept on each ``ActionProgress``.
+        """
         ...
 
     def mark_recovery_required(self, control: OperationControl, failure_code: str) -> OperationControl:

@@ -23,6 +23,10 @@ import:
     switches every other installed plugin off for the test. Registering a
     plugin that is also pip-installed is fine: it stays registered once.
 
+``streamt_isolated``
+    requested by a test, every installed plugin is switched off for it (core's
+    built-in plugin stays), as ``isolated=True`` does before registering.
+
 ``streamt.testing.contracts`` holds the conformance kit: base test classes a
 plugin's suite subclasses (with ``pass``) to check its state backend,
 provider trio, exporter or compiler against the contract.
@@ -210,6 +214,15 @@ def streamt_cli_text(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., 
 
     yield invoke
     reset_plugins()
+
+
+@pytest.fixture
+def streamt_isolated() -> Iterator[None]:
+    """Only core's built-in plugin for this test, whatever is installed (no ``STREAMT_LOAD_PLUGINS`` needed)."""
+    from streamt.plugins import isolated_plugins
+
+    with isolated_plugins():
+        yield
 
 
 @pytest.fixture

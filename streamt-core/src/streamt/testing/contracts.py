@@ -134,10 +134,12 @@ class StateBackendContract:
         backend = state_backend_factory()
         with backend.operation_lock():
             control = backend.begin_operation("apply", [{"position": 0}, {"position": 1}])
-            backend.record_progress_many(control, [0, 1], "started")
+            control = backend.record_progress_many(control, [0, 1], "started")
+            backend.record_progress_many(control, [1], "started", evidence={"savepoint": "file:///sp/1"})
             seen = state_backend_factory().read_control()  # a crash now leaves this behind
         assert seen.status == "in_progress" and seen.operation_id == control.operation_id
-        assert [(p.index, p.outcome) for p in seen.progress] == [(0, "started"), (1, "started")]
+        assert [(p.index, p.outcome) for p in seen.progress] == [(0, "started"), (1, "started"), (1, "started")]
+        assert seen.progress[-1].evidence == {"savepoint": "file:///sp/1"}
         assert len(seen.actions) == 2
 
     def test_an_unfinished_marker_blocks_the_next_operation_until_recovery(
