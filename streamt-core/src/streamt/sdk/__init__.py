@@ -99,6 +99,7 @@ if TYPE_CHECKING:
         OwnershipState,
         state_address,
     )
+    from streamt.testrun import AssertionResult, RunnerReport, TestCase, TestRunner
 
 # public name -> (module, attribute). Resolved lazily by __getattr__ below.
 _EXPORTS: dict[str, tuple[str, str]] = {
@@ -109,6 +110,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "TestType": ("streamt.capabilities", "TestType"),
     "AssertionKind": ("streamt.capabilities", "AssertionKind"),
     "KnownKind": ("streamt.capabilities", "KnownKind"),
+    # streamt test runners (hook streamt_test_runners)
+    **{name: ("streamt.testrun", name) for name in ("TestRunner", "TestCase", "RunnerReport", "AssertionResult")},
     # protocols
     **{
         name: ("streamt.sdk.protocols", name)
@@ -232,6 +235,7 @@ __all__ = [
     "AdoptionObserver",
     "Artifact",
     "AssertionKind",
+    "AssertionResult",
     "Codes",
     "Column",
     "CommandFactory",
@@ -259,6 +263,7 @@ __all__ = [
     "Project",
     "Ref",
     "Result",
+    "RunnerReport",
     "Runtime",
     "RuntimeStatusObserver",
     "SafetyBlocker",
@@ -269,6 +274,8 @@ __all__ = [
     "StateBackendRegistration",
     "StreamtError",
     "Test",
+    "TestCase",
+    "TestRunner",
     "TestType",
     "TopicMetadata",
     "Validator",

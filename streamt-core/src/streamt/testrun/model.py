@@ -76,7 +76,15 @@ class Target:
 
 @attrs.frozen
 class TestCase:
-    """One selected test as a runner receives it: only the assertions its type evaluates."""
+    """One selected test as a runner receives it.
+
+    * ``name``, ``type`` — the test's name and type (``schema``, ``sample``, ``continuous``).
+    * ``target`` — the model or source it reads (``Target``).
+    * ``assertions`` — only the ``Assertion`` entries its type evaluates; core reports the rest as skipped.
+    * ``sample_size`` — the effective ``sample_size`` (test, else ``defaults.tests``, else 100).
+    * ``test`` — the ``streamt.project.model.Test`` itself, for runner-specific fields (``flink_cluster``).
+    * ``project`` — the loaded project, for runners that compile the test (continuous jobs).
+    """
 
     __test__ = False  # not a pytest test class
 
@@ -93,10 +101,14 @@ class TestCase:
 class AssertionResult:
     """The outcome of one assertion.
 
-    ``checked`` is how many records (or columns, for schema tests) it looked at,
-    ``failed`` how many violated it; ``examples`` holds at most five
-    ``{partition, offset, key?, column?, value?}`` maps, never a value of a
-    sensitive column. ``reason`` explains a skip or an error.
+    * ``index`` — its position in the test's ``assertions`` list; ``kind`` — ``not_null`` ...;
+      ``description`` — the label people see (``not_null(customer_id)``).
+    * ``status`` — ``passed``, ``failed``, ``skipped`` or ``error``.
+    * ``checked`` — how many records (or columns, for schema tests) it looked at; ``failed`` — how
+      many violated it.
+    * ``examples`` — at most five ``{partition, offset, key?, column?, value?}`` maps, never a value
+      of a sensitive column.
+    * ``reason`` — why it was skipped or could not be evaluated.
     """
 
     index: int
@@ -125,9 +137,12 @@ class AssertionResult:
 class RunnerReport:
     """A runner's answer for one test case.
 
-    ``messages`` is the number of records a sample test read; ``state`` the live
-    state of a continuous test's job (``deployed``, ``running`` or ``failed``);
-    ``error`` is set when the test could not be evaluated at all.
+    * ``assertions`` — one ``AssertionResult`` per evaluated assertion.
+    * ``messages`` — the number of records a sample test read.
+    * ``state`` — the live state of a continuous test's job (``deployed``, ``running`` or ``failed``).
+    * ``error`` — set when the test could not be evaluated at all (a structured ``Diagnostic``).
+    * ``details`` — runner facts shown in ``-o json`` (topic, job id ...); ``duration_ms`` here
+      replaces core's share of the batch time.
     """
 
     assertions: tuple[AssertionResult, ...] = ()
