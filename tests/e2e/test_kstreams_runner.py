@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -350,6 +351,11 @@ def test_a_changed_runner_is_blocked_and_a_failing_one_is_rolled_back(tmp_path, 
     blocked = streamt("apply", "-p", root, "--force", env=env)
     assert json.loads(blocked.stdout)["errors"][0]["code"] == "E417_SAFETY_BLOCKED"
     assert [c.id for c in runners(engine, name)] == [container.id]  # untouched
+    models.write_text(models.read_text().replace("amount >= 200", "amount >= 100"))
+    shutil.rmtree(root / ".streamt")  # the labelled runner now has no ownership record: never adopted silently
+    orphan = json.loads(streamt("apply", "-p", root, env=env).stdout)
+    assert "E410_OWNERSHIP_REQUIRED" in [e["code"] for e in orphan["errors"]]
+    assert [c.id for c in runners(engine, name)] == [container.id]
 
     # A second runner whose Kafka cannot be reached never gets RUNNING: removed again, volume kept.
     other, other_name = starter(tmp_path, runner_image, env, cleanup)
