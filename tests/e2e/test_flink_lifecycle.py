@@ -282,6 +282,13 @@ def test_savepoint_plan_text_and_blockers(count_project, streamt_cli, tmp_path):
     assert "drops its state" in _flink_action(planned)["summary"]
     refused = streamt_cli("apply", "-p", project.path, "--plan", tmp_path / "sl.json")
     assert refused.error_codes == ["E900_USAGE_ERROR"] and "--force" in refused.envelope["errors"][0]["message"]
+    forced = streamt_cli("apply", "-p", project.path, "--plan", tmp_path / "sl.json", "--force")
+    assert forced.ok and forced.action_results[project.model] == "updated", forced.envelope
+    project.wait_state("RUNNING")
+    deadline = time.monotonic() + 90
+    while len(counts := project.counts("k1", until=3)) < 6 and time.monotonic() < deadline:
+        time.sleep(1)
+    assert counts == [1, 2, 3, 1, 2, 3]  # stateless: the new SQL recounted the retained input from scratch
 
 
 def test_a_savepoint_timeout_keeps_the_savepoint_and_recovers(count_project, streamt_cli, tmp_path):
