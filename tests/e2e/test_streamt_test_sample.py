@@ -293,3 +293,93 @@ def test_the_sample_read_commits_nothing_and_joins_no_group(streamt_project, top
     new = {g["group_id"] for g in admin.list_groups()} - before
     assert not {g for g in new if g.startswith("streamt") and "e2eobserve" not in g}
     admin.close()
+
+
+def register(registry: str, subject: str, schema: dict[str, Any], schema_type: str | None = None) -> None:
+    body: dict[str, Any] = {"schema": json.dumps(schema)}
+    if schema_type:
+        body["schemaType"] = schema_type
+    response = requests.post(
+        f"{registry}/subjects/{subject}/versions",
+        json=body,
+        headers={"Content-Type": "application/vnd.schemaregistry.v1+json"},
+        timeout=10,
+    )
+    assert response.status_code == 200, response.text
+
+
+def forget(registry: str, subject: str) -> None:
+    for suffix in ("", "?permanent=true"):
+        requests.delete(f"{registry}/subjects/{subject}{suffix}", timeout=10)
+
+
+@pytest.mark.parametrize("fmt", ["avro", "json"])
+def test_schema_tests_compare_the_registered_schema(streamt_project, schema_registry_url: str, fmt: str) -> None:
+    topic = f"t15-schema-{uuid.uuid4().hex[:8]}"
+    subject = f"{topic}-value"
+    if fmt == "avro":
+        register(
+            schema_registry_url,
+            subject,
+            {
+                "type": "record",
+                "name": "Order",
+                "fields": [
+                    {"name": "order_id", "type": "string"},
+                    {"name": "amount", "type": "double"},  # declared BIGINT: a mismatch
+                    {"name": "status", "type": ["null", "string"], "default": None},
+                ],
+            },
+        )
+    else:
+        register(
+            schema_registry_url,
+            subject,
+            {
+                "type": "object",
+                "properties": {
+                    "order_id": {"type": "string"},
+                    "amount": {"type": "number"},
+                    "status": {"type": "string"},
+                },
+                "required": ["order_id", "amount"],
+            },
+            "JSON",
+        )
+    columns = [
+        {"name": "order_id", "type": "STRING", "required": True},
+        {"name": "amount", "type": "BIGINT"},
+        {"name": "status", "type": "STRING", "required": True},
+    ]
+    tests = [
+        {"name": "registered", "model": "orders", "type": "schema", "assertions": [
+            {"not_null": {"columns": ["order_id", "status"]}},
+            {"accepted_types": {"types": {"order_id": "string", "amount": "long"}}},
+        ]},
+    ]  # fmt: skip
+    path = streamt_project(
+        {
+            "stream_project.yml": {
+                "project": {"name": "t15"},
+                "runtime": {
+                    "kafka": {"bootstrap_servers": "127.0.0.1:1"},
+                    "schema_registry": {"url": schema_registry_url},
+                },
+                "sources": [{"name": "orders", "topic": topic, "columns": columns, "schema": {"format": fmt}}],
+                "tests": tests,
+            }
+        }
+    )
+    try:
+        outcome = run_cli("test", "-p", path)
+    finally:
+        forget(schema_registry_url, subject)
+    test = results(outcome)["registered"]
+    assert outcome.exit_code == 1 and test["details"] == {"registry": f"compared with {subject}"}
+    not_null, types = test["assertions"]
+    assert not_null["examples"] == [{"column": "status", "problem": f"optional in registered subject {subject}"}]
+    assert types["examples"] == [{"column": "amount", "problem": f"registered as DOUBLE in {subject}, accepted long"}]
+
+    outcome = run_cli("test", "-p", path)  # the subject is gone now: declared columns alone decide
+    assert results(outcome)["registered"]["details"] == {"registry": f"subject {subject} is not registered"}
+    assert [a["failed"] for a in results(outcome)["registered"]["assertions"]] == [0, 0]
