@@ -1,9 +1,9 @@
 """A scripted repository history: one commit per kind of change, for the impact tests.
 
 The project lives in ``pipeline/`` of the repository (so the reader's sub-directory prefix is
-exercised) and needs the Kafka and Flink plugins only. Its runtime uses ``${KAFKA_BOOTSTRAP}``
-with no ``.env``: snapshots must not need the value. ``STEPS`` is the history in order; each step
-is (commit subject, {path: new content or None to delete}).
+exercised) and needs the Kafka, Flink, Kafka Streams and Connect plugins (no service is contacted).
+Its runtime uses ``${KAFKA_BOOTSTRAP}`` with no ``.env``: snapshots must not need the value.
+``STEPS`` is the history in order; each step is (commit subject, {path: new content or None to delete}).
 """
 
 from __future__ import annotations
@@ -97,6 +97,15 @@ tests:
       - range: {column: amount_cents, min: 0}
 """
 
+RUNNER = """\
+models:
+  - name: paid_orders
+    owner: team-orders
+    materialized: topic
+    executor: kafka_streams
+    sql: "SELECT order_id, status FROM {{ source('orders_raw') }} WHERE status = 'paid'"
+"""
+
 
 def _edit(text: str, old: str, new: str) -> str:
     assert text.count(old) == 1, (old, text)
@@ -182,6 +191,24 @@ def _steps() -> list[tuple[str, dict[str, str | None]]]:
             },
         )
     )
+    project = step(
+        "runner added",
+        "stream_project.yml",
+        PROJECT_FILE
+        + '  kafka_streams: {image: "sha256:'
+        + "a" * 64
+        + '", docker_network: shop, initial_offset: latest}\n'
+        + '  connect: {default: main, clusters: {main: {rest_url: "http://localhost:8083"}}}\n',
+    )
+    steps[-1][1]["models/paid.yml"] = RUNNER
+    paid = step("runner predicate", "models/paid.yml", _edit(RUNNER, "'paid'", "'shipped'"))
+    step("executor moved", "models/paid.yml", _edit(paid, "executor: kafka_streams", "executor: flink"))
+    step(
+        "tombstone",
+        "stream_project.yml",
+        project
+        + "lifecycle:\n  connector_removals:\n    - {logical_owner: orders_to_db, name: orders_to_db, cluster: main}\n",
+    )
     return steps
 
 
@@ -244,6 +271,10 @@ EXPECTED: dict[str, tuple[dict[tuple[str, str], dict[str, str]], dict[str, bool]
         },
         {"loyalty_service": True},
     ),
+    "runner added": ({("model", "paid_orders"): {"declaration": N}}, {}),
+    "runner predicate": ({("model", "paid_orders"): {"sql": OP}}, {}),
+    "executor moved": ({("model", "paid_orders"): {"executor": OP}}, {}),
+    "tombstone": ({("lifecycle", "orders_to_db"): {"lifecycle.connector_removals": OP}}, {}),
 }
 WORKFLOWS = {
     "column added": ["flink_savepoint_upgrade"],
@@ -254,6 +285,9 @@ WORKFLOWS = {
     "flink setting": ["flink_savepoint_upgrade"],
     "ownership adopted": ["adoption"],
     "model removed": ["reviewed_removal"],
+    "runner predicate": ["kafka_streams_replacement"],
+    "executor moved": ["executor_replacement"],
+    "tombstone": ["reviewed_removal"],
 }
 
 

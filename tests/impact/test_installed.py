@@ -1,4 +1,4 @@
-"""Installed acceptance: wheels of streamt-core, streamt-kafka and streamt-flink, built from the source
+"""Installed acceptance: wheels of streamt-core and the plugins the history uses, built from the source
 trees, installed into a fresh virtual environment outside the checkout, run ``streamt impact`` over
 every consecutive pair of the scripted history (as a CI job would: a process per run, cwd in the clone).
 """
@@ -19,7 +19,7 @@ import history  # the scripted history shared with test_history
 from history import EXPECTED, fields_of
 
 REPO = Path(__file__).resolve().parents[2]
-DISTRIBUTIONS = ("streamt-core", "streamt-kafka", "streamt-flink")
+DISTRIBUTIONS = ("streamt-core", "streamt-kafka", "streamt-flink", "streamt-kstreams", "streamt-connect")
 
 
 def _uv() -> str:
@@ -67,12 +67,12 @@ def test_installed_streamt_impact_over_the_scripted_history(streamt: Path, tmp_p
         assert fields_of(data) == expected_fields, subject
         assert {i["name"]: i["breaking"] for i in data["impacted"]} == expected_impacted, subject
 
-    gate = impact("--base", "HEAD~8", "--head", "HEAD~7", "--format", "markdown", "--fail-on", "breaking")
-    assert history.STEPS[-8][0] == "key changed"
+    key = [subject for subject, _ in history.STEPS].index("key changed")
+    gate = impact("--base", commits[key - 1], "--head", commits[key], "--format", "markdown", "--fail-on", "breaking")
     assert gate.returncode == 1 and gate.stdout.startswith("<!-- streamt-impact -->\n### streamt impact: breaking")
     plugins = json.loads(
         subprocess.run(
             [str(streamt), "-o", "json", "plugins"], capture_output=True, text=True, env=env, check=False
         ).stdout
     )
-    assert sorted(p["distribution"] for p in plugins["data"]["plugins"]) == ["streamt-flink", "streamt-kafka"]
+    assert sorted(p["distribution"] for p in plugins["data"]["plugins"]) == sorted(DISTRIBUTIONS[1:])
