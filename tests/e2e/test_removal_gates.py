@@ -95,14 +95,14 @@ def test_a_project_without_tombstones_still_plans_offline(tmp_path: Path, stream
     assert outcome.ok, outcome.envelope
 
 
-def test_an_online_plan_of_a_tombstone_fails_closed_before_any_provider_is_contacted(
+def test_a_connector_removal_on_local_state_is_e420_before_any_provider_is_contacted(
     tmp_path: Path, streamt_cli: Any
 ) -> None:
     root = tombstone_project(tmp_path / "p", local_state=True)
     outcome = streamt_cli("plan", "-p", root)
     assert outcome.exit_code != 0
     [error] = outcome.envelope["errors"]
-    # Not implemented yet: nothing may assess or delete a tombstone's target, and the advice is
-    # never "plan offline" (refused above) or "narrow with --target".
-    assert error["code"] == "E904_NOT_IMPLEMENTED", error
-    assert "tombstone" in error["message"] and "--offline" not in error["suggestion"]
+    # Local state cannot prove the authority a connector DELETE needs; the closed Connect port was
+    # never asked (that would be E406).
+    assert error["code"] == "E420_STATE_BACKEND_UNAVAILABLE", error
+    assert "PostgreSQL v2" in error["message"]

@@ -55,19 +55,22 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 @hookimpl
 def streamt_planners() -> list[Any]:
     from streamt_gateway.live import GatewayRulePlanner
+    from streamt_gateway.removal import GatewayRuleRemovalPlanner
 
-    return [GatewayRulePlanner()]
+    return [GatewayRulePlanner(), GatewayRuleRemovalPlanner()]
 
 
 @hookimpl
 def streamt_observers(runtime: Any) -> list[Any]:
     from streamt_gateway.live import GatewayRuleObserver
+    from streamt_gateway.removal import GatewayRuleRemovalObserver
 
-    return [GatewayRuleObserver(runtime)]
+    return [GatewayRuleObserver(runtime), GatewayRuleRemovalObserver(runtime)]
 
 
 @hookimpl
 def streamt_deployers(runtime: Any) -> list[Any]:
     from streamt_gateway.deployers import GatewayRuleDeployer
+    from streamt_gateway.removal import GatewayRuleRemovalDeployer
 
-    return [GatewayRuleDeployer(runtime)]
+    return [GatewayRuleDeployer(runtime), GatewayRuleRemovalDeployer(runtime)]

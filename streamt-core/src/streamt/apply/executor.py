@@ -25,14 +25,16 @@ import attrs
 
 from streamt import kinds
 from streamt.apply.outcome import DONE, UNKNOWN, Outcome
-from streamt.artifacts import Artifact
+from streamt.artifacts import KIND_CONNECTOR_REMOVAL, Artifact
 from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
 from streamt.kinds import KindTable
-from streamt.plan.model import CREATE, UPDATE, Action, Plan
+from streamt.plan.model import CREATE, DELETE, UPDATE, Action, Plan
+from streamt.plan.tombstones import is_removal, prior_resource_id
 from streamt.state.records import OwnershipRecord
 
 MUTATING = (CREATE, UPDATE)
+RESULTS = {CREATE: "created", UPDATE: "updated", DELETE: "deleted"}
 
 
 @attrs.frozen
@@ -54,7 +56,9 @@ def require_deployers(plan: Plan, deployers: dict[str, Any]) -> None:
     if isinstance(deployers, KindTable):
         deployers.require(action.kind for action in plan.mutations)
     for action in plan.mutations:
-        if action.kind not in deployers or action.action not in MUTATING:
+        # A delete exists only as a tombstone's reviewed removal (dsl.md section 15).
+        allowed = action.action in MUTATING or (action.action == DELETE and is_removal(action.kind))
+        if action.kind not in deployers or not allowed:
             raise StreamtError(
                 Codes.E904_NOT_IMPLEMENTED,
                 f"Applying '{action.action}' to {action.kind} artifacts is not implemented in this release.",
@@ -77,6 +81,11 @@ def desired_records(
     records = dict(current.by_resource) if current is not None else {}
     requirements = {(r.kind, r.identity) for r in plan.ownership_requirements}
     for action in plan.actions:
+        if is_removal(action.kind):
+            # A tombstone owns nothing; its exact delete ends the prior artifact's ownership.
+            if action.action == DELETE:
+                records.pop(prior_resource_id(action.kind, action.name, plan.project, plan.environment), None)
+            continue
         if action.ownership == "external" or (action.kind, action.identity) in requirements:
             continue
         resource = f"streamt://{plan.project}/{plan.environment}/{action.kind}/{action.name}"
@@ -170,7 +179,7 @@ def execute(
         for i, _a, outcome in bad:
             control = backend.record_progress_many(control, [i], outcome.status)
         boundary()
-        results.update({i: "created" if verb == CREATE else "updated" for i in good})
+        results.update({i: RESULTS[verb] for i in good})
         created += [(i, a) for i, a in batch if i in good and verb == CREATE]
         if bad:
             _fail(backend, control, bad, created, artifacts, deployers)
@@ -229,13 +238,15 @@ def _fail(
         control = backend.record_progress_many(control, [index], "rolled_back" if undone else "rollback_failed")
         if undone:
             rolled_back.append(action.identity)
-    control = backend.mark_recovery_required(control, Codes.E407_DEPLOY_ERROR.code)
-    boundary()
     _index, action, outcome = bad[0]
+    # A connector DELETE that did not prove its outcome is its own code; never retried or undone.
+    code = Codes.E428_CONNECTOR_REMOVAL_DRIFT if action.kind == KIND_CONNECTOR_REMOVAL else Codes.E407_DEPLOY_ERROR
+    control = backend.mark_recovery_required(control, code.code)
+    boundary()
     what = "was refused" if outcome.status == "failed" else "has an unknown outcome"
     failures = [{"identity": a.identity, "kind": a.kind, "outcome": o.status, "error": o.error} for _, a, o in bad]
     raise StreamtError(
-        Codes.E407_DEPLOY_ERROR,
+        code,
         f"Apply stopped: {action.action} of {action.kind} '{action.identity}' {what} ({outcome.error}). "
         f"{len(rolled_back)} resource(s) created by this run were rolled back; the recovery marker is kept.",
         "Do not rerun apply: inspect `streamt state status` and the live resources, then use "

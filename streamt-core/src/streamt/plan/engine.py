@@ -40,19 +40,18 @@ from streamt.plan.model import (
     SafetyBlocker,
     StateReference,
 )
+from streamt.plan.tombstones import authorize, is_removal, prior_resource_id
 from streamt.plugins import get_plugins
 from streamt.redact import without_secrets
 
 NOT_REQUESTED = Observation("not_requested")
-# Kinds that request the removal of something the project no longer declares.
-REMOVAL_SUFFIX = "_removal"
 
 
 class DefaultPlanner:
     """Core's planner for kinds no plugin plans: absent -> create, removals -> delete."""
 
     def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
-        if artifact.kind.endswith(REMOVAL_SUFFIX):
+        if is_removal(artifact.kind):
             return [Action.for_artifact(DELETE, artifact, "tombstone", observation)]
         if observation.status != "absent":
             raise StreamtError(
@@ -114,6 +113,10 @@ def plan_project(
         else:
             assert observations is not None
             observation = observations[(artifact.kind, artifact.identity)]
+            if is_removal(artifact.kind):
+                for item in _plan_removal(project, compiled, artifact, observation, records, table.get(artifact.kind)):
+                    (blockers if isinstance(item, SafetyBlocker) else actions).append(item)
+                continue
             record = records.get(artifact.resource_id(compiled.project_name, compiled.environment))
             requirement = _ownership_requirement(artifact, observation, record, compiled)
             if requirement is not None:
@@ -142,6 +145,29 @@ def project_bindings(project: Any, compiled: CompiledProject) -> dict[str, str]:
         "environment_fingerprint": environment_fingerprint(project),
         "manifest_checksum": manifest_checksum(manifest),
     }
+
+
+def _plan_removal(
+    project: Any, compiled: CompiledProject, artifact: Artifact, observation: Observation, records: Any, planner: Any
+) -> list[Any]:
+    """A tombstone, planned against the prior artifact's ownership record by its kind's planner
+    (exact delete, assessed no-op, drift or ownership blocker); ``safety.allow_destructive``
+    stands in for ``--force``."""
+    if planner is None:
+        raise StreamtError(
+            Codes.E904_NOT_IMPLEMENTED,
+            f"No installed plugin plans {artifact.kind} tombstones against live state.",
+            "Remove the lifecycle tombstone, or install the provider plugin that implements the removal.",
+        )
+    record = records.get(prior_resource_id(artifact.kind, artifact.name, compiled.project_name, compiled.environment))
+    allow = project.environment.safety.allow_destructive
+    items = []
+    for item in planner.plan(artifact, observation, record):
+        if isinstance(item, Action) and item.evidence.get("requires"):
+            evidence = {**item.evidence, "requires": authorize(item.evidence["requires"], allow)}
+            item = attrs.evolve(item, evidence=evidence)
+        items.append(item)
+    return items
 
 
 def _ownership_requirement(

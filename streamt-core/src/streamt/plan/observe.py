@@ -15,8 +15,8 @@ from streamt import kinds
 from streamt.artifacts import Artifact
 from streamt.errors import Codes, StreamtError
 from streamt.kinds import KindTable
-from streamt.plan.engine import REMOVAL_SUFFIX
 from streamt.plan.model import Observation
+from streamt.plan.tombstones import REMOVAL_SUFFIX
 
 
 def observers_by_kind(plugins: Any, runtime: Any) -> KindTable[Any]:

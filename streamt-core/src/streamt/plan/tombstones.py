@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from streamt.artifacts import KIND_CONNECTOR_REMOVAL, resource_id
 from streamt.errors import Codes, StreamtError
+from streamt.state.selection import is_local
+
+REMOVAL_SUFFIX = "_removal"
 
 
 def tombstones(project: Any) -> list[str]:
@@ -61,3 +65,33 @@ def refuse_unreviewed_apply(
         "only a fresh online reviewed plan, applied as reviewed, may delete.",
         _workflow(project),
     )
+
+
+def is_removal(kind: str) -> bool:
+    return kind.endswith(REMOVAL_SUFFIX)
+
+
+def prior_kind(kind: str) -> str:
+    """``connector`` for ``connector_removal``: the kind whose ownership record a tombstone names."""
+    return kind.removesuffix(REMOVAL_SUFFIX)
+
+
+def prior_resource_id(kind: str, logical_owner: str, project: str, env: str) -> str:
+    """The ownership record a tombstone (``kind``, named after its logical owner) binds: the prior artifact's."""
+    return resource_id(project, env, prior_kind(kind), logical_owner)
+
+
+def authorize(requires: Any, allow_destructive: bool) -> list[str]:
+    """A removal's ``requires``; ``safety.allow_destructive`` supplies the destructive authorization."""
+    return [r for r in requires or () if not (r == "force" and allow_destructive)]
+
+
+def require_connector_removal_backend(artifacts: Any, backend: Any) -> None:
+    """``E420`` before any Connect access: connector removal needs PostgreSQL v2 ownership state."""
+    if is_local(backend) and any(a.kind == KIND_CONNECTOR_REMOVAL for a in artifacts):
+        raise StreamtError(
+            Codes.E420_STATE_BACKEND_UNAVAILABLE,
+            "Connector removal needs PostgreSQL v2 deployment state; local state cannot prove the exclusive "
+            "authority a delete requires.",
+            "Configure deployment_state.backend: postgres (migrated to v2) for this environment.",
+        )

@@ -9,6 +9,7 @@ from typing import Any
 from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import Observation
+from streamt.plan.tombstones import is_removal, prior_resource_id
 from streamt.recovery import evidence as ev
 from streamt.recovery.targets import CANDIDATE, artifacts_for, check_resolution, classify, record_attributes
 from streamt.state.records import CLEAR, OwnershipRecord, OwnershipState
@@ -94,6 +95,10 @@ def candidate_state(backend: Any, state: Any, targets: list[dict[str, Any]], art
     records = dict(state.by_resource) if state is not None else {}
     for target, artifact in zip(targets, artifacts, strict=True):
         if target["classification"] != CANDIDATE:
+            continue
+        if is_removal(artifact.kind):
+            # The exact delete happened: the prior artifact's ownership ends, the tombstone owns nothing.
+            records.pop(prior_resource_id(artifact.kind, artifact.name, project.name, project.env), None)
             continue
         resource = artifact.resource_id(project.name, project.env)
         ownership = "adopted" if target["action"] == "adopt" else artifact.ownership
