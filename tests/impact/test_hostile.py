@@ -174,6 +174,10 @@ def test_symlinks_out_of_the_tree_are_refused_and_in_tree_links_are_read(tmp_pat
     error = error_of(invoke("impact", "-p", repo, "--base", "HEAD~1"))  # the working tree: the same rule
     assert error["code"] == "E510_GIT_READ_FAILED"
     (repo / "models" / "revenue.yml").unlink()
+    (repo / "models" / "revenue.yml").symlink_to("gone.yml")  # dangling, in the working tree only
+    error = error_of(invoke("impact", "-p", repo, "--base", "HEAD~1"))
+    assert error["code"] == "E510_GIT_READ_FAILED" and "cannot be read" in error["message"]
+    (repo / "models" / "revenue.yml").unlink()
     (repo / "shared.yml").unlink()
     (repo / "models" / "real").mkdir()
     (repo / "models" / "real" / "revenue.txt").write_text(REVENUE)  # not a declaration file by itself

@@ -82,7 +82,10 @@ def working_tree(root: Path) -> dict[str, bytes]:
                 f"{relative} links outside the project's declaration files; links out of the tree are refused.",
                 relative,
             )
-        info = os.stat(target)
+        try:
+            info = os.stat(target)
+        except OSError as exc:
+            raise _refuse(f"{relative} cannot be read ({exc.strerror or 'unreadable'}).", relative) from None
         if not stat.S_ISREG(info.st_mode):
             continue
         if info.st_size > MAX_FILE_BYTES:
