@@ -47,15 +47,34 @@ def test_every_hookspec_has_a_docstring() -> None:
             assert (function.__doc__ or "").strip(), name
 
 
-@pytest.mark.parametrize(
-    ("fence", "path"),
-    [
-        ("toml", "pyproject.toml"),
-        ("python", "src/streamt_topics_csv/__init__.py"),
-        ("python", "tests/test_topics_csv.py"),
+WORKED_EXAMPLES = [
+    (EXAMPLE, "toml", "pyproject.toml"),
+    (EXAMPLE, "python", "src/streamt_topics_csv/__init__.py"),
+    (EXAMPLE, "python", "tests/test_topics_csv.py"),
+    *[
+        (REPO / "tests" / folder, fence, path)
+        for folder, package, test in (
+            ("example_validation_rule", "streamt_owner_rule", "test_owner_rule.py"),
+            ("example_state_backend", "streamt_jsondir", "test_jsondir.py"),
+            ("example_provider", "streamt_lake", "test_lake.py"),
+        )
+        for fence, path in (
+            ("toml", "pyproject.toml"),
+            ("python", f"src/{package}/__init__.py"),
+            ("python", f"tests/{test}"),
+        )
     ],
-)
-def test_the_worked_example_in_the_docs_is_the_tested_distribution(fence: str, path: str) -> None:
+]
+
+
+@pytest.mark.parametrize(("root", "fence", "path"), WORKED_EXAMPLES, ids=lambda v: getattr(v, "name", v))
+def test_the_worked_examples_in_the_docs_are_the_tested_distributions(root: Path, fence: str, path: str) -> None:
     blocks = re.findall(rf"^```{fence}\n(.*?)^```$", DOC.read_text(), re.M | re.S)
-    source = (EXAMPLE / path).read_text()
-    assert source in blocks, f"docs/plugins.md does not show {path} as it is; copy it again"
+    source = (root / path).read_text()
+    assert source in blocks, f"docs/plugins.md does not show {root.name}/{path} as it is; copy it again"
+
+
+def test_every_worked_example_has_a_readme_and_one_version_source() -> None:
+    for root in {r for r, _, _ in WORKED_EXAMPLES}:
+        assert (root / "README.md").is_file(), root
+        assert (root / "pyproject.toml").read_text().count("version = ") == 1, root

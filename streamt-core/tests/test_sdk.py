@@ -75,3 +75,12 @@ def test_sdk_names_are_the_core_objects() -> None:
 
     assert sdk.Artifact is Artifact
     assert sdk.StateBackendRegistration is StateBackend
+
+
+def test_the_reference_page_is_generated_from_the_docstrings() -> None:
+    from pathlib import Path
+
+    from streamt.sdk.reference import render
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "sdk.md"
+    assert page.read_text() == render(), "regenerate it: python -m streamt.sdk.reference > docs/sdk.md"

@@ -7,11 +7,7 @@ import io
 from pathlib import Path
 
 import click
-from streamt import hookimpl
-from streamt.capabilities import Exporter
-from streamt.cli.options import env_option, project_dir_option
-from streamt.errors import Codes, StreamtError
-from streamt.result import Result
+from streamt.sdk import Exporter, Result, env_option, hookimpl, project_dir_option, write_output_file
 
 COLUMNS = ("topic", "partitions", "replication_factor", "owner_model")
 TOPIC_MATERIALIZATIONS = ("topic", "flink")  # the ones that create a Kafka topic
@@ -28,7 +24,7 @@ def streamt_exporters() -> list[Exporter]:
 @click.option("--output-file", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
 def topics_csv(project_dir: str, env: str | None, output_file: Path | None) -> Result:
     """Export the project's topics as CSV (topic, partitions, replication factor, owner model)."""
-    from streamt.project import load_project  # imported when the command runs, not when `--help` is built
+    from streamt.sdk import load_project  # imported when the command runs, not when `--help` is built
 
     project = load_project(project_dir, env=env)
     rows = [
@@ -49,12 +45,5 @@ def topics_csv(project_dir: str, env: str | None, output_file: Path | None) -> R
     data = {"topics": [dict(zip(COLUMNS, row, strict=True)) for row in rows]}
     if output_file is None:
         return Result("export topics-csv", data=data, text=buffer.getvalue(), raw=True)
-    try:
-        from streamt.fsutil import atomic_write
-
-        atomic_write(output_file, buffer.getvalue().encode("utf-8"))
-    except OSError as exc:
-        raise StreamtError(
-            Codes.E905_OUTPUT_WRITE_FAILED, f"Cannot write {output_file}: {exc.strerror}", "Check the path."
-        ) from None
+    write_output_file(str(output_file), buffer.getvalue())  # atomic; E905 when it cannot be written
     return Result("export topics-csv", data={**data, "output_file": str(output_file)}, text=f"Wrote {output_file}")

@@ -1,0 +1,97 @@
+"""The SDK reference page (``docs/sdk.md``), generated from the docstrings of ``streamt.sdk``.
+
+Regenerate it with ``python -m streamt.sdk.reference > docs/sdk.md``; a test fails when the page
+and the docstrings disagree, or when a public name has no docstring.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import attrs
+
+import streamt.sdk as sdk
+
+HEADER = """# streamt.sdk reference
+
+Generated from the docstrings of `streamt.sdk` by `python -m streamt.sdk.reference > docs/sdk.md`
+(a test keeps this page and the code identical). How the pieces fit together is in
+[Writing a plugin](plugins.md).
+"""
+
+
+def _signature(value: Any) -> str:
+    try:
+        return str(inspect.signature(value))
+    except (TypeError, ValueError):
+        return "(...)"
+
+
+def _is_protocol(value: Any) -> bool:
+    return inspect.isclass(value) and bool(getattr(value, "_is_protocol", False))
+
+
+def _members(protocol: type) -> list[str]:
+    lines = []
+    for name, member in vars(protocol).items():
+        if name.startswith("_") and name != "__call__":
+            continue
+        if isinstance(member, property) and member.fget is not None:
+            lines.append(f"- `{name}` (property) — {inspect.getdoc(member.fget) or ''}")
+        elif inspect.isfunction(member):
+            doc = (inspect.getdoc(member) or "").replace("\n", " ")
+            lines.append(f"- `{name}{_signature(member)}` — {doc}")
+    return lines
+
+
+def _entry(name: str, value: Any) -> str:
+    doc = inspect.getdoc(value) or ""
+    if _is_protocol(value):
+        kind = "protocol"
+    elif attrs.has(value):
+        kind = "value type"
+    elif inspect.isclass(value):
+        kind = "class"
+    else:
+        kind = "function"
+    shown = name if _is_protocol(value) else f"{name}{_signature(value)}"
+    out = [f"### `{name}`", "", f"*{kind}* `{shown}`", "", doc]
+    if _is_protocol(value):
+        out += ["", *_members(value)]
+    return "\n".join(out).rstrip() + "\n"
+
+
+# Objects whose repr says nothing (or carries a memory address): described in words.
+_OBJECTS = {
+    "Codes": "the registry of every error and warning code: `Codes.E202_FLINK_REQUIRED` is an `ErrorCode`",
+    "hookimpl": "the marker of hook implementations: `@hookimpl def streamt_validate(project): ...`",
+}
+
+
+def _describe(name: str, value: Any) -> str:
+    if name in _OBJECTS:
+        return _OBJECTS[name]
+    return f"`{value!r}`"
+
+
+def render() -> str:
+    """The whole page, deterministic: names in alphabetical order within each section."""
+    documented, constants = [], []
+    for name in sorted(sdk.__all__, key=str.lower):
+        value = getattr(sdk, name)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            documented.append((name, value))
+        elif name not in ("__version__",):
+            constants.append((name, value))
+    protocols = [(n, v) for n, v in documented if _is_protocol(v)]
+    others = [(n, v) for n, v in documented if not _is_protocol(v)]
+    parts = [HEADER, "## Protocols\n", *(_entry(n, v) for n, v in protocols)]
+    parts += ["## Classes, value types and functions\n", *(_entry(n, v) for n, v in others)]
+    rows = [f"| `{name}` | {_describe(name, value)} |" for name, value in constants]
+    parts += ["## Constants and markers\n", "| name | value |\n|---|---|\n" + "\n".join(rows) + "\n"]
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    print(render(), end="")
