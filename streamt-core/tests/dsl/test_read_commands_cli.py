@@ -46,7 +46,8 @@ def test_list_each_type(resource_type: str, names: list[str], cli) -> None:
     assert data["resource_type"] == resource_type and data["count"] == len(names)
     assert [i["name"] for i in data["items"]] == names  # sorted by name by default
     text = cli("text", "list", resource_type, "-p", PAY)
-    assert text.stdout.splitlines()[0] == f"{len(names)} {resource_type}"
+    noun = resource_type[:-1] if len(names) == 1 else resource_type  # "1 source", "3 models"
+    assert text.stdout.splitlines()[0] == f"{len(names)} {noun}"
     assert [line.split()[0] for line in text.stdout.splitlines()[1:]] == names
 
 
@@ -184,9 +185,10 @@ def test_show_unknown_name(resource_type: str, typo: str, code: str, suggestion:
     assert text.exit_code == 1 and code in text.stderr and suggestion in text.stderr
 
 
-def test_show_diff_is_not_implemented(cli) -> None:
+def test_show_diff_reads_live_state_and_fails_closed_when_it_cannot(cli) -> None:
+    # The example's runtime points at services that are not running here: an honest E406, never E904.
     run = cli("json", "show", "model", "payments_clean", "--diff", "-p", PAY)
-    assert run.envelope["errors"][0]["code"] == "E904_NOT_IMPLEMENTED"
+    assert run.envelope["errors"][0]["code"] == "E406_CONNECTION_REFUSED"
 
 
 # --- lineage --------------------------------------------------------------------------------------
@@ -255,7 +257,7 @@ def test_lineage_columns(cli) -> None:
     assert columns["merchant_id"]["from"] == ["payments_clean.merchant_id"]
     assert columns["payment_count"]["type"] == "BIGINT" and columns["payment_count"]["from"] == []
     text = cli("text", "lineage", "-p", PAY, "--model", "merchant_totals_1m", "--columns").stdout
-    assert "Columns:" in text and "  merchant_id <- payments_clean.merchant_id" in text
+    assert "Columns:" in text and "  merchant_id (STRING) <- payments_clean.merchant_id" in text
 
 
 def test_lineage_errors(cli) -> None:

@@ -11,6 +11,8 @@ import re
 import attrs
 
 _AGG_NUMERIC = re.compile(r"^\s*(COUNT|SUM|AVG)\s*\(", re.IGNORECASE)
+# Aggregates whose result has (the family of) their argument's type, when the argument is a column.
+_SAME_TYPE_AGG = re.compile(r"^\s*(SUM|MIN|MAX|AVG|FIRST_VALUE|LAST_VALUE)\s*\(\s*[`A-Za-z_][\w.`]*\s*\)\s*$", re.I)
 _CAST = re.compile(r"^\s*CAST\s*\(.*\bAS\s+([A-Za-z_]+)", re.IGNORECASE | re.DOTALL)
 _WINDOW_TIME = re.compile(r"^\s*(TUMBLE|HOP|SESSION|CUMULATE)_(START|END|ROWTIME)\s*\(", re.IGNORECASE)
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$")
@@ -21,6 +23,8 @@ class Projected:
     name: str
     origin: str | None  # upstream column it is a plain copy of
     type: str | None  # inferred type when not a plain copy
+    expression: str | None = None  # the select-list expression of a derived column
+    inputs: tuple[str, ...] = ()  # upstream columns a derived column reads (``SUM(amount)`` -> amount)
 
 
 @attrs.frozen
@@ -70,12 +74,34 @@ def projection(sql: str) -> Projection | None:
         if alias:
             expression = re.split(r"\s+(?:AS\s+)?" + re.escape(alias) + r"\s*$", text, flags=re.IGNORECASE)[0]
         expression = expression.strip()
-        if _IDENT.match(expression):
+        if _IDENT.match(expression) and expression.lower() not in _KEYWORDS:  # CURRENT_DATE is no column
             column = expression.split(".")[-1]
             out.append(Projected(alias or column, column, None))
         elif alias:
-            out.append(Projected(alias, None, _expression_type(expression)))
+            out.append(Projected(alias, None, _expression_type(expression), expression, expression_inputs(expression)))
     return Projection(tuple(out), star)
+
+
+def expression_inputs(expression: str) -> tuple[str, ...]:
+    """The column names an expression reads, in order of first use (functions, keywords, literals left out)."""
+    text = _NOISE.sub(" ", expression)
+    found: dict[str, None] = {}
+    for match in _WORD.finditer(text):
+        if match.group(1) is not None:
+            found.setdefault(match.group(1), None)
+            continue
+        if text[match.end() :].lstrip().startswith("("):
+            continue  # a function call
+        name = match.group(0).rsplit(".", 1)[-1].strip()
+        if name.lower() not in _KEYWORDS:
+            found.setdefault(name, None)
+    return tuple(found)
+
+
+def aggregate_of(expression: str) -> str | None:
+    """``SUM``/``AVG``/``MIN``/``MAX`` when the expression is one of those over one argument, else ``None``."""
+    match = _SAME_TYPE_AGG.match(expression)
+    return match.group(1).upper() if match else None
 
 
 def _expression_type(expression: str) -> str | None:
