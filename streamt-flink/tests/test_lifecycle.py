@@ -234,3 +234,21 @@ def test_the_restore_point_is_the_newest_retained_savepoint_or_checkpoint() -> N
     latest["completed"]["discarded"] = True  # a cancelled job's checkpoints are deleted
     assert FlinkRestClient("http://f", _Http({"latest": latest})).restore_point("j") == "file:/sp/savepoint-5"
     assert FlinkRestClient("http://f", _Http({"latest": {}})).restore_point("j") is None
+
+
+def test_an_owned_job_the_cluster_no_longer_lists_is_a_reviewed_resubmit() -> None:
+    (fresh,), _ = plan(job(), Observation("absent"), owned(job()))
+    assert fresh.evidence["requires"] == ["reviewed_plan", "force"] and "no longer lists" in fresh.summary
+    saved = Record(job().checksum, **record_attributes(job(), "j1", savepoint="file:/sp/7"))
+    (restore,), _ = plan(job(), Observation("absent"), saved)
+    assert restore.evidence["upgrade"]["restore_from"] == "file:/sp/7" and restore.evidence["requires"] == [
+        "reviewed_plan"
+    ]
+
+
+def test_another_projects_legacy_job_stays_out_of_the_evidence() -> None:
+    legacy = {"name": "counts", "state": "RUNNING", "job_id": "theirs", "live_jobs": 1}
+    (action,), _ = plan(job(), Observation("present", {**view(), "legacy": legacy}), owned(job()))
+    assert "legacy" not in action.evidence["observation"]["spec"]
+    (create,), _ = plan(job(), Observation("absent", {"legacy": legacy}), None)
+    assert create.evidence["observation"]["spec"] is None

@@ -172,6 +172,16 @@ class FlinkJobPlanner:
         if observation.status not in (ABSENT, PRESENT):
             raise ValueError(f"cannot plan Flink job {artifact.identity} from a {observation.status} observation")
         view, running_as, migrating = _owned_view(artifact, observation, record)
+        legacy = (observation.spec or {}).get("legacy")
+        if legacy is not None and (view is not legacy):
+            # Not this project's job: kept out of the evidence, so a reviewed plan never binds it.
+            spec = {k: v for k, v in (observation.spec or {}).items() if k != "legacy"}
+            observation = Observation(observation.status, spec or None, observation.assumed)
+        if view is None and record is not None:  # owned, but the cluster no longer lists any such job
+            gone = {"state": "ABSENT", "job_id": None, "restore": _attributes(record).get("savepoint")}
+            return self._resubmit(
+                artifact, observation, record, gone, running_as, _unchanged(artifact, record, running_as)
+            )
         if view is None or (record is None and view.get("history_only")):
             return self._create(artifact, observation)
         state = str(view.get("state"))
@@ -252,10 +262,11 @@ class FlinkJobPlanner:
             if blockers:
                 return self._blocked(artifact, observation, blockers[0], blockers[1])
         upgrade = {"mode": RESUBMIT, "job_id": view["job_id"], "running_as": running_as, "restore_from": restore}
+        what = f"the {state} job" if state != "ABSENT" else "the job the cluster no longer lists"
         if restore:
-            summary = f"resubmit the {state} job from its last savepoint/checkpoint"
+            summary = f"resubmit {what} from its last savepoint/checkpoint"
             return self._reviewed(artifact, observation, summary, upgrade, {})
-        summary = f"resubmit the {state} job from scratch: it retained no savepoint or checkpoint, its state is dropped"
+        summary = f"resubmit {what} from scratch: it retained no savepoint or checkpoint, its state is dropped"
         return self._reviewed(artifact, observation, summary, upgrade, {}, force=True)
 
     @staticmethod
