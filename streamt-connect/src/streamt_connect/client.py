@@ -14,29 +14,13 @@ from urllib.parse import quote
 
 import attrs
 from streamt.errors import Codes, StreamtError
+from streamt.sdk import MaybeSent, auth_refused, never_sent
 
 TIMEOUT_SECONDS = (10, 60)  # connect, read: a connector write waits for the worker group
 
 
-class MaybeSent(Exception):
-    """The request may have reached the worker, and no answer came back."""
-
-
 def connector_path(name: str, suffix: str = "") -> str:
     return f"/connectors/{quote(name, safe='')}{suffix}"
-
-
-def _never_sent(exc: Exception) -> bool:
-    import requests
-    import urllib3
-
-    if isinstance(exc, requests.exceptions.ConnectTimeout | requests.exceptions.SSLError):
-        return True
-    if isinstance(exc, requests.exceptions.ConnectionError):
-        reason = exc.args[0] if exc.args else None
-        reason = getattr(reason, "reason", reason)
-        return isinstance(reason, urllib3.exceptions.NewConnectionError)
-    return False
 
 
 @attrs.frozen
@@ -70,10 +54,10 @@ class ConnectClient:
                 f"Check runtime.connect.clusters.{self.cluster}.rest_url and its certificate settings.",
             ) from None
         except requests.exceptions.RequestException as exc:
-            if _never_sent(exc):
+            if never_sent(exc):
                 raise self.unreachable() from None
             raise MaybeSent(type(exc).__name__) from None
-        if response.status_code in (401, 403):
+        if auth_refused(response.status_code):
             raise StreamtError(
                 Codes.E404_AUTH_FAILED,
                 f"Kafka Connect cluster '{self.cluster}' refused the credentials (HTTP {response.status_code}).",

@@ -23,6 +23,7 @@ from streamt.apply.outcome import FAILED, OK, UNKNOWN, Outcome
 from streamt.artifacts import KIND_CONNECTOR, Artifact
 from streamt.errors import StreamtError
 from streamt.plan.model import ABSENT, CREATE, UPDATE, Action
+from streamt.sdk import write_outcome
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
 from streamt_connect.live import client_for, live_view, resolved_config
@@ -66,9 +67,7 @@ class ConnectorDeployer:
                 if attempt + 1 < self.attempts:
                     time.sleep(self.pause_seconds)
                 continue
-            if 400 <= status < 500 and status != 408:
-                return Outcome(FAILED, f"HTTP{status}")
-            return Outcome(UNKNOWN, f"HTTP{status}")
+            return write_outcome(status)
         return Outcome(FAILED, "HTTP409")
 
     def _unchanged(self, client: ConnectClient, verb: str, action: Action, artifact: Artifact) -> bool:

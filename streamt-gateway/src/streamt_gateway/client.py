@@ -12,27 +12,11 @@ from typing import Any
 
 import attrs
 from streamt.errors import Codes, StreamtError
+from streamt.sdk import MaybeSent, auth_refused, never_sent
 
 TIMEOUT_SECONDS = (5, 30)  # connect, read
 API = "/gateway/v2"
 PASSTHROUGH = "passthrough"
-
-
-class MaybeSent(Exception):
-    """The request may have reached the Gateway, and no answer came back."""
-
-
-def _never_sent(exc: Exception) -> bool:
-    import requests
-    import urllib3
-
-    if isinstance(exc, requests.exceptions.ConnectTimeout | requests.exceptions.SSLError):
-        return True
-    if isinstance(exc, requests.exceptions.ConnectionError):
-        reason = exc.args[0] if exc.args else None
-        reason = getattr(reason, "reason", reason)
-        return isinstance(reason, urllib3.exceptions.NewConnectionError)
-    return False
 
 
 @attrs.frozen
@@ -66,10 +50,10 @@ class GatewayClient:
                 "Check runtime.conduktor.gateway.admin_url and its certificate.",
             ) from None
         except requests.exceptions.RequestException as exc:
-            if _never_sent(exc):
+            if never_sent(exc):
                 raise self.unreachable() from None
             raise MaybeSent(type(exc).__name__) from None
-        if response.status_code in (401, 403):
+        if auth_refused(response.status_code):
             raise StreamtError(
                 Codes.E404_AUTH_FAILED,
                 f"The Conduktor Gateway admin API refused the credentials (HTTP {response.status_code}).",

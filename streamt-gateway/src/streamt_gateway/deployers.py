@@ -26,6 +26,7 @@ from streamt.apply.outcome import FAILED, OK, UNKNOWN, Outcome
 from streamt.artifacts import KIND_GATEWAY_RULE, Artifact
 from streamt.errors import StreamtError
 from streamt.plan.model import CREATE, UPDATE, Action
+from streamt.sdk import write_outcome
 
 from streamt_gateway.client import GatewayClient, MaybeSent
 from streamt_gateway.live import client_for, desired_interceptors, owned_names, unsupported_masks
@@ -95,8 +96,7 @@ class GatewayRuleDeployer:
                 return Outcome(UNKNOWN, str(exc))
             answered = _upserted(status, payload) if method == "PUT" else status in (204, 404)
             if not answered:
-                refused = 400 <= status < 500 and status != 408
-                return Outcome(FAILED if refused and not landed else UNKNOWN, f"HTTP{status}")
+                return write_outcome(status, changed_before=landed)
             landed = True
         return OK
 

@@ -14,6 +14,7 @@ from urllib.parse import quote
 import attrs
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import ABSENT, PRESENT, Observation
+from streamt.sdk import auth_refused
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 TIMEOUT_SECONDS = 15
@@ -55,7 +56,7 @@ class RegistryClient:
                 "The Schema Registry did not answer.",
                 "Check that runtime.schema_registry.url is reachable.",
             ) from None
-        if response.status_code in (401, 403):
+        if auth_refused(response.status_code):
             raise StreamtError(
                 Codes.E404_AUTH_FAILED,
                 "The Schema Registry refused the credentials.",

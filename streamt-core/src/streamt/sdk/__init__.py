@@ -59,6 +59,14 @@ if TYPE_CHECKING:
     from streamt.errors import Codes, Diagnostic, ErrorCode, StreamtError, did_you_mean
     from streamt.exporting import write_output_file
     from streamt.fsutil import atomic_write, create_exclusive
+    from streamt.http_outcome import (
+        MaybeSent,
+        auth_refused,
+        code_for_status,
+        never_sent,
+        refused_before_change,
+        write_outcome,
+    )
     from streamt.plan.model import (
         ABSENT,
         ADOPT,
@@ -153,6 +161,18 @@ _EXPORTS: dict[str, tuple[str, str]] = {
         )
     },
     "atomic_write": ("streamt.fsutil", "atomic_write"),
+    # HTTP providers: whether a request may have been sent, and what a status means
+    **{
+        name: ("streamt.http_outcome", name)
+        for name in (
+            "MaybeSent",
+            "never_sent",
+            "auth_refused",
+            "refused_before_change",
+            "code_for_status",
+            "write_outcome",
+        )
+    },
     "create_exclusive": ("streamt.fsutil", "create_exclusive"),
     "write_output_file": ("streamt.exporting", "write_output_file"),
     # loading and compiling a project (commands of exporters and other plugins)
@@ -251,6 +271,7 @@ __all__ = [
     "KnownKind",
     "Loaded",
     "Materialization",
+    "MaybeSent",
     "Model",
     "Notice",
     "Observation",
@@ -281,17 +302,22 @@ __all__ = [
     "Validator",
     "__version__",
     "atomic_write",
+    "auth_refused",
     "canonical_json",
+    "code_for_status",
     "create_exclusive",
     "did_you_mean",
     "env_option",
     "hookimpl",
     "load_and_compile",
     "load_project",
+    "never_sent",
     "project_dir_option",
     "project_options",
+    "refused_before_change",
     "sha256_checksum",
     "state_address",
+    "write_outcome",
     "write_output_file",
 ]
 
