@@ -191,6 +191,10 @@ def test_starter_create_records_noop_and_health(tmp_path, engine, env, runner_im
     assert health.returncode == 0, health.stdout
     (row,) = json.loads(health.stdout)["data"]["kafka_streams_jobs"]
     assert row["status"] == "RUNNING"
+    container.stop(timeout=10)
+    stopped = streamt("status", "-p", root, "--health", env=env)
+    assert stopped.returncode == 1
+    assert [r["status"] for r in json.loads(stopped.stdout)["data"]["kafka_streams_jobs"]] == ["EXITED"]
 
 
 def test_imported_topic_journey(tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup):

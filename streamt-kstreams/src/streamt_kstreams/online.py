@@ -168,6 +168,8 @@ class KafkaStreamsObserver:
                         "state": state,
                         "healthy": state == "RUNNING",
                         "container_id": rows[0]["id"],
+                        # A stopped runner shows EXITED, not the DRIFT its not-running blocker reads as.
+                        "terminal": rows[0]["state"] != "running",
                     }
         finally:
             client.close()
