@@ -14,8 +14,9 @@ from typing import Any
 
 import requests
 
-# (method, path, status, body) -> (status, body): lets a test alter what the client sees
-Rewrite = Callable[[str, str, int, bytes], tuple[int, bytes]]
+# (method, path, status, body) -> (status, body) to alter what the client sees, or None to drop the
+# connection after the upstream answered (a lost response)
+Rewrite = Callable[[str, str, int, bytes], tuple[int, bytes] | None]
 
 
 class Recorder:
@@ -48,7 +49,11 @@ def recording_proxy(upstream: str) -> Iterator[Recorder]:
             )
             status, content = answer.status_code, answer.content
             if recorder.rewrite is not None:
-                status, content = recorder.rewrite(self.command, self.path, status, content)
+                rewritten = recorder.rewrite(self.command, self.path, status, content)
+                if rewritten is None:
+                    self.close_connection = True
+                    return
+                status, content = rewritten
             self.send_response(status)
             self.send_header("Content-Type", answer.headers.get("Content-Type", "application/json"))
             self.send_header("Content-Length", str(len(content)))

@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 import attrs
-from streamt.apply.outcome import FAILED, OK, UNKNOWN, Outcome
+from streamt.apply.outcome import DONE, FAILED, UNKNOWN, Outcome
 from streamt.artifacts import KIND_CONNECTOR, Artifact
 from streamt.errors import StreamtError
 from streamt.plan.model import ABSENT, CREATE, UPDATE, Action
@@ -27,6 +27,7 @@ from streamt.sdk import write_outcome
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
 from streamt_connect.live import client_for, live_view, resolved_config
+from streamt_connect.removal import config_fingerprint
 
 
 @attrs.define
@@ -60,7 +61,8 @@ class ConnectorDeployer:
             except MaybeSent as exc:
                 return Outcome(UNKNOWN, str(exc))
             if status == 201 or (verb == UPDATE and status == 200):
-                return OK
+                # What a later reviewed removal must find live to prove the connector is this one.
+                return Outcome(DONE, attributes={"config_fingerprint": config_fingerprint(config)})
             if status == 409:
                 if not self._unchanged(client, verb, action, artifact):
                     return Outcome(UNKNOWN, "HTTP409")

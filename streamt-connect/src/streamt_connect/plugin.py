@@ -53,19 +53,22 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 @hookimpl
 def streamt_planners() -> list[Any]:
     from streamt_connect.live import ConnectorPlanner
+    from streamt_connect.removal import ConnectorRemovalPlanner
 
-    return [ConnectorPlanner()]
+    return [ConnectorPlanner(), ConnectorRemovalPlanner()]
 
 
 @hookimpl
 def streamt_observers(runtime: Any) -> list[Any]:
     from streamt_connect.live import ConnectorObserver
+    from streamt_connect.removal import ConnectorRemovalObserver
 
-    return [ConnectorObserver(runtime)]
+    return [ConnectorObserver(runtime), ConnectorRemovalObserver(runtime)]
 
 
 @hookimpl
 def streamt_deployers(runtime: Any) -> list[Any]:
     from streamt_connect.deployers import ConnectorDeployer
+    from streamt_connect.removal import ConnectorRemovalDeployer
 
-    return [ConnectorDeployer(runtime)]
+    return [ConnectorDeployer(runtime), ConnectorRemovalDeployer(runtime)]

@@ -1,0 +1,262 @@
+"""Reviewed removal of one exact connector: the real Connect worker running Debezium's JDBC sink into
+the real PostgreSQL, with PostgreSQL v2 ownership state.
+
+streamt applies a sink (rows reach PostgreSQL), then the model is replaced by a
+`lifecycle.connector_removals` tombstone. Direct apply and a plan applied without `--force` change
+nothing. In one run the DELETE's response is lost at the HTTP boundary (a proxy forwards it to the
+worker and drops the connection): apply stops with `E428_CONNECTOR_REMOVAL_DRIFT`, recovery is
+required, and the reviewed recovery (`observed`: the connector is gone) drops the record; the next
+plan is an assessed no-op that advances no serial. In the other, the removal just succeeds.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+psycopg2 = pytest.importorskip("psycopg2")
+requests = pytest.importorskip("requests")
+
+pytestmark = [pytest.mark.kafka, pytest.mark.connect, pytest.mark.postgres]
+
+OWNER_ENV, WRITER_ENV, ROLE_ENV = "E2E_RM_PG_OWNER", "E2E_RM_PG_WRITER", "E2E_RM_PG_ROLE"
+PASSWORD_VAR = "E2E_RM_JDBC_PASSWORD"
+SCHEMA = {"type": "struct", "fields": [{"type": "string", "field": "id", "optional": False}]}
+
+
+def _recorder() -> Any:
+    # tests/ run with --import-mode=importlib: a sibling helper module is loaded by path.
+    spec = importlib.util.spec_from_file_location("http_recorder", Path(__file__).with_name("http_recorder.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+recording_proxy = _recorder().recording_proxy
+
+
+@attrs.define
+class Sink:
+    path: Path
+    name: str
+    topic: str
+    schema: str
+    files: dict[str, Any]
+
+    def write(self) -> None:
+        from streamt.testing import write_project
+
+        write_project(self.path, self.files)
+
+    def tombstone(self) -> None:
+        project = self.files["stream_project.yml"]
+        project["models"] = []
+        project["lifecycle"] = {
+            "connector_removals": [{"logical_owner": self.name, "name": self.name, "cluster": "main"}]
+        }
+        self.write()
+
+
+@pytest.fixture
+def sink(
+    tmp_path: Path,
+    streamt_cli: Any,
+    kafka_bootstrap: str,
+    postgres_dsn: str,
+    postgres_writer_dsn: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Any]:
+    from kafka import KafkaAdminClient, KafkaProducer
+    from kafka.admin import NewTopic
+
+    suffix = uuid.uuid4().hex[:10]
+    name, topic, rows_schema, state_schema = f"rm_{suffix}", f"e2e-{suffix}.rows", f"rm_{suffix}", f"st_{suffix}"
+    address = postgres_dsn.split("@", 1)[1].split("/", 1)[0]
+    monkeypatch.setenv(OWNER_ENV, postgres_dsn)
+    monkeypatch.setenv(WRITER_ENV, postgres_writer_dsn)
+    monkeypatch.setenv(ROLE_ENV, postgres_writer_dsn.split("//", 1)[1].split(":", 1)[0])
+    monkeypatch.setenv(PASSWORD_VAR, "owner-pw")
+    owner = psycopg2.connect(postgres_dsn)
+    owner.autocommit = True
+    owner.cursor().execute(f"CREATE SCHEMA {rows_schema}")
+    admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+    admin.create_topics([NewTopic(topic, 1, 1)])
+    producer = KafkaProducer(bootstrap_servers=kafka_bootstrap)
+    for i in range(2):
+        producer.send(topic, json.dumps({"schema": SCHEMA, "payload": {"id": f"r{i}"}}).encode())
+    producer.flush()
+    producer.close()
+    made: list[Any] = []
+
+    def make(connect_url: str) -> Sink:
+        files = {
+            "stream_project.yml": {
+                "apiVersion": "streamt.dev/v1alpha1",
+                "project": {"name": "rmc"},
+                "runtime": {
+                    "kafka": {"bootstrap_servers": kafka_bootstrap},
+                    "connect": {"default": "main", "clusters": {"main": {"rest_url": connect_url}}},
+                },
+                "deployment_state": {
+                    "backend": "postgres",
+                    "namespace": "e2e",
+                    "lock_timeout_seconds": 5,
+                    "postgres": {
+                        "dsn_env": OWNER_ENV,
+                        "writer_dsn_env": WRITER_ENV,
+                        "writer_role_env": ROLE_ENV,
+                        "schema": state_schema,
+                    },
+                },
+                "sources": [{"name": "rows", "topic": topic}],
+                "models": [
+                    {
+                        "name": name,
+                        "from": [{"source": "rows"}],
+                        "sink": {
+                            "connector": "debezium-jdbc-sink",
+                            "config": {
+                                "connection.url": f"jdbc:postgresql://{address}/streamt",
+                                "connection.username": "streamt_owner",
+                                "connection.password": "${" + PASSWORD_VAR + "}",
+                                "collection.name.format": f"{rows_schema}.rows",
+                                "schema.evolution": "basic",
+                            },
+                        },
+                    }
+                ],
+            }
+        }
+        made_sink = Sink(tmp_path / "p", name, topic, rows_schema, files)
+        made_sink.write()
+        init = streamt_cli(
+            "state", "init", "-p", made_sink.path, "--confirm-project", "rmc", "--confirm-env", "default",
+            "--confirm-address", "streamt-state://e2e/rmc/default",
+        )  # fmt: skip
+        assert init.ok, init.envelope
+        migrated = streamt_cli(
+            "state", "migrate-postgres-v2", "-p", made_sink.path, "--confirm-store-id", init.data["store_id"],
+            "--confirm-writer-role", os.environ[ROLE_ENV],
+        )  # fmt: skip
+        assert migrated.ok, migrated.envelope
+        made.append(made_sink)
+        return made_sink
+
+    try:
+        yield make
+    finally:
+        for made_sink in made:
+            requests.delete(f"{_worker()}/connectors/{made_sink.name}", timeout=30)
+        admin.delete_topics([topic])
+        admin.close()
+        for schema in (rows_schema, state_schema):
+            owner.cursor().execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        owner.close()
+
+
+def _worker() -> str:
+    return json.loads((Path(__file__).resolve().parents[2] / ".stack" / "endpoints.json").read_text())["connect_url"]
+
+
+def rows_arrive(postgres_dsn: str, schema: str) -> list[Any]:
+    connection = psycopg2.connect(postgres_dsn)
+    try:
+        deadline, found = time.monotonic() + 120, []
+        while time.monotonic() < deadline and len(found) < 2:
+            time.sleep(1)
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute(f"SELECT id FROM {schema}.rows ORDER BY id")
+                    found = cursor.fetchall()
+            except psycopg2.Error:
+                connection.rollback()
+        return found
+    finally:
+        connection.close()
+
+
+def applied_and_tombstoned(sink: Sink, streamt_cli: Any, postgres_dsn: str, tmp_path: Path) -> Path:
+    first = streamt_cli("apply", "-p", sink.path)
+    assert first.ok, first.envelope
+    assert rows_arrive(postgres_dsn, sink.schema) == [("r0",), ("r1",)]
+    sink.tombstone()
+    assert streamt_cli("apply", "-p", sink.path).error_codes == ["E418_REVIEWED_PLAN_REQUIRED"]
+    plan_file = tmp_path / "removal.plan.json"
+    planned = streamt_cli("plan", "-p", sink.path, "--out", plan_file)
+    assert planned.ok, planned.envelope
+    (delete,) = [a for a in planned.data["actions"] if a["action"] == "delete"]
+    assert delete["kind"] == "connector_removal" and delete["evidence"]["removal"]["connector"] == sink.name
+    assert "owner-pw" not in plan_file.read_text() and "jdbc:postgresql" not in plan_file.read_text()
+    unforced = streamt_cli("apply", "-p", sink.path, "--plan", plan_file)
+    assert unforced.error_codes == ["E900_USAGE_ERROR"]
+    return plan_file
+
+
+def test_a_reviewed_removal_deletes_exactly_the_connector_and_its_record(
+    sink: Any, streamt_cli: Any, connect_url: str, postgres_dsn: str, tmp_path: Path
+) -> None:
+    with recording_proxy(connect_url) as proxy:
+        made = sink(proxy.url)
+        plan_file = applied_and_tombstoned(made, streamt_cli, postgres_dsn, tmp_path)
+        proxy.calls.clear()
+        removed = streamt_cli("apply", "-p", made.path, "--plan", plan_file, "--force")
+        assert removed.ok, removed.envelope
+        assert removed.action_results[made.name] == "deleted"
+        path = f"/connectors/{made.name}"
+        # fresh replan GET, equality GET, one DELETE, then GETs until 404
+        assert proxy.calls[:3] == [("GET", path), ("GET", path), ("DELETE", path)]
+        assert set(proxy.calls[3:]) == {("GET", path)}
+    assert requests.get(f"{connect_url}/connectors/{made.name}", timeout=10).status_code == 404
+    status = streamt_cli("state", "status", "-p", made.path)
+    assert status.ok, status.envelope
+
+
+def test_a_lost_delete_response_is_e428_and_reviewed_recovery_settles_it(
+    sink: Any, streamt_cli: Any, connect_url: str, postgres_dsn: str, tmp_path: Path
+) -> None:
+    with recording_proxy(connect_url) as proxy:
+        made = sink(proxy.url)
+        plan_file = applied_and_tombstoned(made, streamt_cli, postgres_dsn, tmp_path)
+        proxy.rewrite = lambda method, path, status, body: None if method == "DELETE" else (status, body)
+        lost = streamt_cli("apply", "-p", made.path, "--plan", plan_file, "--force")
+        assert lost.error_codes == ["E428_CONNECTOR_REMOVAL_DRIFT"], lost.envelope
+        assert [m for m, _ in proxy.calls].count("DELETE") == 1  # never retried
+        proxy.rewrite = None
+        # The worker did delete it; streamt could not prove it, so it keeps the record and blocks.
+        assert requests.get(f"{connect_url}/connectors/{made.name}", timeout=10).status_code == 404
+        blocked = streamt_cli("plan", "-p", made.path, "--out", tmp_path / "blocked.json")
+        assert blocked.ok and blocked.data["operation_status"]["status"] == "recovery_required", blocked.envelope
+        assert streamt_cli("apply", "-p", made.path, "--plan", plan_file, "--force").error_codes == [
+            "E419_STATE_RECOVERY_REQUIRED"
+        ]
+
+        evidence = tmp_path / "recovery.json"
+        planned = streamt_cli("state", "recovery-plan", "-p", made.path, "--resolution", "observed", "--out", evidence)
+        assert planned.ok, planned.envelope
+        recovered = streamt_cli(
+            "state", "recover", "-p", made.path, "--plan", evidence,
+            "--confirm-operation-id", planned.data["blocked_operation_id"],
+            "--confirm-resolution", "observed",
+            "--confirm-evidence-checksum", planned.data["evidence_checksum"],
+        )  # fmt: skip
+        assert recovered.ok, recovered.envelope
+        assert recovered.data["state_changed"] is True  # the prior connector record is dropped
+        serial = streamt_cli("state", "status", "-p", made.path).data["serial"]
+
+        # No record, no connector: the tombstone is an assessed no-op, and applying it advances nothing.
+        again_file = tmp_path / "again.plan.json"
+        again = streamt_cli("plan", "-p", made.path, "--out", again_file)
+        assert again.ok and again.data["counts"]["delete"] == 0, again.envelope
+        repeat = streamt_cli("apply", "-p", made.path, "--plan", again_file)
+        assert repeat.ok, repeat.envelope
+        assert streamt_cli("state", "status", "-p", made.path).data["serial"] == serial
