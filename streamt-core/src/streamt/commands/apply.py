@@ -25,7 +25,8 @@ from streamt.runlineage.run import COMPLETE
     "--force",
     is_flag=True,
     help="Allow destructive operations the environment policy does not permit (a stateless Flink "
-    "resubmit). Never bypasses E417 (partition reduction, incompatible schema).",
+    "resubmit, the delete of a reviewed removal tombstone). Never bypasses E417 (partition reduction, "
+    "incompatible schema).",
 )
 @openlineage_options(
     kafka_help="Validated shared Kafka namespace option; apply emits no datasets.",
