@@ -14,13 +14,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
+import jinja2
 
-from streamt.project.model import Ref
+from streamt import jinja_sandbox
+from streamt.jinja_sandbox import MAX_SQL_CHARS
+from streamt.refs import Ref
 
 _SIMPLE_CALL = re.compile(r"""\{\{-?\s*(source|ref)\s*\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\)\s*-?\}\}""")
 _JINJA_MARKERS = ("{{", "{%", "{#")
 # Rendered SQL longer than this is no real query (and would be copied into every artifact).
-MAX_SQL_CHARS = 1_000_000
 
 
 @attrs.frozen
@@ -82,10 +84,6 @@ def _render_jinja(
     config: Callable[[str], Any],
     deps: list[Ref],
 ) -> Rendered:
-    import jinja2
-
-    from streamt import jinja_sandbox
-
     missing: list[str] = []
 
     def env_fn(name: Any, fallback: Any = None) -> str:

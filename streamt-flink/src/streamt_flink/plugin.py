@@ -13,6 +13,8 @@ from typing import Any
 from streamt import hookimpl
 from streamt.capabilities import Materialization
 
+from streamt_flink.placement import runs_on_flink
+
 
 @hookimpl
 def streamt_materializations() -> list[Any]:
@@ -47,14 +49,6 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 
         return [compile_model(project, declaration)]
     return []
-
-
-def runs_on_flink(model: Any) -> bool:
-    """Does a Flink job run this model? (Compile and validation must agree on the answer.)"""
-    if model.materialized == "flink":
-        return True
-    # dsl.md section 9.2: a `topic` model with SQL gets a processing job unless another executor runs it.
-    return model.materialized == "topic" and bool(model.sql) and model.executor == "flink"
 
 
 @hookimpl

@@ -17,7 +17,7 @@ from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project.model import Notice
 
 from streamt_flink.job import UPGRADE_MODES
-from streamt_flink.plugin import runs_on_flink
+from streamt_flink.placement import runs_on_flink
 from streamt_flink.query import analyze, maybe_ml, maybe_stateful
 from streamt_flink.relations import model_query
 

@@ -440,13 +440,4 @@ def _user_path(path: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(renames.get(p, p) if isinstance(p, str) else p for p in path)
 
 
-def config_lookup(document: dict[str, Any], dotted: str) -> Any:
-    value: Any = document
-    for part in dotted.split("."):
-        if not isinstance(value, dict) or part not in value:
-            raise KeyError(dotted)
-        value = value[part]
-    return value
-
-
-__all__ = ["API_VERSION", "config_lookup", "declaration_files", "find_project_file", "load_project"]
+__all__ = ["API_VERSION", "declaration_files", "find_project_file", "load_project"]

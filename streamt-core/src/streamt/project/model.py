@@ -12,6 +12,8 @@ from typing import Any
 
 import attrs
 
+from streamt.refs import Ref
+
 OWNERSHIP_MODES = ("managed", "external", "adopted")
 CLASSIFICATIONS = ("public", "internal", "confidential", "sensitive", "highly_sensitive")
 EXPOSURE_TYPES = ("application", "dashboard", "ml_training", "ml_inference", "api")
@@ -59,26 +61,6 @@ class EventTime:
     column: str | None = None
     watermark: Watermark | None = None
     allowed_lateness_ms: int | None = None
-
-
-@attrs.frozen(kw_only=True)
-class Ref:
-    """One ``{source: n}`` or ``{ref: n}`` entry; ``kind`` is ``source`` or ``model``, ``name`` the target.
-
-    * ``source`` — the source name of a ``{source: n}`` entry, else ``None``.
-    * ``ref`` — the model name of a ``{ref: n}`` entry, else ``None``.
-    """
-
-    source: str | None = None
-    ref: str | None = None
-
-    @property
-    def kind(self) -> str:
-        return "source" if self.source is not None else "model"
-
-    @property
-    def name(self) -> str:
-        return self.source if self.source is not None else (self.ref or "")
 
 
 # --- sources ------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ from typing import Any
 from streamt.errors import Codes, Diagnostic
 from streamt.project.materialization import AMBIGUOUS, NO_RUNTIME, infer
 from streamt.project.model import Model, Notice, Ref
-from streamt.project.yaml_io import SourcePosition
+from streamt.project.yaml_io import SourcePosition, config_lookup
+from streamt.render import render_sql
 
 
 def build_models(
@@ -22,9 +23,6 @@ def build_models(
     has_flink: bool,
     structure_model: Callable[[Any, tuple[Any, ...], dict[str, Any]], Model | None],
 ) -> tuple[list[tuple[Any, Model]], list[Diagnostic], list[Notice]]:
-    from streamt.project.loader import config_lookup
-    from streamt.render import render_sql
-
     def resolve(kind: str, name: str) -> str:
         table = source_topics if kind == "source" else model_topics
         return table.get(name, name)

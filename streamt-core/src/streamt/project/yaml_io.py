@@ -195,3 +195,13 @@ def _walk_to(
     if best is None:
         return None
     return best.start_mark.line + 1, best.start_mark.column + 1
+
+
+def config_lookup(document: dict[str, Any], dotted: str) -> Any:
+    """The value at ``a.b.c`` of a loaded YAML document (Jinja ``config('a.b.c')``); ``KeyError`` if absent."""
+    value: Any = document
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise KeyError(dotted)
+        value = value[part]
+    return value
