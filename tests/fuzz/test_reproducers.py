@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from cases import CASES, HEAD, Case
 from harness import SENTINEL, check_contract, run_in_process, run_subprocess
+from streamt import hookimpl
 from streamt.errors import StreamtError
 from streamt.testing import write_project
 
@@ -142,3 +143,19 @@ def test_a_plan_file_with_a_duplicate_key_is_refused(tmp_path: Path) -> None:
         read_plan_file(plan)
     assert refused.value.diagnostics[0].code.code == "E408_PLAN_FILE_INVALID"
     assert "duplicate key 'actions'" in str(refused.value)
+
+
+class _BrokenPlugin:
+    """A plugin whose command hook raises: every command must still answer with its envelope."""
+
+    @hookimpl
+    def streamt_commands(self, cli: object) -> None:
+        raise RuntimeError("no commands today")
+
+
+def test_a_broken_plugin_never_breaks_the_envelope_of_a_failing_command(streamt_plugin, tmp_path: Path) -> None:
+    streamt_plugin(_BrokenPlugin(), name="fuzz_broken")
+    root = write_project(tmp_path / "p", {"stream_project.yml": HEAD + "models: [{name: m, sql: [1]}]\n"})
+    envelope = check_contract(run_in_process(["validate", "-p", str(root)]))
+    assert [e["code"] for e in envelope["errors"]] == ["E501_PARSE_ERROR"]
+    assert "E901_PLUGIN_LOAD_FAILED" in [w["code"] for w in envelope["warnings"]]

@@ -236,7 +236,8 @@ def _with_plugin_diagnostics(result: Result, diagnostics: tuple[Diagnostic, ...]
     if result.command == "plugins":
         return result
     as_warnings = tuple(Diagnostic(d.code, d.message, d.suggestion, d.location, d.details) for d in diagnostics)
-    return attrs.evolve(result, warnings=result.warnings + as_warnings)
+    # Commands may hand back lists; a broken plugin must never turn into a TypeError here.
+    return attrs.evolve(result, warnings=(*result.warnings, *as_warnings))
 
 
 def _plugin_in_traceback(exc: BaseException) -> str | None:
