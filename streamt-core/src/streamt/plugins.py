@@ -27,7 +27,7 @@ import attrs
 import pluggy
 
 from streamt import __version__ as CORE_VERSION
-from streamt import hookspecs
+from streamt import builtin, hookspecs
 from streamt.entry_points import PluginEntryPoint, find_entry_points
 from streamt.errors import Codes, Diagnostic, ErrorCode
 
@@ -402,8 +402,6 @@ def isolated_plugins() -> Iterator[Plugins]:
 
 
 def _load(*, load_entry_points: bool = True) -> Plugins:
-    from streamt import builtin
-
     plugins = Plugins()
     plugins.register(builtin, BUILTIN_NAME, distribution=CORE_DISTRIBUTION, version=CORE_VERSION, builtin=True)
     if load_entry_points:
