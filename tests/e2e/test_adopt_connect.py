@@ -204,6 +204,11 @@ def test_adopting_a_running_jdbc_sink_reads_it_exactly_twice_and_records_the_cla
         assert review["secret_keys"] == {"connection.password": "equal"}
         shown = adopted.stdout
         assert "owner-pw" not in shown and live_connector["address"] not in shown
+        if state_settings["backend"] == "local":
+            # The claim carries what a later reviewed removal must find live (a digest, no value).
+            (record,) = json.loads((path / ".streamt" / "state" / "default.json").read_text())["resources"]
+            assert record["attributes"]["config_fingerprint"].startswith("sha256:")
+            assert "owner-pw" not in json.dumps(record)
 
         # Adopted means managed from now on: the next plan compares and changes nothing.
         proxy.calls.clear()

@@ -26,8 +26,7 @@ from streamt.plan.model import ABSENT, CREATE, UPDATE, Action
 from streamt.sdk import write_outcome
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
-from streamt_connect.live import client_for, live_view, resolved_config
-from streamt_connect.removal import config_fingerprint
+from streamt_connect.live import client_for, config_fingerprint, live_view, resolved_config
 
 
 @attrs.define

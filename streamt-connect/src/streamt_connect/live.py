@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 import attrs
-from streamt.artifacts import KIND_CONNECTOR, Artifact
+from streamt.artifacts import KIND_CONNECTOR, Artifact, canonical_json, sha256_checksum
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, Action, Observation
 
@@ -27,6 +27,15 @@ SECRET_WORDS = ("password", "secret", "token", "credential", "api.key", "apikey"
 EQUAL, DIFFERS, MISSING_LIVE = "equal", "differs", "absent"
 # Connector runtime states that count as healthy in `status --health`.
 HEALTHY_STATES = ("RUNNING",)
+SECRET_VALUE = "<secret>"  # stands in for secret-named values in config fingerprints
+
+
+def config_fingerprint(config: dict[str, Any]) -> str:
+    """A digest of a live or deployed config; values of secret-named keys are not part of it."""
+    body = {
+        str(k): SECRET_VALUE if any(w in str(k).lower() for w in SECRET_WORDS) else str(v) for k, v in config.items()
+    }
+    return sha256_checksum(canonical_json(body))
 
 
 def has_placeholder(value: str) -> bool:
@@ -117,6 +126,7 @@ class ConnectorObserver:
     kinds = (KIND_CONNECTOR,)
     # adopt: the facts of the last exact read of each connector, shown by adoption_review
     reviewed: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    fingerprints: dict[str, str] = attrs.field(factory=dict)
 
     def adoption_observe(self, artifact: Artifact) -> Observation:
         """One percent-encoded ``GET /connectors/<name>``, the only Connect call adoption makes."""
@@ -135,10 +145,15 @@ class ConnectorObserver:
         if payload.get("name") != artifact.spec["name"]:
             raise client.unexpected("read the connector (another name answered)", status)
         self.reviewed[artifact.identity] = adoption_facts(artifact, client, payload)
+        self.fingerprints[artifact.identity] = config_fingerprint(payload["config"])
         return Observation(PRESENT, live_view(artifact, payload["config"]))
 
     def adoption_review(self, artifact: Artifact) -> dict[str, Any]:
         return dict(self.reviewed[artifact.identity])
+
+    def adoption_attributes(self, artifact: Artifact) -> dict[str, Any]:
+        """Recorded with the claim, so that a reviewed removal can later prove it is this connector."""
+        return {"config_fingerprint": self.fingerprints[artifact.identity]}
 
     @staticmethod
     def adoption_pending(items: list[Any]) -> list[dict[str, Any]]:

@@ -30,18 +30,11 @@ from streamt.plan.model import ABSENT, DELETE, NOOP, PRESENT, Action, Observatio
 from streamt.recovery.targets import CANDIDATE, PRIOR
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
-from streamt_connect.live import SECRET_WORDS, client_for
+from streamt_connect.live import client_for, config_fingerprint
 
 ABSENCE_CHECKS, ABSENCE_DELAY_SECONDS = 10, 0.5
 DRIFT = "connector_removal_drift"
 UNOWNED = "connector_removal_ownership_required"
-SECRET = "<secret>"
-
-
-def config_fingerprint(config: dict[str, Any]) -> str:
-    """A digest of a live or deployed config; values of secret-named keys are not part of it."""
-    body = {str(k): SECRET if any(w in str(k).lower() for w in SECRET_WORDS) else str(v) for k, v in config.items()}
-    return sha256_checksum(canonical_json(body))
 
 
 def endpoint_digest(client: ConnectClient) -> str:

@@ -11,7 +11,7 @@ from streamt.plan.model import ABSENT, PRESENT, SafetyBlocker
 from streamt.state.records import OwnershipRecord
 
 
-def record_for(artifact: Artifact, resource_id: str) -> OwnershipRecord:
+def record_for(artifact: Artifact, resource_id: str, attributes: dict[str, Any] | None = None) -> OwnershipRecord:
     return OwnershipRecord(
         resource_id=resource_id,
         kind=artifact.kind,
@@ -20,6 +20,7 @@ def record_for(artifact: Artifact, resource_id: str) -> OwnershipRecord:
         ownership="adopted",
         artifact_checksum=artifact.checksum,
         provider=artifact.provider,
+        attributes=dict(attributes or {}),
     )
 
 
@@ -112,10 +113,16 @@ def reconfirm(observer: Any, artifact: Artifact, before: Any) -> None:
         )
 
 
-def commit(backend: Any, artifact: Artifact, resource_id: str) -> Any:
+def record_attributes(observer: Any, artifact: Artifact) -> dict[str, Any]:
+    """Secret-neutral facts the observer learnt in its exact read (a connector's config fingerprint)."""
+    learnt = getattr(observer, "adoption_attributes", None)
+    return dict(learnt(artifact)) if learnt is not None else {}
+
+
+def commit(backend: Any, artifact: Artifact, resource_id: str, attributes: dict[str, Any] | None = None) -> Any:
     """Durable intent, then one serial increment; any failure after the intent names its operation."""
     state = backend.read_state()
-    records = [*(state.records if state is not None else ()), record_for(artifact, resource_id)]
+    records = [*(state.records if state is not None else ()), record_for(artifact, resource_id, attributes)]
     intent = {
         "position": 0,
         "action": "adopt",

@@ -68,7 +68,7 @@ def adopt_command(
         # and a resource with an exact read must still be what was reviewed.
         claim.existing_claim(backend.read_state(), artifact, resource)
         claim.reconfirm(observer, artifact, observation)
-        operation_id, state = claim.commit(backend, artifact, resource)
+        operation_id, state = claim.commit(backend, artifact, resource, claim.record_attributes(observer, artifact))
     data = {
         **review,
         "adopted": True,
