@@ -135,20 +135,23 @@ def build(base_image: str | None, timeout: int) -> dict[str, Any]:
     inputs = packaged_inputs()
     build_hash = input_hash(inputs)
     docker_engine = engine.client()
-    if not engine.image_present(docker_engine, base):
-        raise StreamtError(
-            Codes.E208_MISSING_CONFIG,
-            f"The base image {base} is not on the Docker Engine, and streamt never pulls.",
-            "Load or import it into the engine first (docker load / docker import), then rerun.",
-        )
-    with tempfile.TemporaryDirectory(prefix="streamt-runner-build-") as scratch:
-        workdir = Path(scratch)
-        for name, content in inputs:
-            (workdir / name).parent.mkdir(parents=True, exist_ok=True)
-            (workdir / name).write_bytes(content)
-        target = _maven(workdir, deadline)
-        context = context_tar(target, (workdir / "Dockerfile").read_bytes())
-    image_id = _engine_build(docker_engine, context, base, build_hash, deadline)
+    try:
+        if not engine.image_present(docker_engine, base):
+            raise StreamtError(
+                Codes.E208_MISSING_CONFIG,
+                f"The base image {base} is not on the Docker Engine, and streamt never pulls.",
+                "Load or import it into the engine first (docker load / docker import), then rerun.",
+            )
+        with tempfile.TemporaryDirectory(prefix="streamt-runner-build-") as scratch:
+            workdir = Path(scratch)
+            for name, content in inputs:
+                (workdir / name).parent.mkdir(parents=True, exist_ok=True)
+                (workdir / name).write_bytes(content)
+            target = _maven(workdir, deadline)
+            context = context_tar(target, (workdir / "Dockerfile").read_bytes())
+        image_id = _engine_build(docker_engine, context, base, build_hash, deadline)
+    finally:
+        docker_engine.close()
     return {
         "dry_run": False,
         "build_input_hash": build_hash,
