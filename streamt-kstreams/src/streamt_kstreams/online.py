@@ -1,7 +1,7 @@
 """Online observation and planning of Kafka Streams runners (``kafka_streams_job``) on Docker.
 
 A runner is one container on the Docker Engine that ``DOCKER_HOST`` names (else the default local
-socket). streamt finds its containers only by exact ownership labels (``LABELS``): managed-by,
+socket). streamt finds its containers only by exact ownership labels (``labels()``): managed-by,
 project, environment, application id and the artifact checksum the container was created from.
 
 Observer: one ``GET /containers/json?all=1`` filtered by the project's labels for all runners of a
