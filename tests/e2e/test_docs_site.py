@@ -191,3 +191,21 @@ def test_page_names_are_safe_and_distinct(name: str, expected: str) -> None:
     from streamt.docs_site.content import slug
 
     assert slug(name) == expected
+
+
+def test_model_pages_show_where_columns_come_from(streamt_cli, streamt_project, tmp_path) -> None:
+    project = streamt_project({"stream_project.yml": {
+        "project": {"name": "lin"},
+        "runtime": {"kafka": {"bootstrap_servers": "localhost:9092"},
+                    "flink": {"default": "local", "clusters": {"local": {"rest_url": "http://localhost:8081"}}}},
+        "sources": [{"name": "orders", "topic": "orders.raw",
+                     "columns": [{"name": "customer_id", "type": "STRING"}, {"name": "amount", "type": "BIGINT"}]}],
+        "models": [{"name": "totals", "materialized": "flink", "advanced": {"flink": {"state_ttl_ms": 60000}},
+                    "sql": 'SELECT customer_id, SUM(amount) AS total, UPPER(customer_id) AS cust '
+                           'FROM {{ source("orders") }} GROUP BY customer_id'}],
+    }})  # fmt: skip
+    out = tmp_path / "site"
+    assert streamt_cli("docs", "generate", "-p", project, "--output", out).ok
+    page = (out / "models" / "totals.html").read_text()
+    assert "<td><code>total</code></td><td>BIGINT</td><td></td><td></td><td>orders.amount via SUM(amount)</td>" in page
+    assert "<td><code>cust</code></td><td>unknown</td>" in page  # not guessed

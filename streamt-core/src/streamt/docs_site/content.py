@@ -36,8 +36,14 @@ def resources(project: Any) -> list[tuple[str, Any]]:
     return out
 
 
-def record(project: Any, graph: Graph, kind: str, item: Any, artifacts: list[Any], tests: list[str]) -> dict[str, Any]:
-    """One resource page: title facts, columns, SQL, artifacts, neighbours."""
+def record(
+    project: Any, graph: Graph, kind: str, item: Any, artifacts: list[Any], tests: list[str], lineage: list[Any]
+) -> dict[str, Any]:
+    """One resource page: title facts, columns, SQL, artifacts, neighbours.
+
+    ``lineage`` is the model's column lineage (``streamt.sql.lineage``): it adds where each column
+    comes from, and gives a model without declared columns the columns and types its SQL yields.
+    """
     facts: list[tuple[str, str]] = []
     columns: list[dict[str, str]] = []
     sql = ""
@@ -47,14 +53,17 @@ def record(project: Any, graph: Graph, kind: str, item: Any, artifacts: list[Any
                        topic=item.topic_name, access=item.access, group=item.group,
                        ownership=item.ownership.mode)  # fmt: skip
         classification = dict(item.security.classification) if item.security else {}
-        columns = [_column(c, classification) for c in item.columns]
+        derived = {c["name"]: c for c in lineage}
+        columns = [_column(c, classification, derived.get(c.name)) for c in item.columns]
+        if not columns:
+            columns = [_derived_column(c, classification) for c in lineage]
         sql = (item.rendered_sql if item.rendered_sql is not None else item.sql) or ""
     elif kind == "source":
         schema = item.schema
         facts = _facts(topic=item.topic, cluster=item.cluster, ownership=item.ownership.mode,
                        subject=schema.subject if schema else None, format=schema.format if schema else None,
                        compatibility=schema.compatibility if schema else None)  # fmt: skip
-        columns = [_column(c, {}) for c in (item.columns or (schema.fields if schema else ()))]
+        columns = [_column(c, {}, None) for c in (item.columns or (schema.fields if schema else ()))]
     elif kind == "test":
         facts = _facts(model=item.model, type=item.type, sample_size=item.sample_size,
                        severity=item.on_failure.severity if item.on_failure else None)  # fmt: skip
@@ -112,11 +121,29 @@ def _facts(**values: Any) -> list[tuple[str, str]]:
     return [(key.replace("_", " "), str(value)) for key, value in values.items() if value not in (None, "")]
 
 
-def _column(column: Any, classification: dict[str, str]) -> dict[str, str]:
+def _column(column: Any, classification: dict[str, str], derived: dict[str, Any] | None) -> dict[str, str]:
     record = attrs.asdict(column)
     return {
         "name": record["name"],
-        "type": record.get("type") or "",
+        "type": record.get("type") or (derived or {}).get("type") or "",
         "classification": record.get("classification") or classification.get(record["name"], ""),
         "description": record.get("description") or "",
+        "origin": _origin(derived),
     }
+
+
+def _derived_column(derived: dict[str, Any], classification: dict[str, str]) -> dict[str, str]:
+    return {
+        "name": derived["name"],
+        "type": derived["type"] or "",
+        "classification": classification.get(derived["name"], ""),
+        "description": "",
+        "origin": _origin(derived),
+    }
+
+
+def _origin(derived: dict[str, Any] | None) -> str:
+    if not derived:
+        return ""
+    via = f" via {derived['expression']}" if derived.get("expression") else ""
+    return (", ".join(derived["from"]) or "no upstream column") + via
