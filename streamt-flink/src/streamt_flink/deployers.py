@@ -46,10 +46,7 @@ from collections.abc import Callable
 from typing import Any
 
 import attrs
-from streamt.apply.outcome import DONE, FAILED, UNKNOWN, Outcome
-from streamt.artifacts import Artifact
-from streamt.errors import Codes, StreamtError
-from streamt.plan.model import CREATE, UPDATE, Action
+from streamt.sdk import CREATE, DONE, FAILED, UNKNOWN, UPDATE, Action, Artifact, Codes, Outcome, StreamtError
 
 from streamt_flink.ddl import set_statement
 from streamt_flink.identity import pipeline_of, record_attributes

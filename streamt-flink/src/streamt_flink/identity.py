@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.artifacts import Artifact, canonical_json, sha256_checksum
+from streamt.sdk import Artifact, canonical_json, sha256_checksum
 
 from streamt_flink.ddl import set_statement
 from streamt_flink.job import RETENTION

@@ -34,9 +34,21 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.artifacts import KIND_FLINK_JOB, KIND_TEST_JOB, Artifact
-from streamt.errors import Codes, StreamtError
-from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, Action, Observation, SafetyBlocker
+from streamt.sdk import (
+    ABSENT,
+    CREATE,
+    KIND_FLINK_JOB,
+    KIND_TEST_JOB,
+    NOOP,
+    PRESENT,
+    UPDATE,
+    Action,
+    Artifact,
+    Codes,
+    Observation,
+    SafetyBlocker,
+    StreamtError,
+)
 
 from streamt_flink.compat import incompatibilities
 from streamt_flink.identity import (

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.artifacts import Artifact
-from streamt.plan.model import ABSENT, PRESENT, Observation
+from streamt.sdk import ABSENT, PRESENT, Artifact, Observation
 
 from streamt_flink.identity import record_attributes
 from streamt_flink.rest import ACTIVE

@@ -23,11 +23,13 @@ def observe(project_dir: str, env: str | None, model: str | None) -> Result:
     if model is not None and project.model(model) is None:
         names = [m.name for m in project.models]
         raise StreamtError(Codes.E102_MODEL_NOT_FOUND, f"Model '{model}' not found", did_you_mean(model, names))
-    # Declared-only (external) resources are never read, as in status; removals have nothing to observe.
+    # Declared-only (external) resources are never read, as in status; removals have nothing to observe;
+    # test jobs belong to `streamt test`. Only what sources and models deploy is read.
+    owners = {model} if model is not None else {d.name for d in (*project.sources, *project.models)}
     artifacts = [
         a
         for a in loaded.compiled.artifacts
-        if a.ownership != "external" and not a.kind.endswith("_removal") and (model is None or a.name == model)
+        if a.ownership != "external" and not a.kind.endswith("_removal") and a.kind != "test_job" and a.name in owners
     ]
     rows = observe_models(project, artifacts, get_plugins())
     healthy = all(r.get("healthy") is not False for m in rows for r in m["resources"])
