@@ -6,12 +6,13 @@ from typing import Any
 
 from streamt.artifacts import Artifact
 from streamt.plan.model import Observation, SafetyBlocker
+from streamt_flink import planning
 from streamt_flink.compat import incompatibilities
 from streamt_flink.deployers import restore_settings
 from streamt_flink.identity import definition_checksum, legacy_checksum, record_attributes
 from streamt_flink.planning import FlinkJobPlanner
 from streamt_flink.recovery import classify_recovery
-from streamt_flink.rest import FlinkRestClient
+from streamt_flink.rest import FlinkRestClient, LiveJob
 
 OLD = [
     "SET 'pipeline.name' = 'shop/dev/counts'",
@@ -252,3 +253,39 @@ def test_another_projects_legacy_job_stays_out_of_the_evidence() -> None:
     assert "legacy" not in action.evidence["observation"]["spec"]
     (create,), _ = plan(job(), Observation("absent", {"legacy": legacy}), None)
     assert create.evidence["observation"]["spec"] is None
+
+
+class _CountingRest:
+    url = "http://flink"
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def jobs(self) -> list[LiveJob]:
+        self.calls.append("overview")
+        return [
+            LiveJob("a", "shop/dev/counts", "RUNNING", 2),
+            LiveJob("b", "shop/dev/other", "FAILED", 1),
+            LiveJob("c", "counts", "RUNNING", 1),  # a legacy-named job (another project's, maybe)
+        ]
+
+    def restore_point(self, job_id: str) -> str | None:
+        self.calls.append(f"checkpoints {job_id}")
+        return None
+
+
+def test_observation_is_one_job_list_plus_a_checkpoint_read_per_stopped_job(monkeypatch: Any) -> None:
+    client = _CountingRest()
+    monkeypatch.setattr(planning, "rest_client", lambda runtime, artifact: client)
+    monkeypatch.setattr(planning, "gateway_url", lambda runtime, artifact: "http://gateway")
+    other = Artifact(
+        "flink_job", "other", "other", {**job().spec, "job_name": "other", "pipeline_name": "shop/dev/other"}
+    )
+    many = [job(), other] + [
+        Artifact("flink_job", f"m{i}", f"m{i}", {**job().spec, "job_name": f"m{i}", "pipeline_name": f"shop/dev/m{i}"})
+        for i in range(50)
+    ]
+    seen = planning.FlinkJobObserver(runtime=None).observe(many)
+    assert client.calls == ["overview", "checkpoints b"]
+    assert seen["counts"].spec["job_id"] == "a" and seen["counts"].spec["legacy"]["job_id"] == "c"
+    assert seen["other"].spec["history_only"] is True and seen["m7"].status == "absent"
