@@ -81,7 +81,8 @@ class Project:
                                 {"not_null": {"columns": ["id", "email"]}},
                                 {"range": {"column": "amount", "min": 0}},
                                 {"accepted_values": {"column": "status", "values": ["new", "paid"]}},
-                                {"unique_key": {"key": "id"}},
+                                {"unique_key": {"key": "id", "window": "5 seconds"}},
+                                {"foreign_key": {"column": "id", "ref_model": "orders", "ref_key": "id"}},
                             ],
                         }
                     ],
@@ -156,6 +157,7 @@ def test_a_continuous_test_deployed_by_apply_catches_violations_produced_after_d
     project.produce(
         [
             {"id": "a", "amount": 5, "status": "new", "email": secret},
+            {"id": "a", "amount": 6, "status": "new", "email": secret},
             {"id": None, "amount": 1, "status": "paid", "email": secret},
             {"id": "b", "amount": -3, "status": "new", "email": None},
             {"id": "c", "amount": -4, "status": "weird", "email": secret},
@@ -165,7 +167,7 @@ def test_a_continuous_test_deployed_by_apply_catches_violations_produced_after_d
     while True:
         outcome = run_cli("test", "-p", project.path)
         failed = {a["description"]: a["failed"] for a in result(outcome)["assertions"]}
-        expected = {"not_null(id, email)": 2, "range(amount)": 2, "accepted_values(status)": 1}
+        expected = {"not_null(id, email)": 2, "range(amount)": 2, "accepted_values(status)": 1, "unique_key(id)": 1}
         if all(failed.get(k) == n for k, n in expected.items()) or time.monotonic() > deadline:
             break
         time.sleep(2)
@@ -175,9 +177,11 @@ def test_a_continuous_test_deployed_by_apply_catches_violations_produced_after_d
         ("not_null(id, email)", "failed", 2),
         ("range(amount)", "failed", 2),
         ("accepted_values(status)", "failed", 1),
-        ("unique_key(id)", "skipped", None),
+        ("unique_key(id)", "failed", 1),  # the window closes 5 s after the duplicate
+        ("foreign_key(id)", "skipped", None),
     ]
-    assert test["assertions"][3]["reason"] == "unique_key is not compiled to Flink SQL yet"
+    assert test["assertions"][3]["examples"][0]["value"] == "a"
+    assert test["assertions"][4]["reason"] == "foreign_key is not compiled to Flink SQL yet"
     assert sorted(e["value"] for e in test["assertions"][1]["examples"]) == ["-3", "-4"]
     assert secret not in json.dumps(outcome.envelope)
 

@@ -1,18 +1,20 @@
 """Continuous tests -> a Flink job ``test_<test>`` writing one row per violation (dsl.md section 11).
 
 Row-level assertions become ``SELECT ... WHERE <violated>`` branches of one ``UNION ALL``
-written to the ``_streamt_test_failures`` topic. Assertions that need state across rows
-(``unique_key``, ``throughput``, ``distribution``, ``foreign_key``) or only the schema
-(``accepted_types``) are not compiled yet: the job spec lists them under ``skipped``.
+written to the ``_streamt_test_failures`` topic; ``unique_key``/``unique``, ``throughput`` and
+``distribution`` become windowed branches (``continuous_windows``). ``foreign_key`` and the
+schema-only ``accepted_types`` are not compiled yet: the job spec lists them under ``skipped``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import attrs
 from streamt.artifacts import KIND_TEST_JOB, KIND_TOPIC, Artifact
 
 from streamt_flink import ddl, options
+from streamt_flink.continuous_windows import PROC, WINDOW_VIEW, window_view, windowed_branches
 from streamt_flink.job import PROVIDER, cluster_of, connection, job_settings, pipeline_name, source_statement
 from streamt_flink.relations import Relation, model_relation, source_relation
 
@@ -75,8 +77,19 @@ def compile_test(project: Any, test: Any) -> Artifact | None:
     branches: list[str] = []
     skipped: list[str] = []
     referenced: set[str] = set()
+    windowed = False
+    window_columns: set[str] = set()
     for assertion in test.assertions:
         for kind, body in assertion.items():
+            stateful = windowed_branches(test, kind, body if isinstance(body, dict) else {}, WINDOW_VIEW)
+            if stateful is not None:
+                branches += stateful[0]
+                referenced |= stateful[1]
+                window_columns |= stateful[1]
+                windowed = windowed or bool(stateful[0])
+                if not stateful[0]:
+                    skipped.append(kind)
+                continue
             violations = _violations(kind, body)
             if not violations:
                 skipped.append(kind)
@@ -95,7 +108,11 @@ def compile_test(project: Any, test: Any) -> Artifact | None:
         return None
     pipeline = pipeline_name(project, job)
     statements = [ddl.set_statement(k, v) for k, v in sorted(job_settings(pipeline, None).items())]
+    if windowed:  # the windowed assertions need a processing-time attribute on the source table
+        relation = attrs.evolve(relation, proctime=(*relation.proctime, PROC))
     statements.append(source_statement(project, relation, job, tuple(sorted(referenced))))
+    if windowed:
+        statements.append(window_view(table, sorted(window_columns)))
     sink_options = options.sink_options(connection(project), FAILURES_TOPIC)
     statements.append(ddl.create_table(FAILURES_TABLE, FAILURE_COLUMNS, sink_options))
     statements.append(ddl.insert_into(FAILURES_TABLE, "\nUNION ALL\n".join(branches)))
