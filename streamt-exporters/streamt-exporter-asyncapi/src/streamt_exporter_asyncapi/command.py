@@ -8,6 +8,8 @@ import click
 from streamt.cli.options import env_option, project_dir_option
 from streamt.result import Result
 
+from streamt_exporter_asyncapi.codes import ASYNCAPI_INVALID
+
 _DEPRECATED = "docs openapi"
 
 
@@ -57,7 +59,7 @@ def _run(command_name: str, project_dir: str, env: str | None) -> Result:
             problems = [f"The document could not be serialized as JSON: {exc}"]
     if problems:
         suggestion = "Declare supported Flink SQL column types and a distinct topic per source and model."
-        errors = tuple(Diagnostic(Codes.E504_ASYNCAPI_INVALID, p, suggestion) for p in problems)
+        errors = tuple(Diagnostic(ASYNCAPI_INVALID, p, suggestion) for p in problems)
         return Result(command_name, data={}, errors=errors, warnings=warnings)
     document: dict[str, Any] = mapped.document
     components = document.get("components", {})

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt import hookimpl
-from streamt.capabilities import Exporter
+from streamt.sdk import ErrorCode, Exporter, hookimpl
+
+from streamt_exporter_asyncapi.codes import ASYNCAPI_INVALID
 
 
 def _factory(name: str) -> Any:
@@ -33,3 +34,8 @@ def streamt_exporters() -> list[Any]:
             command_factory=_factory("openapi"),
         ),
     ]
+
+
+@hookimpl
+def streamt_error_codes() -> list[ErrorCode]:
+    return [ASYNCAPI_INVALID]

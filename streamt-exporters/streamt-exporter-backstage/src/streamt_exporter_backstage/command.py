@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 from streamt.cli.options import env_option, project_dir_option
-from streamt.errors import Codes
 from streamt.result import Result
+
+from streamt_exporter_backstage.codes import BACKSTAGE_INVALID
 
 COMMAND = "docs backstage"
 
@@ -69,6 +70,6 @@ def backstage_command(
         "output_file": output_file,
     }
     if output_file is not None:
-        write_output_file(output_file, text, Codes.E507_BACKSTAGE_INVALID)
+        write_output_file(output_file, text, BACKSTAGE_INVALID)
         text = ""
     return Result(COMMAND, data=data, text=text, warnings=warnings, raw=True)

@@ -28,6 +28,8 @@ import yaml
 from streamt.artifacts import KIND_CONNECTOR, KIND_FLINK_JOB, KIND_GATEWAY_RULE, KIND_KAFKA_STREAMS_JOB, KIND_TOPIC
 from streamt.errors import Codes, Diagnostic
 
+from streamt_exporter_backstage.codes import BACKSTAGE_INVALID
+
 API_VERSION = "backstage.io/v1alpha1"
 CATALOG_MODEL_VERSION = "1.10.3"  # the @backstage/catalog-model release whose schemas the tests validate against
 ANNOTATION = "streamt.dev"
@@ -86,7 +88,7 @@ def canonical_yaml(entities: tuple[dict[str, Any], ...]) -> str:
 
 
 def _error(message: str, suggestion: str) -> Diagnostic:
-    return Diagnostic(Codes.E507_BACKSTAGE_INVALID, message, suggestion)
+    return Diagnostic(BACKSTAGE_INVALID, message, suggestion)
 
 
 def valid_name(value: str) -> bool:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 from streamt.cli.options import env_option, project_dir_option
-from streamt.errors import Codes
 from streamt.result import Result
+
+from streamt_exporter_datahub.codes import DATAHUB_INVALID
 
 COMMAND = "docs datahub"
 
@@ -55,6 +56,6 @@ def datahub_command(
         "proposals": list(export.proposals),
     }
     if output_file is not None:
-        write_output_file(output_file, text, Codes.E508_DATAHUB_INVALID)
+        write_output_file(output_file, text, DATAHUB_INVALID)
         text = ""
     return Result(COMMAND, data=data, text=text, warnings=warnings, raw=True)

@@ -24,6 +24,8 @@ import attrs
 from streamt.artifacts import KIND_CONNECTOR, KIND_FLINK_JOB, KIND_GATEWAY_RULE, KIND_KAFKA_STREAMS_JOB, KIND_TOPIC
 from streamt.errors import Codes, Diagnostic
 
+from streamt_exporter_datahub.codes import DATAHUB_INVALID
+
 DATAHUB_VERSION = "1.7.0"
 FABRICS = (
     "DEV", "TEST", "QA", "UAT", "EI", "PRE", "STG", "NON_PROD", "PROD",
@@ -82,7 +84,7 @@ class Export:
 
 
 def _error(message: str, suggestion: str) -> Diagnostic:
-    return Diagnostic(Codes.E508_DATAHUB_INVALID, message, suggestion)
+    return Diagnostic(DATAHUB_INVALID, message, suggestion)
 
 
 def identity_problems(identity: Identity) -> list[Diagnostic]:

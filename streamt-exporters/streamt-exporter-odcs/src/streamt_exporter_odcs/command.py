@@ -9,6 +9,8 @@ import click
 from streamt.cli.options import env_option, project_dir_option
 from streamt.result import Result
 
+from streamt_exporter_odcs.codes import ODCS_INVALID
+
 
 @click.command("odcs")
 @click.option("--contract-id", "contract_id", required=True, help="Explicit contract identity, copied exactly.")
@@ -33,7 +35,7 @@ def odcs_command(
 ) -> Result:
     """Generate one deterministic, offline-validated ODCS 3.1.0 data contract for the project."""
     from streamt.compile import load_and_compile
-    from streamt.errors import Codes, Diagnostic
+    from streamt.errors import Diagnostic
     from streamt.fsutil import atomic_write
 
     from streamt_exporter_odcs.checks import document_problems, metadata_problems
@@ -41,7 +43,7 @@ def odcs_command(
     from streamt_exporter_odcs.serialize import serialize
 
     def failure(problems: list[str], suggestion: str, warnings: tuple[Diagnostic, ...] = ()) -> Result:
-        errors = tuple(Diagnostic(Codes.E505_ODCS_INVALID, p, suggestion) for p in problems)
+        errors = tuple(Diagnostic(ODCS_INVALID, p, suggestion) for p in problems)
         return Result("docs odcs", data={}, errors=errors, warnings=warnings)
 
     loaded = load_and_compile(project_dir, env)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt import hookimpl
-from streamt.capabilities import Exporter
+from streamt.sdk import ErrorCode, Exporter, hookimpl
+
+from streamt_exporter_odcs.codes import ODCS_INVALID
 
 
 def _command() -> Any:
@@ -24,3 +25,8 @@ def streamt_exporters() -> list[Any]:
             command_factory=_command,
         ),
     ]
+
+
+@hookimpl
+def streamt_error_codes() -> list[ErrorCode]:
+    return [ODCS_INVALID]

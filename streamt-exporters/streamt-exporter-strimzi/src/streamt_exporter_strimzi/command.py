@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 from streamt.cli.options import env_option, project_dir_option
-from streamt.errors import Codes
 from streamt.result import Result
+
+from streamt_exporter_strimzi.codes import STRIMZI_INVALID
 
 
 @click.command("strimzi")
@@ -42,6 +43,6 @@ def strimzi_command(
         return Result("export strimzi", data={}, errors=export.errors, warnings=warnings)
     text = export.text
     if output_file is not None:
-        write_output_file(output_file, text, Codes.E509_STRIMZI_INVALID)
+        write_output_file(output_file, text, STRIMZI_INVALID)
         text = ""
     return Result("export strimzi", data=data, text=text, warnings=warnings, raw=True)

@@ -18,6 +18,7 @@ from streamt.artifacts import KIND_TOPIC
 from streamt.errors import Codes, Diagnostic
 
 from streamt_exporter_strimzi.checks import document_problems, option_problems
+from streamt_exporter_strimzi.codes import STRIMZI_INVALID
 from streamt_exporter_strimzi.mapping import kafka_topic
 
 
@@ -42,7 +43,7 @@ def canonical_yaml(documents: tuple[dict[str, Any], ...]) -> str:
 
 
 def _error(message: str, suggestion: str) -> Diagnostic:
-    return Diagnostic(Codes.E509_STRIMZI_INVALID, message, suggestion)
+    return Diagnostic(STRIMZI_INVALID, message, suggestion)
 
 
 def build_export(compiled: Any, namespace: str, cluster: str) -> Export:
