@@ -159,3 +159,25 @@ def test_a_broken_plugin_never_breaks_the_envelope_of_a_failing_command(streamt_
     envelope = check_contract(run_in_process(["validate", "-p", str(root)]))
     assert [e["code"] for e in envelope["errors"]] == ["E501_PARSE_ERROR"]
     assert "E901_PLUGIN_LOAD_FAILED" in [w["code"] for w in envelope["warnings"]]
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        (("compile", "--output-dir", "{long}"), "E905_OUTPUT_WRITE_FAILED"),
+        (("docs", "generate", "--output", "{long}"), "E905_OUTPUT_WRITE_FAILED"),
+        (("plan", "--offline", "--out", "{long}"), "E905_OUTPUT_WRITE_FAILED"),
+        (("envs", "list", "-p", "{long}"), "E503_ENVIRONMENT_ERROR"),
+        (("list", "models", "-p", "{long}"), "E501_PARSE_ERROR"),
+    ],
+)
+def test_a_path_too_long_for_the_file_system_is_a_coded_error(
+    command: tuple[str, ...], code: str, tmp_path: Path
+) -> None:
+    root = write_project(tmp_path / "p", {"stream_project.yml": HEAD + "models: [{name: m, materialized: topic}]\n"})
+    long = str(tmp_path / ("a" * 300))
+    argv = [part.replace("{long}", long) for part in command]
+    if "-p" not in argv:
+        argv += ["-p", str(root)]
+    envelope = check_contract(run_in_process(argv))
+    assert [e["code"] for e in envelope["errors"]] == [code], envelope["errors"]

@@ -30,8 +30,8 @@ def checksum_file(files: dict[str, bytes]) -> bytes:
 def write_output(target: Path, files: dict[str, bytes], project_root: Path | None = None) -> None:
     """Replace ``target`` with exactly ``files`` (relative path -> bytes), atomically."""
     target = Path(target).absolute()
-    _check_replaceable(target, project_root)
     try:
+        _check_replaceable(target, project_root)
         with staged_directory(target) as staging:
             # One mkdir per directory, not per file: outputs hold thousands of files in a handful of folders.
             for directory in sorted({os.path.dirname(relative) for relative in files} - {""}):

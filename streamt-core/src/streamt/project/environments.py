@@ -31,7 +31,10 @@ def environments_dir(root: Path) -> Path:
 
 
 def is_multi(root: Path) -> bool:
-    return environments_dir(root).is_dir()
+    try:
+        return environments_dir(root).is_dir()
+    except OSError:  # a path the file system cannot even look up (too long): no environments there
+        return False
 
 
 def available(root: Path) -> dict[str, Path]:
