@@ -59,6 +59,7 @@ from streamt_flink.identity import (
     record_attributes,
     statements_for,
 )
+from streamt_flink.placeholders import require_resolvable
 from streamt_flink.recovery import classify_recovery, recovery_record_attributes
 from streamt_flink.rest import ACTIVE, TERMINAL, FlinkRestClient, LiveJob
 
@@ -224,8 +225,6 @@ class FlinkJobPlanner:
 
     @staticmethod
     def _create(artifact: Artifact, observation: Observation) -> list[Any]:
-        from streamt_flink.placeholders import require_resolvable
-
         if not observation.assumed:  # offline plans need no secrets
             require_resolvable(artifact)  # online: before any mutation, not halfway through apply
         return [Action.for_artifact(CREATE, artifact, details(artifact), observation, upgrade_mode=mode_of(artifact))]
@@ -290,6 +289,7 @@ class FlinkJobPlanner:
         changes: dict[str, Any],
         force: bool = False,
     ) -> list[Any]:
+        require_resolvable(artifact)  # every submission resolves its placeholders: E502 now, not mid-apply
         requires = ["reviewed_plan", "force"] if force else ["reviewed_plan"]
         evidence: dict[str, Any] = {"upgrade": upgrade, "requires": requires, "upgrade_mode": mode_of(artifact)}
         if changes:
