@@ -26,6 +26,7 @@ requests = pytest.importorskip("requests")
 pytestmark = [pytest.mark.kafka, pytest.mark.flink, pytest.mark.connect]
 
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+SECRET = "obs-connect-secret-sentinel-3c1d"
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 
 
@@ -81,6 +82,7 @@ class Pipeline:
                             "tasks.max": 1,
                             "key.converter": STRING,
                             "value.converter": STRING,
+                            "connection.password": SECRET,
                         },
                     },
                 },
@@ -224,6 +226,15 @@ def test_observe_a_running_pipeline_lag_that_drains_flink_throughput_and_connect
 
     upper = poll(drained, 120, "the connector's lag draining")
     assert upper["max_lag_messages"] == 0
+
+    # show --diff on the running job and connector: in sync, with the plan's evidence, no secret value.
+    job_diff = streamt_cli("show", "model", p.job, "-p", p.path, "--diff")
+    assert job_diff.ok, job_diff.envelope
+    actions = {(a["kind"], a["identity"]): a["action"] for a in job_diff.data["diff"]["artifacts"]}
+    assert actions == {("topic", p.topic("upper")): "noop", ("flink_job", p.job): "noop"}
+    sink_diff = streamt_cli("show", "model", p.sink, "-p", p.path, "--diff")
+    assert [(a["kind"], a["action"]) for a in sink_diff.data["diff"]["artifacts"]] == [("connector", "noop")]
+    assert SECRET not in json.dumps(sink_diff.envelope) + sink_diff.stdout + sink_diff.stderr
 
     # The text table names every resource with its state and the numbers that matter.
     out = io.StringIO()
