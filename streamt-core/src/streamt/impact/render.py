@@ -102,8 +102,9 @@ def markdown(report: Report) -> str:
     if report.workflows():
         lines += ["", "**Workflows to run**", ""]
         lines += [f"- `{w}`: {WORKFLOWS[w]}" for w in report.workflows()]
-    if report.changes:
-        lines += ["", "```mermaid", *mermaid(report), "```"]
+    diagram = mermaid(report)
+    if len(diagram) > 1:  # lifecycle tombstones alone have no lineage to draw
+        lines += ["", "```mermaid", *diagram, "```"]
     return "\n".join(lines) + "\n"
 
 
