@@ -41,8 +41,8 @@ def record(
 ) -> dict[str, Any]:
     """One resource page: title facts, columns, SQL, artifacts, neighbours.
 
-    ``lineage`` is the model's column lineage (``streamt.sql.lineage``): it adds where each column
-    comes from, and gives a model without declared columns the columns and types its SQL yields.
+    ``lineage`` is the column lineage (``streamt.sql.lineage``) of a model without declared
+    columns: the columns and types its SQL yields, and where each comes from.
     """
     facts: list[tuple[str, str]] = []
     columns: list[dict[str, str]] = []
@@ -53,8 +53,7 @@ def record(
                        topic=item.topic_name, access=item.access, group=item.group,
                        ownership=item.ownership.mode)  # fmt: skip
         classification = dict(item.security.classification) if item.security else {}
-        derived = {c["name"]: c for c in lineage}
-        columns = [_column(c, classification, derived.get(c.name)) for c in item.columns]
+        columns = [_column(c, classification) for c in item.columns]
         if not columns:
             columns = [_derived_column(c, classification) for c in lineage]
         sql = (item.rendered_sql if item.rendered_sql is not None else item.sql) or ""
@@ -63,7 +62,7 @@ def record(
         facts = _facts(topic=item.topic, cluster=item.cluster, ownership=item.ownership.mode,
                        subject=schema.subject if schema else None, format=schema.format if schema else None,
                        compatibility=schema.compatibility if schema else None)  # fmt: skip
-        columns = [_column(c, {}, None) for c in (item.columns or (schema.fields if schema else ()))]
+        columns = [_column(c, {}) for c in (item.columns or (schema.fields if schema else ()))]
     elif kind == "test":
         facts = _facts(model=item.model, type=item.type, sample_size=item.sample_size,
                        severity=item.on_failure.severity if item.on_failure else None)  # fmt: skip
@@ -121,14 +120,14 @@ def _facts(**values: Any) -> list[tuple[str, str]]:
     return [(key.replace("_", " "), str(value)) for key, value in values.items() if value not in (None, "")]
 
 
-def _column(column: Any, classification: dict[str, str], derived: dict[str, Any] | None) -> dict[str, str]:
+def _column(column: Any, classification: dict[str, str]) -> dict[str, str]:
     record = attrs.asdict(column)
     return {
         "name": record["name"],
-        "type": record.get("type") or (derived or {}).get("type") or "",
+        "type": record.get("type") or "",
         "classification": record.get("classification") or classification.get(record["name"], ""),
         "description": record.get("description") or "",
-        "origin": _origin(derived),
+        "origin": "declared",
     }
 
 
@@ -142,8 +141,6 @@ def _derived_column(derived: dict[str, Any], classification: dict[str, str]) -> 
     }
 
 
-def _origin(derived: dict[str, Any] | None) -> str:
-    if not derived:
-        return ""
+def _origin(derived: dict[str, Any]) -> str:
     via = f" via {derived['expression']}" if derived.get("expression") else ""
     return (", ".join(derived["from"]) or "no upstream column") + via

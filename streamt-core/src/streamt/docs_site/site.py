@@ -19,7 +19,7 @@ from streamt.docs_site import content
 from streamt.docs_site.extensions import DocsNodeDetail, DocsPage
 from streamt.docs_site.layout import layered
 from streamt.docs_site.neighbourhood import neighbourhood_svg
-from streamt.sql.lineage import all_column_lineage
+from streamt.sql.lineage import undeclared_column_lineage
 
 ASSETS = ("site.css", "index.js", "lineage.js")
 NEIGHBOURS_SHOWN = 12
@@ -35,7 +35,7 @@ def site_files(project: Any, artifacts: list[Any], contributions: list[Any]) -> 
     tests_of: dict[str, list[str]] = {}
     for test in sorted(project.tests, key=lambda t: t.name):
         tests_of.setdefault(test.model, []).append(test.name)
-    lineage = all_column_lineage(project, graph)
+    lineage = undeclared_column_lineage(project, graph)
     records = [
         content.record(
             project,
