@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from streamt.compile.loading import Loaded, load_and_compile
     from streamt.discovery.model import Enrichment, SchemaLookup, TopicMetadata
     from streamt.errors import Codes, Diagnostic, ErrorCode, StreamtError, did_you_mean
-    from streamt.exporting import write_output_file
+    from streamt.exporting import document_result, failure_result, write_output_file
     from streamt.fsutil import atomic_write, create_exclusive
     from streamt.http_outcome import (
         MaybeSent,
@@ -175,6 +175,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     },
     "create_exclusive": ("streamt.fsutil", "create_exclusive"),
     "write_output_file": ("streamt.exporting", "write_output_file"),
+    "document_result": ("streamt.exporting", "document_result"),
+    "failure_result": ("streamt.exporting", "failure_result"),
     # loading and compiling a project (commands of exporters and other plugins)
     "load_project": ("streamt.project.loader", "load_project"),
     "load_and_compile": ("streamt.compile.loading", "load_and_compile"),
@@ -307,7 +309,9 @@ __all__ = [
     "code_for_status",
     "create_exclusive",
     "did_you_mean",
+    "document_result",
     "env_option",
+    "failure_result",
     "hookimpl",
     "load_and_compile",
     "load_project",

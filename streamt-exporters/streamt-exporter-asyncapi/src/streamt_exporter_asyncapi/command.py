@@ -31,8 +31,8 @@ def make_command(name: str) -> click.Command:
 def _run(command_name: str, project_dir: str, env: str | None) -> Result:
     import json
 
-    from streamt.compile import load_and_compile
     from streamt.errors import Codes, Diagnostic
+    from streamt.sdk import document_result, failure_result, load_and_compile
 
     from streamt_exporter_asyncapi.checks import document_problems
     from streamt_exporter_asyncapi.mapping import build_document
@@ -60,7 +60,7 @@ def _run(command_name: str, project_dir: str, env: str | None) -> Result:
     if problems:
         suggestion = "Declare supported Flink SQL column types and a distinct topic per source and model."
         errors = tuple(Diagnostic(ASYNCAPI_INVALID, p, suggestion) for p in problems)
-        return Result(command_name, data={}, errors=errors, warnings=warnings)
+        return failure_result(command_name, errors, warnings)
     document: dict[str, Any] = mapped.document
     components = document.get("components", {})
     data = {
@@ -72,4 +72,4 @@ def _run(command_name: str, project_dir: str, env: str | None) -> Result:
             "schemas": len(components.get("schemas", {})),
         },
     }
-    return Result(command_name, data=data, text=text, warnings=warnings, raw=True)
+    return document_result(command_name, data=data, text=text, warnings=warnings)

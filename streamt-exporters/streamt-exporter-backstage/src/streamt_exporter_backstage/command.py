@@ -37,8 +37,7 @@ def backstage_command(
     env: str | None,
 ) -> Result:
     """Export Backstage Software Catalog entities as canonical, offline-validated multi-document YAML."""
-    from streamt.compile import load_and_compile
-    from streamt.exporting import write_output_file
+    from streamt.sdk import document_result, failure_result, load_and_compile
 
     from streamt_exporter_backstage.export import (
         API_VERSION,
@@ -59,8 +58,7 @@ def backstage_command(
     export = build_export(loaded.project, loaded.compiled, options)
     warnings = loaded.warnings + export.warnings
     if export.errors:
-        return Result(COMMAND, errors=export.errors, warnings=warnings)
-    text = export.text
+        return failure_result(COMMAND, export.errors, warnings)
     data = {
         "api_version": API_VERSION,
         "catalog_model_version": CATALOG_MODEL_VERSION,
@@ -69,7 +67,6 @@ def backstage_command(
         "format": "yaml",
         "output_file": output_file,
     }
-    if output_file is not None:
-        write_output_file(output_file, text, BACKSTAGE_INVALID)
-        text = ""
-    return Result(COMMAND, data=data, text=text, warnings=warnings, raw=True)
+    return document_result(
+        COMMAND, data=data, text=export.text, warnings=warnings, output_file=output_file, code=BACKSTAGE_INVALID
+    )

@@ -33,8 +33,7 @@ def datahub_command(
     env: str | None,
 ) -> Result:
     """Export DataHub v1.7.0 simplified Metadata Change Proposals as canonical JSON."""
-    from streamt.compile import load_and_compile
-    from streamt.exporting import write_output_file
+    from streamt.sdk import document_result, failure_result, load_and_compile
 
     from streamt_exporter_datahub.export import DATAHUB_VERSION, Identity, build_export, identity_problems
 
@@ -46,8 +45,7 @@ def datahub_command(
     export = build_export(loaded.project, loaded.compiled, identity)
     warnings = loaded.warnings + export.warnings
     if export.errors:
-        return Result(COMMAND, errors=export.errors, warnings=warnings)
-    text = export.text
+        return failure_result(COMMAND, export.errors, warnings)
     data = {
         "counts": export.counts,
         "datahub_version": DATAHUB_VERSION,
@@ -55,7 +53,6 @@ def datahub_command(
         "output_file": output_file,
         "proposals": list(export.proposals),
     }
-    if output_file is not None:
-        write_output_file(output_file, text, DATAHUB_INVALID)
-        text = ""
-    return Result(COMMAND, data=data, text=text, warnings=warnings, raw=True)
+    return document_result(
+        COMMAND, data=data, text=export.text, warnings=warnings, output_file=output_file, code=DATAHUB_INVALID
+    )

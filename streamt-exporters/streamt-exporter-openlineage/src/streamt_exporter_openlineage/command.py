@@ -30,8 +30,7 @@ def openlineage_command(
     env: str | None,
 ) -> Result:
     """Export static OpenLineage DatasetEvent and JobEvent design metadata as canonical JSON Lines."""
-    from streamt.compile import load_and_compile
-    from streamt.exporting import write_output_file
+    from streamt.sdk import document_result, failure_result, load_and_compile
 
     from streamt_exporter_openlineage import namespaces as ns
     from streamt_exporter_openlineage.export import Namespaces, build_export
@@ -81,18 +80,21 @@ def openlineage_command(
     if export.errors:
         # Add why a namespace could not be derived; nothing is written or printed.
         detailed = tuple(_with_reason(e, derived_problems) if e.message.startswith("No ") else e for e in export.errors)
-        return Result(COMMAND, errors=detailed, warnings=warnings)
-    text = export.text
+        return failure_result(COMMAND, detailed, warnings)
     data = {
         "counts": export.counts,
         "events": list(export.events),
         "namespaces": {"gateway": chosen["gateway"], "job": job, "kafka": chosen["kafka"]},
         "output_file": output_file,
     }
-    if output_file is not None:
-        write_output_file(output_file, text, Codes.E506_OPENLINEAGE_INVALID)
-        text = ""
-    return Result(COMMAND, data=data, text=text, warnings=warnings, raw=True)
+    return document_result(
+        COMMAND,
+        data=data,
+        text=export.text,
+        warnings=warnings,
+        output_file=output_file,
+        code=Codes.E506_OPENLINEAGE_INVALID,
+    )
 
 
 def _with_reason(error: Diagnostic, problems: dict[str, str]) -> Diagnostic:

@@ -19,8 +19,7 @@ def strimzi_command(
     namespace: str, cluster_name: str, output_file: str | None, project_dir: str, env: str | None
 ) -> Result:
     """Export managed compiled topics as canonical, offline-validated Strimzi KafkaTopic YAML."""
-    from streamt.compile import load_and_compile
-    from streamt.exporting import write_output_file
+    from streamt.sdk import document_result, failure_result, load_and_compile
 
     from streamt_exporter_strimzi.export import build_export
 
@@ -40,9 +39,7 @@ def strimzi_command(
     }
     if export.errors:
         # Nothing is written when any document fails its checks.
-        return Result("export strimzi", data={}, errors=export.errors, warnings=warnings)
-    text = export.text
-    if output_file is not None:
-        write_output_file(output_file, text, STRIMZI_INVALID)
-        text = ""
-    return Result("export strimzi", data=data, text=text, warnings=warnings, raw=True)
+        return failure_result("export strimzi", export.errors, warnings)
+    return document_result(
+        "export strimzi", data=data, text=export.text, warnings=warnings, output_file=output_file, code=STRIMZI_INVALID
+    )
