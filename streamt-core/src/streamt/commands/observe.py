@@ -23,13 +23,16 @@ def observe(project_dir: str, env: str | None, model: str | None) -> Result:
     if model is not None and project.model(model) is None:
         names = [m.name for m in project.models]
         raise StreamtError(Codes.E102_MODEL_NOT_FOUND, f"Model '{model}' not found", did_you_mean(model, names))
-    # Declared-only (external) resources are never read, as in status; removals have nothing to observe;
-    # test jobs belong to `streamt test`. Only what sources and models deploy is read.
+    # Declared-only (external) resources are never read, as in status; removals and subjects have no
+    # runtime to observe (status shows subjects); test jobs belong to `streamt test`.
     owners = {model} if model is not None else {d.name for d in (*project.sources, *project.models)}
     artifacts = [
         a
         for a in loaded.compiled.artifacts
-        if a.ownership != "external" and not a.kind.endswith("_removal") and a.kind != "test_job" and a.name in owners
+        if a.ownership != "external"
+        and not a.kind.endswith("_removal")
+        and a.kind not in ("test_job", "schema")
+        and a.name in owners
     ]
     rows = observe_models(project, artifacts, get_plugins())
     healthy = all(r.get("healthy") is not False for m in rows for r in m["resources"])
