@@ -10,6 +10,7 @@ import pytest
 from streamt import hookimpl
 from streamt.artifacts import Artifact
 from streamt.compile import CompiledProject
+from streamt.errors import Codes, StreamtError
 from streamt.plan import Action, Observation, SafetyBlocker, plan_offline, plan_text
 from streamt.plugins import get_plugins
 from streamt.project.loader import load_project
@@ -73,10 +74,16 @@ def test_external_is_a_noop_adopted_is_not_created_and_planners_see_an_assumed_a
     assert plan.offline and plan.state is None and not plan.can_authorize_apply
 
 
-def test_kinds_without_a_planner_fall_back_to_create_and_tombstones_to_delete(project: Any) -> None:
-    artifacts = (Artifact("weird_kind", "w", "w", {}), Artifact("connector_removal", "old", "old", {}))
-    plan = plan_offline(project, compiled(*artifacts))
-    assert [(a.kind, a.action) for a in plan.actions] == [("weird_kind", "create"), ("connector_removal", "delete")]
+def test_kinds_without_a_planner_fall_back_to_create(project: Any) -> None:
+    plan = plan_offline(project, compiled(Artifact("weird_kind", "w", "w", {})))
+    assert [(a.kind, a.action) for a in plan.actions] == [("weird_kind", "create")]
+
+
+def test_an_offline_plan_never_plans_a_tombstone(project: Any) -> None:
+    # A removal needs live evidence and a reviewed online plan (dsl.md section 15): never "to delete" offline.
+    with pytest.raises(StreamtError) as refused:
+        plan_offline(project, compiled(Artifact("connector_removal", "old", "old", {})))
+    assert refused.value.diagnostics[0].code == Codes.E418_REVIEWED_PLAN_REQUIRED
 
 
 def test_actions_keep_the_compiled_dependency_order_and_text_groups_them_by_kind(project: Any) -> None:

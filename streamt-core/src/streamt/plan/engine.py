@@ -31,7 +31,6 @@ from streamt.kinds import KindTable
 from streamt.plan.model import (
     ABSENT,
     ASSUMED_ABSENT,
-    DELETE,
     NOOP,
     Action,
     Observation,
@@ -40,7 +39,7 @@ from streamt.plan.model import (
     SafetyBlocker,
     StateReference,
 )
-from streamt.plan.tombstones import authorize, is_removal, prior_resource_id
+from streamt.plan.tombstones import authorize, is_removal, prior_resource_id, refuse_offline_artifacts
 from streamt.plugins import get_plugins
 from streamt.redact import without_secrets
 
@@ -48,11 +47,9 @@ NOT_REQUESTED = Observation("not_requested")
 
 
 class DefaultPlanner:
-    """Core's planner for kinds no plugin plans: absent -> create, removals -> delete."""
+    """Core's planner for kinds no plugin plans: absent -> create (a removal always needs its plugin)."""
 
     def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
-        if is_removal(artifact.kind):
-            return [Action.for_artifact(DELETE, artifact, "tombstone", observation)]
         if observation.status != "absent":
             raise StreamtError(
                 Codes.E903_PLUGIN_REQUIRED,
@@ -93,6 +90,8 @@ def plan_project(
     """
     plugins = plugins or get_plugins()
     offline = observations is None
+    if offline:
+        refuse_offline_artifacts(compiled.artifacts if artifacts is None else artifacts)
     table = planners_by_kind(plugins)
     table.require(a.kind for a in (compiled.artifacts if artifacts is None else artifacts) if a.ownership != "external")
     default = DefaultPlanner()

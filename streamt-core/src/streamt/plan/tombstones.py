@@ -44,6 +44,17 @@ def refuse_offline(project: Any) -> None:
         )
 
 
+def refuse_offline_artifacts(artifacts: Any) -> None:
+    """The engine's own guard: an offline plan never plans a removal artifact, whoever calls it."""
+    named = [f"{a.kind} '{a.identity}'" for a in artifacts if is_removal(a.kind)]
+    if named:
+        raise StreamtError(
+            Codes.E418_REVIEWED_PLAN_REQUIRED,
+            f"Offline plans cannot plan removal tombstones ({', '.join(named)}): a removal needs live evidence.",
+            "Create an online plan with `streamt plan --out PLAN.json`, review it, then `streamt apply --plan`.",
+        )
+
+
 def refuse_unreviewed_apply(
     project: Any, plan_path: str | None, dry_run: bool, target: str | None, select: str | None
 ) -> None:
