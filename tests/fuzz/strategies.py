@@ -50,8 +50,8 @@ SQL = st.one_of(
 
 
 def _maybe_wrong(value: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """Mostly the right kind of value; sometimes anything at all."""
-    return st.one_of(value, value, value, ANY_VALUE)
+    """Mostly the right kind of value (so that some projects validate); sometimes anything at all."""
+    return st.one_of(*([value] * 7), ANY_VALUE)
 
 
 def _block(fields: dict[str, st.SearchStrategy[Any]]) -> st.SearchStrategy[dict[str, Any]]:
@@ -60,7 +60,15 @@ def _block(fields: dict[str, st.SearchStrategy[Any]]) -> st.SearchStrategy[dict[
     return st.fixed_dictionaries(required, optional=optional)
 
 
-COLUMN = _block({"name": NAMES, "type": TYPES, "classification": st.sampled_from(["public", "sensitive", "x"])})
+COLUMN = _block(
+    {
+        "name": NAMES,
+        "type": TYPES,
+        "classification": st.sampled_from(["public", "sensitive", "x"]),
+        "description": TEXT,
+        "required": st.booleans(),
+    }
+)
 COLUMNS = st.lists(COLUMN, max_size=3)
 SOURCE = _block(
     {
@@ -72,6 +80,10 @@ SOURCE = _block(
             {}, optional={"format": st.sampled_from(["avro", "json", "protobuf"]), "definition": TEXT}
         ),
         "event_time": st.fixed_dictionaries({"column": NAMES}),
+        "freshness": st.fixed_dictionaries({}, optional={"max_lag_seconds": _maybe_wrong(st.integers(-5, 100))}),
+        "description": TEXT,
+        "owner": NAMES,
+        "tags": st.lists(NAMES, max_size=2),
     }
 )
 MODEL = _block(
@@ -94,6 +106,29 @@ MODEL = _block(
         "access": st.sampled_from(["private", "public", "protected"]),
         "group": NAMES,
         "tags": st.lists(NAMES, max_size=2),
+        "description": TEXT,
+        "owner": NAMES,
+        "version": _maybe_wrong(st.integers(0, 3)),
+        "deprecation": ANY_VALUE,
+        "security": st.fixed_dictionaries(
+            {},
+            optional={
+                "classification": st.dictionaries(NAMES, st.sampled_from(["sensitive", "public", "x"]), max_size=2),
+                "policies": st.lists(
+                    st.one_of(
+                        st.fixed_dictionaries({"mask": st.fixed_dictionaries({"column": NAMES, "method": NAMES})}),
+                        ANY_VALUE,
+                    ),
+                    max_size=2,
+                ),
+            },
+        ),
+        "contract": st.fixed_dictionaries({}, optional={"columns": COLUMNS, "enforced": st.booleans()}),
+        "ml_outputs": st.dictionaries(
+            NAMES, st.one_of(st.none(), st.fixed_dictionaries({"columns": COLUMNS})), max_size=1
+        ),
+        "key": NAMES,
+        "event_time": st.fixed_dictionaries({"column": NAMES}),
     }
 )
 ASSERTION = st.one_of(
@@ -122,6 +157,13 @@ EXPOSURE = _block(
         "consumes": st.lists(REF, max_size=2),
         "produces": st.lists(REF, max_size=2),
         "owner": NAMES,
+        "sla": ANY_VALUE,
+        "contracts": ANY_VALUE,
+        "access": ANY_VALUE,
+        "freshness": ANY_VALUE,
+        "data_requirements": ANY_VALUE,
+        "url": TEXT,
+        "consumer_group": NAMES,
     }
 )
 RUNTIME = st.fixed_dictionaries(
@@ -159,6 +201,33 @@ RULES = st.fixed_dictionaries(
         "models": st.fixed_dictionaries({}, optional={"require_description": _maybe_wrong(st.booleans())}),
     },
 )
+STATE = st.fixed_dictionaries(
+    {"backend": st.sampled_from(["local", "postgres", "s3"])},
+    optional={
+        "namespace": NAMES,
+        "lock_timeout_seconds": _maybe_wrong(st.integers(-1, 60)),
+        "postgres": st.fixed_dictionaries(
+            {}, optional={"dsn_env": st.sampled_from(["PG_DSN", f"postgresql://u:{SENTINEL}@h/d", ""])}
+        ),
+    },
+)
+LIFECYCLE = st.fixed_dictionaries(
+    {},
+    optional={
+        "connector_removals": st.lists(
+            st.fixed_dictionaries({"logical_owner": NAMES, "name": NAMES, "cluster": NAMES}), max_size=1
+        ),
+        "gateway_rule_removals": st.lists(ANY_VALUE, max_size=1),
+    },
+)
+ENVIRONMENT_FILE = st.fixed_dictionaries(
+    {"runtime": RUNTIME},
+    optional={
+        "environment": st.fixed_dictionaries({}, optional={"protected": _maybe_wrong(st.booleans()), "name": NAMES}),
+        "safety": st.fixed_dictionaries({}, optional={"require_reviewed_plan": _maybe_wrong(st.booleans())}),
+        "deployment_state": STATE,
+    },
+)
 PROJECT = st.fixed_dictionaries(
     {
         "project": st.fixed_dictionaries({"name": _maybe_wrong(st.sampled_from(["r", "demo"]))}),
@@ -174,5 +243,8 @@ PROJECT = st.fixed_dictionaries(
             {"topic": st.fixed_dictionaries({}, optional={"partitions": _maybe_wrong(st.integers(-1, 8))})}
         ),
         "apiVersion": st.just("streamt.dev/v1alpha1"),
+        "deployment_state": STATE,
+        "lifecycle": LIFECYCLE,
+        "safety": st.fixed_dictionaries({}, optional={"allow_destructive": _maybe_wrong(st.booleans())}),
     },
 )

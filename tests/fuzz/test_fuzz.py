@@ -19,7 +19,7 @@ import yaml
 from harness import check_contract, run_in_process
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import ANY_VALUE, PROJECT, budget
+from strategies import ANY_VALUE, ENVIRONMENT_FILE, PROJECT, budget
 
 # Offline commands that read a valid project; {out} is a scratch directory inside the run's folder.
 AFTER_VALIDATE: tuple[tuple[str, ...], ...] = (
@@ -77,14 +77,14 @@ def _dump(document: Any, as_json: bool) -> bytes:
         return json.dumps(document).encode("utf-8")
 
 
-def _check_every_command(root: Path) -> None:
-    envelope = check_contract(run_in_process(["validate", "-p", str(root)]), root.parent)
+def _check_every_command(root: Path, env: tuple[str, ...] = ()) -> None:
+    envelope = check_contract(run_in_process(["validate", "-p", str(root), *env]), root.parent)
     if envelope["status"] != "ok":
         return
     out = root.parent / "out"
     for command in AFTER_VALIDATE:
         argv = [part.replace("{out}", str(out)) for part in command]
-        check_contract(run_in_process([*argv, "-p", str(root)]), root.parent)
+        check_contract(run_in_process([*argv, "-p", str(root), *env]), root.parent)
 
 
 @budget(40)
@@ -112,3 +112,18 @@ def test_near_valid_projects_keep_the_contract_in_every_command(
         files[f"models/extra{index}.yml"] = _dump(extra, as_json)
     with _project(files) as root:
         _check_every_command(root)
+
+
+@budget(30)
+@given(PROJECT, st.dictionaries(st.sampled_from(["dev", "prod", "bad name"]), ENVIRONMENT_FILE, min_size=1, max_size=2))
+def test_near_valid_multi_environment_projects_keep_the_contract(
+    document: dict[str, Any], environments: dict[str, Any]
+) -> None:
+    document = {k: v for k, v in document.items() if k != "runtime"}
+    files = {"stream_project.yml": _dump(document, False)}
+    files.update({f"environments/{name}.yml": _dump(body, False) for name, body in environments.items()})
+    with _project(files) as root:
+        check_contract(run_in_process(["envs", "list", "-p", str(root)]), root.parent)
+        for name in environments:
+            check_contract(run_in_process(["envs", "show", name, "-p", str(root)]), root.parent)
+            _check_every_command(root, ("--env", name))
