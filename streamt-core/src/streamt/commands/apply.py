@@ -59,7 +59,7 @@ def apply_command(
     from streamt.plan.engine import project_bindings
     from streamt.plan.online import check_observable, local_state_warning, open_backend, plan_online
     from streamt.plan.planfile import read_plan_file, require_authorizing
-    from streamt.plan.tombstones import refuse_unreviewed_apply
+    from streamt.plan.tombstones import refuse_unreviewed_apply, require_connector_removal_backend
     from streamt.plugins import get_plugins
     from streamt.project.loader import load_project
     from streamt.state.selection import WRITE
@@ -84,6 +84,7 @@ def apply_command(
     plugins = get_plugins()
     check_observable(project, selected if selected is not None else compiled.artifacts, plugins)
     backend = open_backend(project, WRITE)
+    require_connector_removal_backend(compiled.artifacts, backend)  # E420 before the lock or Connect
     warnings = loaded.warnings + local_state_warning(backend)
     with backend.operation_lock():
         backend.require_clear()
