@@ -181,3 +181,24 @@ def test_a_path_too_long_for_the_file_system_is_a_coded_error(
         argv += ["-p", str(root)]
     envelope = check_contract(run_in_process(argv))
     assert [e["code"] for e in envelope["errors"]] == [code], envelope["errors"]
+
+
+def test_a_recovery_evidence_file_with_a_duplicate_key_is_refused(tmp_path: Path) -> None:
+    from streamt.recovery import evidence
+
+    path = tmp_path / "evidence.json"
+    document = evidence.seal({"resolution": "observed", "targets": []})
+    evidence.write(path, document)
+    assert evidence.read(path)["resolution"] == "observed"  # as written: valid
+    # The same document with a decoy first "resolution": a first-key-wins reader would see another one.
+    forged = tmp_path / "forged.json"
+    text = path.read_text()
+    forged.write_text(text.replace("{\n", '{\n  "resolution": "rolled_back",\n', 1))
+    with pytest.raises(StreamtError) as refused:
+        evidence.read(forged)
+    assert refused.value.diagnostics[0].code.code == "E408_PLAN_FILE_INVALID"
+    for constant in ("NaN", "Infinity"):
+        odd = tmp_path / f"{constant}.json"
+        odd.write_text(text.replace("{\n", f'{{\n  "x": {constant},\n', 1))
+        with pytest.raises(StreamtError):
+            evidence.read(odd)
