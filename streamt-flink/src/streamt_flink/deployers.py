@@ -286,14 +286,15 @@ class FlinkJobDeployer:
 
     def _wait_savepoint(self, rest: Any, job_id: str, trigger: str) -> tuple[str, str | None]:
         deadline = time.monotonic() + self._savepoint_seconds()
-        while True:
+        while time.monotonic() <= deadline:
             try:
                 status, path = rest.savepoint_status(job_id, trigger)
             except StreamtError:
                 status, path = "IN_PROGRESS", None
-            if status != "IN_PROGRESS" or time.monotonic() > deadline:
+            if status != "IN_PROGRESS":
                 return status, path
             time.sleep(0.5)
+        return "IN_PROGRESS", None
 
     def _savepoint_seconds(self) -> float:
         # Test-only override, like STREAMT_TEST_KILL_AT_BOUNDARY: a savepoint that cannot finish in time.
