@@ -167,3 +167,19 @@ def test_a_stale_plan_and_a_rule_without_ownership_are_refused(rule: Rule, strea
     unowned = streamt_cli("plan", "-p", rule.path)
     assert [b["reason"] for b in unowned.data["safety_blockers"]] == ["gateway_rule_removal_ownership_required"]
     assert rule.aliases() and rule.interceptors() == [name]
+
+
+def test_allow_destructive_stands_in_for_force_but_not_for_the_reviewed_plan(
+    rule: Rule, streamt_cli: Any, tmp_path: Path
+) -> None:
+    assert streamt_cli("apply", "-p", rule.path).ok
+    rule.files["stream_project.yml"]["safety"] = {"allow_destructive": True}
+    rule.tombstone()
+    assert streamt_cli("apply", "-p", rule.path).error_codes == ["E418_REVIEWED_PLAN_REQUIRED"]
+    plan_file = tmp_path / "removal.plan.json"
+    planned = streamt_cli("plan", "-p", rule.path, "--out", plan_file)
+    (delete,) = [a for a in planned.data["actions"] if a["action"] == "delete"]
+    assert delete["evidence"]["requires"] == ["reviewed_plan"]
+    removed = streamt_cli("apply", "-p", rule.path, "--plan", plan_file)
+    assert removed.ok, removed.envelope
+    assert rule.aliases() == [] and rule.interceptors() == []
