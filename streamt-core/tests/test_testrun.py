@@ -117,3 +117,35 @@ def test_text_is_the_same_bytes_for_the_same_results(project: Any) -> None:
     second = render_text(run_tests(project, select_tests(project, None, None), runners))
     assert first == second
     assert first.splitlines()[-1] == "Results: 2 passed, 1 failed, 0 deployed, 1 warning"
+
+
+def test_sensitive_and_masked_columns_are_known_to_runners(tmp_path: Path) -> None:
+    from streamt.testrun.targets import target_of
+
+    files = {
+        "stream_project.yml": {
+            "project": {"name": "p"},
+            "runtime": {"kafka": {"bootstrap_servers": "127.0.0.1:1"}},
+            "sources": [
+                {"name": "raw", "topic": "raw", "columns": [{"name": "ssn", "classification": "highly_sensitive"}]}
+            ],
+            "models": [
+                {
+                    "name": "m",
+                    "key": "email",
+                    "sql": "SELECT * FROM {{ source('raw') }}",
+                    "columns": [{"name": "email"}, {"name": "phone"}, {"name": "tier", "classification": "internal"}],
+                    "security": {
+                        "classification": {"email": "sensitive"},
+                        "policies": [{"mask": {"column": "phone", "method": "hash"}}],
+                    },
+                }
+            ],
+        }
+    }
+    project = load_project(write_project(tmp_path, files), None)
+    model = target_of(project, "m")
+    assert model is not None and model.sensitive == frozenset({"email", "phone"}) and model.key_column == "email"
+    source = target_of(project, "raw")
+    assert source is not None and source.sensitive == frozenset({"ssn"}) and source.subject is None
+    assert target_of(project, "nope") is None
