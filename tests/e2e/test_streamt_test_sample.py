@@ -383,3 +383,47 @@ def test_schema_tests_compare_the_registered_schema(streamt_project, schema_regi
     outcome = run_cli("test", "-p", path)  # the subject is gone now: declared columns alone decide
     assert results(outcome)["registered"]["details"] == {"registry": f"subject {subject} is not registered"}
     assert [a["failed"] for a in results(outcome)["registered"]["assertions"]] == [0, 0]
+
+
+def test_a_protobuf_subject_is_not_compared_and_says_why(streamt_project, schema_registry_url: str) -> None:
+    topic = f"t15-proto-{uuid.uuid4().hex[:8]}"
+    subject = f"{topic}-value"
+    proto = 'syntax = "proto3";\nmessage Order {\n  string order_id = 1;\n}\n'
+    response = requests.post(
+        f"{schema_registry_url}/subjects/{subject}/versions",
+        json={"schema": proto, "schemaType": "PROTOBUF"},
+        headers={"Content-Type": "application/vnd.schemaregistry.v1+json"},
+        timeout=10,
+    )
+    assert response.status_code == 200, response.text
+    tests = [
+        {"name": "proto", "model": "orders", "type": "schema", "assertions": [{"not_null": {"columns": ["order_id"]}}]}
+    ]
+    path = streamt_project(
+        {
+            "stream_project.yml": {
+                "project": {"name": "t15"},
+                "runtime": {
+                    "kafka": {"bootstrap_servers": "127.0.0.1:1"},
+                    "schema_registry": {"url": schema_registry_url},
+                },
+                "sources": [
+                    {
+                        "name": "orders",
+                        "topic": topic,
+                        "columns": [{"name": "order_id", "type": "STRING", "required": True}],
+                        "schema": {"format": "protobuf"},
+                    }
+                ],
+                "tests": tests,
+            }
+        }
+    )
+    try:
+        outcome = run_cli("test", "-p", path)
+    finally:
+        forget(schema_registry_url, subject)
+    assert outcome.ok, outcome.envelope
+    test = results(outcome)["proto"]
+    assert test["details"] == {"registry": f"subject {subject} is Protobuf: not compared (needs the descriptor set)"}
+    assert test["status"] == "passed"  # the declared columns were still checked
