@@ -126,7 +126,13 @@ def placeholders(document: Any) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
+def has_placeholder(text: str) -> bool:
+    """Whether ``text`` holds a ``${NAME}`` placeholder (``$${`` is an escaped dollar, not one)."""
+    return any(m.group(1) for m in _PLACEHOLDER.finditer(text))
+
+
 def missing_error(names: set[str]) -> StreamtError:
+    """``E502_ENV_VAR_ERROR`` naming every unset variable (never a value)."""
     listed = ", ".join(sorted(names))
     return StreamtError(
         Codes.E502_ENV_VAR_ERROR,

@@ -27,11 +27,13 @@ def _port_ok(port: str) -> bool:
 
 
 def is_kafka_uri(value: str) -> bool:
+    """Whether ``value`` is an OpenLineage Kafka namespace: ``kafka://host:port`` with a valid port."""
     match = _KAFKA_URI.match(value)
     return match is not None and _port_ok(match.group(2))
 
 
 def job_namespace_problem(value: str) -> str | None:
+    """Why ``value`` cannot be an OpenLineage job namespace, or ``None`` when it can."""
     if not value or value != value.strip() or any(ch.isspace() or ord(ch) < 32 for ch in value):
         return "the job namespace must be non-empty and contain no whitespace or control characters"
     if len(value) > _JOB_NAMESPACE_MAX:

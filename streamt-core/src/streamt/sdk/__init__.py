@@ -82,7 +82,8 @@ if TYPE_CHECKING:
         SafetyBlocker,
     )
     from streamt.project.loader import load_project
-    from streamt.project.model import Column, Exposure, Model, Notice, Project, Ref, Runtime, Source, Test
+    from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test
+    from streamt.refs import Ref
     from streamt.result import Result
     from streamt.sdk.protocols import (
         AdoptionObserver,
@@ -152,8 +153,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "canonical_json",
             "sha256_checksum",
             "KIND_CONNECTOR",
+            "KIND_CONNECTOR_REMOVAL",
             "KIND_FLINK_JOB",
             "KIND_GATEWAY_RULE",
+            "KIND_GATEWAY_RULE_REMOVAL",
             "KIND_KAFKA_STREAMS_JOB",
             "KIND_SCHEMA",
             "KIND_TEST_JOB",
@@ -221,34 +224,85 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     },
     # discovery
     **{name: ("streamt.discovery.model", name) for name in ("TopicMetadata", "SchemaLookup", "Enrichment")},
+    # provider helpers: placeholders resolved at deploy time, recovery target states, pending commands
+    "substitute": ("streamt.project.interpolation", "substitute"),
+    "has_placeholder": ("streamt.project.interpolation", "has_placeholder"),
+    "missing_error": ("streamt.project.interpolation", "missing_error"),
+    "CANDIDATE": ("streamt.recovery.targets", "CANDIDATE"),
+    "PRIOR": ("streamt.recovery.targets", "PRIOR"),
+    "pending_command": ("streamt.pending", "pending_command"),
+    # Flink SQL column types (exporters map them)
+    **{name: ("streamt.sql.types", name) for name in ("FlinkType", "FlinkTypeError", "parse_type")},
+    "canonical_type": ("streamt.testrun.types", "canonical_type"),
+    # OpenLineage namespaces (shared by the exporter and run events)
+    **{
+        name: ("streamt.runlineage.namespaces", name)
+        for name in (
+            "JOB_NAMESPACE_ENV",
+            "KAFKA_NAMESPACE_ENV",
+            "GATEWAY_NAMESPACE_ENV",
+            "derive_kafka_uri",
+            "is_kafka_uri",
+            "job_namespace_problem",
+        )
+    },
+    # test runners: the rest of streamt.testrun
+    **{
+        name: ("streamt.testrun", name)
+        for name in ("Assertion", "Target", "DEPLOYED", "ERROR", "PASSED", "RUNNING", "SKIPPED", "MAX_EXAMPLES")
+    },
+    "assertion_columns": ("streamt.testrun", "assertion_columns"),
+    # discovery lookup statuses (FAILED is the same "failed" as an Outcome's)
+    **{
+        name: ("streamt.discovery.model", name)
+        for name in ("NOT_FOUND", "NOT_REQUESTED", "RESOLVED", "SKIPPED_AFTER_OUTAGE")
+    },
     # the project read view
     **{
         name: ("streamt.project.model", name)
-        for name in ("Project", "Model", "Source", "Test", "Exposure", "Column", "Ref", "Runtime", "Notice")
+        for name in ("Project", "Model", "Source", "Test", "Exposure", "Column", "Runtime", "Notice")
     },
+    "Ref": ("streamt.refs", "Ref"),
 }
 
 __all__ = [
     "ABSENT",
     "ADOPT",
     "ASSUMED_ABSENT",
+    "CANDIDATE",
     "CLEAR",
     "CREATE",
     "DELETE",
+    "DEPLOYED",
     "DONE",
+    "ERROR",
     "FAILED",
+    "GATEWAY_NAMESPACE_ENV",
     "IN_PROGRESS",
+    "JOB_NAMESPACE_ENV",
+    "KAFKA_NAMESPACE_ENV",
     "KIND_CONNECTOR",
+    "KIND_CONNECTOR_REMOVAL",
     "KIND_FLINK_JOB",
     "KIND_GATEWAY_RULE",
+    "KIND_GATEWAY_RULE_REMOVAL",
     "KIND_KAFKA_STREAMS_JOB",
     "KIND_SCHEMA",
     "KIND_TEST_JOB",
     "KIND_TOPIC",
+    "MAX_EXAMPLES",
     "NOOP",
+    "NOT_FOUND",
+    "NOT_REQUESTED",
     "OK",
+    "PASSED",
     "PRESENT",
+    "PRIOR",
     "RECOVERY_REQUIRED",
+    "RESOLVED",
+    "RUNNING",
+    "SKIPPED",
+    "SKIPPED_AFTER_OUTAGE",
     "UNAVAILABLE",
     "UNKNOWN",
     "UPDATE",
@@ -256,6 +310,7 @@ __all__ = [
     "ActionProgress",
     "AdoptionObserver",
     "Artifact",
+    "Assertion",
     "AssertionKind",
     "AssertionResult",
     "Codes",
@@ -270,6 +325,8 @@ __all__ = [
     "ErrorCode",
     "Exporter",
     "Exposure",
+    "FlinkType",
+    "FlinkTypeError",
     "KnownKind",
     "Loaded",
     "Materialization",
@@ -296,6 +353,7 @@ __all__ = [
     "StateBackendFactory",
     "StateBackendRegistration",
     "StreamtError",
+    "Target",
     "Test",
     "TestCase",
     "TestRunner",
@@ -303,24 +361,34 @@ __all__ = [
     "TopicMetadata",
     "Validator",
     "__version__",
+    "assertion_columns",
     "atomic_write",
     "auth_refused",
     "canonical_json",
+    "canonical_type",
     "code_for_status",
     "create_exclusive",
+    "derive_kafka_uri",
     "did_you_mean",
     "document_result",
     "env_option",
     "failure_result",
+    "has_placeholder",
     "hookimpl",
+    "is_kafka_uri",
+    "job_namespace_problem",
     "load_and_compile",
     "load_project",
+    "missing_error",
     "never_sent",
+    "parse_type",
+    "pending_command",
     "project_dir_option",
     "project_options",
     "refused_before_change",
     "sha256_checksum",
     "state_address",
+    "substitute",
     "write_outcome",
     "write_output_file",
 ]

@@ -34,7 +34,14 @@ class Field:
 
 @attrs.frozen
 class FlinkType:
-    """``name`` is canonical (``INTEGER`` -> ``INT``, ``TIMESTAMP WITH LOCAL TIME ZONE`` -> ``TIMESTAMP_LTZ``)."""
+    """One parsed Flink SQL type.
+
+    * ``name`` — canonical (``INTEGER`` -> ``INT``, ``TIMESTAMP WITH LOCAL TIME ZONE`` -> ``TIMESTAMP_LTZ``).
+    * ``params`` — length, precision and scale as written (``DECIMAL(10, 2)`` -> ``(10, 2)``).
+    * ``nullable`` — ``False`` for ``NOT NULL``.
+    * ``args`` — the element type of ARRAY/MULTISET, the key and value types of MAP.
+    * ``fields`` — the fields of a ROW.
+    """
 
     name: str
     params: tuple[int, ...] = ()
@@ -44,6 +51,7 @@ class FlinkType:
 
 
 def parse_type(text: object) -> FlinkType:
+    """The declared Flink SQL type ``text`` as a ``FlinkType`` tree; ``FlinkTypeError`` when malformed."""
     if not isinstance(text, str) or not text.strip():
         raise FlinkTypeError(f"{text!r} is not a type name")
     parser = _Parser(text)

@@ -29,7 +29,11 @@ MAX_EXAMPLES = 5
 
 @attrs.frozen
 class Assertion:
-    """One entry of a test's ``assertions`` list: its position, kind and body (a mapping)."""
+    """One entry of a test's ``assertions`` list.
+
+    * ``index`` — its position in the list; ``kind`` — the assertion kind (``not_null`` ...).
+    * ``body`` — its arguments as written (a mapping; ``{}`` when it had none).
+    """
 
     index: int
     kind: str
@@ -43,6 +47,7 @@ class Assertion:
 
 
 def assertion_columns(assertion: Assertion) -> tuple[str, ...]:
+    """The columns an assertion checks, as its body names them (``columns``, ``column`` ...)."""
     body = assertion.body
     if assertion.kind in ("not_null", "unique"):
         return tuple(str(c) for c in body.get("columns") or ())
@@ -60,8 +65,11 @@ def assertion_columns(assertion: Assertion) -> tuple[str, ...]:
 class Target:
     """What a test reads: the model or source, its topic, declared columns and registry subject.
 
-    ``sensitive`` names the columns whose values never appear in a failure example
-    (classified ``sensitive``/``highly_sensitive`` or masked by a policy).
+    * ``kind`` — ``model`` or ``source``; ``name`` — its declaration name; ``topic`` — its topic.
+    * ``columns`` — its declared ``Column`` objects; ``key_column`` — the record key column, if any.
+    * ``subject``, ``schema_format`` — its registry subject and format, if any.
+    * ``sensitive`` — the columns whose values never appear in a failure example
+      (classified ``sensitive``/``highly_sensitive`` or masked by a policy).
     """
 
     kind: str  # "model" or "source"
