@@ -165,7 +165,12 @@ def test_a_stale_plan_and_a_rule_without_ownership_are_refused(rule: Rule, strea
     # Without the ownership record (state removed by hand), the live rule is not streamt's to delete.
     (rule.path / ".streamt" / "state" / "default.json").unlink()
     unowned = streamt_cli("plan", "-p", rule.path)
-    assert [b["reason"] for b in unowned.data["safety_blockers"]] == ["gateway_rule_removal_ownership_required"]
+    assert [r["kind"] for r in unowned.data["ownership_requirements"]] == ["gateway_rule_removal"]
+    assert unowned.data["safety_blockers"] == []
+    unowned_file = tmp_path / "unowned.plan.json"
+    assert streamt_cli("plan", "-p", rule.path, "--out", unowned_file).ok
+    refused = streamt_cli("apply", "-p", rule.path, "--plan", unowned_file, "--force")
+    assert refused.error_codes == ["E410_OWNERSHIP_REQUIRED"]
     assert rule.aliases() and rule.interceptors() == [name]
 
 

@@ -32,6 +32,7 @@ from streamt.plan.model import (
     ABSENT,
     ASSUMED_ABSENT,
     NOOP,
+    PRESENT,
     Action,
     Observation,
     OwnershipRequirement,
@@ -113,7 +114,14 @@ def plan_project(
             assert observations is not None
             observation = observations[(artifact.kind, artifact.identity)]
             if is_removal(artifact.kind):
-                for item in _plan_removal(project, compiled, artifact, observation, records, table.get(artifact.kind)):
+                prior = prior_resource_id(artifact.kind, artifact.name, compiled.project_name, compiled.environment)
+                if prior not in records and observation.status == PRESENT:
+                    # A tombstone deletes only what streamt owns: a live target without a record is E410.
+                    message = f"{artifact.kind} '{artifact.identity}' targets a live resource with no ownership record."
+                    requirements.append(OwnershipRequirement(artifact.kind, artifact.identity, prior, message))
+                    actions.append(Action.for_artifact(NOOP, artifact, "ownership decision required", observation))
+                    continue
+                for item in _plan_removal(project, artifact, observation, records.get(prior), table.get(artifact.kind)):
                     (blockers if isinstance(item, SafetyBlocker) else actions).append(item)
                 continue
             record = records.get(artifact.resource_id(compiled.project_name, compiled.environment))
@@ -146,9 +154,7 @@ def project_bindings(project: Any, compiled: CompiledProject) -> dict[str, str]:
     }
 
 
-def _plan_removal(
-    project: Any, compiled: CompiledProject, artifact: Artifact, observation: Observation, records: Any, planner: Any
-) -> list[Any]:
+def _plan_removal(project: Any, artifact: Artifact, observation: Observation, record: Any, planner: Any) -> list[Any]:
     """A tombstone, planned against the prior artifact's ownership record by its kind's planner
     (exact delete, assessed no-op, drift or ownership blocker); ``safety.allow_destructive``
     stands in for ``--force``."""
@@ -158,7 +164,6 @@ def _plan_removal(
             f"No installed plugin plans {artifact.kind} tombstones against live state.",
             "Remove the lifecycle tombstone, or install the provider plugin that implements the removal.",
         )
-    record = records.get(prior_resource_id(artifact.kind, artifact.name, compiled.project_name, compiled.environment))
     allow = project.environment.safety.allow_destructive
     items = []
     for item in planner.plan(artifact, observation, record):
