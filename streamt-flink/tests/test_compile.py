@@ -261,7 +261,7 @@ def test_continuous_test_without_row_level_assertions_compiles_nothing(
                         "type": "continuous",
                         "assertions": [
                             {"accepted_values": {"column": "a", "values": [1, 2]}},
-                            {"foreign_key": {"column": "a", "ref_model": "s", "ref_key": "a"}},
+                            {"accepted_types": {"a": "long"}},
                         ],
                     },
                 ],
@@ -273,7 +273,7 @@ def test_continuous_test_without_row_level_assertions_compiles_nothing(
     artifact = compile_test(project, project.test("vals"))
     assert artifact is not None
     assert "WHERE `a` IS NOT NULL AND `a` NOT IN (1, 2)" in artifact.files[".sql"]
-    assert artifact.spec["skipped"] == ["foreign_key"]
+    assert artifact.spec["skipped"] == ["accepted_types"]
 
 
 def test_test_jobs_depend_only_on_the_tested_topic() -> None:

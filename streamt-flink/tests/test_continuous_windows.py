@@ -74,3 +74,21 @@ def test_a_bad_window_is_skipped_not_guessed(streamt_project: Callable[..., Path
     artifact = compile_test(project, project.test("w"))  # type: ignore[attr-defined]
     assert artifact is not None and artifact.spec["skipped"] == ["unique_key"]
     assert "PROCTIME" not in artifact.files[".sql"]
+
+
+def test_foreign_key_is_a_processing_time_left_interval_join(streamt_project: Callable[..., Path]) -> None:
+    project = _project(
+        streamt_project,
+        [
+            {"foreign_key": {"column": "a", "ref_model": "s", "ref_key": "a", "window": "10 seconds"}},
+            {"foreign_key": {"column": "a", "ref_model": "s", "ref_key": "a", "match_rate": 0.9}},
+            {"foreign_key": {"column": "a", "ref_model": "nope", "ref_key": "a"}},
+        ],
+    )
+    artifact = compile_test(project, project.test("w"))  # type: ignore[attr-defined]
+    assert artifact is not None and artifact.spec["skipped"] == ["foreign_key"]  # match_rate and unknown ref
+    sql = artifact.files[".sql"]
+    assert "CREATE TABLE IF NOT EXISTS `_streamt_ref_0`" in sql
+    assert "LEFT JOIN `_streamt_ref_0` AS r" in sql
+    window = "l.`_streamt_proc` - INTERVAL '10' SECOND AND l.`_streamt_proc` + INTERVAL '10' SECOND"
+    assert f"r.`_streamt_proc` BETWEEN {window}" in sql

@@ -44,6 +44,7 @@ class Project:
         self.path, self.bootstrap, self.rest = root / self.suffix, bootstrap, rest
         self.test = f"cq_{self.suffix}"
         self.topic = f"e2e-{self.suffix}.orders"
+        self.customers = f"e2e-{self.suffix}.customers"
         runtime: dict[str, Any] = {"kafka": {"bootstrap_servers": bootstrap}}
         if flink:
             runtime["flink"] = {
@@ -70,7 +71,13 @@ class Project:
                                 {"name": "status", "type": "STRING"},
                                 {"name": "email", "type": "STRING", "classification": "sensitive"},
                             ],
-                        }
+                        },
+                        {
+                            "name": "customers",
+                            "topic": self.customers,
+                            "ownership": {"mode": "managed"},
+                            "columns": [{"name": "id", "type": "STRING"}],
+                        },
                     ],
                     "tests": [
                         {
@@ -82,7 +89,15 @@ class Project:
                                 {"range": {"column": "amount", "min": 0}},
                                 {"accepted_values": {"column": "status", "values": ["new", "paid"]}},
                                 {"unique_key": {"key": "id", "window": "5 seconds"}},
-                                {"foreign_key": {"column": "id", "ref_model": "orders", "ref_key": "id"}},
+                                {
+                                    "foreign_key": {
+                                        "column": "id",
+                                        "ref_model": "customers",
+                                        "ref_key": "id",
+                                        "window": "5 seconds",
+                                    }
+                                },
+                                {"accepted_types": {"id": "string"}},
                             ],
                         }
                     ],
@@ -102,12 +117,12 @@ class Project:
             time.sleep(0.5)
         raise AssertionError(f"test job never RUNNING: {self.jobs()}")
 
-    def produce(self, rows: list[dict[str, Any]]) -> None:
+    def produce(self, rows: list[dict[str, Any]], topic: str | None = None) -> None:
         from kafka import KafkaProducer
 
         producer = KafkaProducer(bootstrap_servers=self.bootstrap)
         for row in rows:
-            producer.send(self.topic, json.dumps(row).encode())
+            producer.send(topic or self.topic, json.dumps(row).encode())
         producer.flush()
         producer.close()
 
@@ -119,8 +134,9 @@ class Project:
 
         admin = KafkaAdminClient(bootstrap_servers=self.bootstrap)
         try:
-            if self.topic in admin.list_topics():
-                admin.delete_topics([self.topic])
+            mine = [t for t in admin.list_topics() if t in (self.topic, self.customers)]
+            if mine:
+                admin.delete_topics(mine)
         finally:
             admin.close()
 
@@ -154,6 +170,7 @@ def test_a_continuous_test_deployed_by_apply_catches_violations_produced_after_d
     assert quiet.data["summary"]["deployed"] == 1
 
     secret = "s3ntinel-cq@example.com"
+    project.produce([{"id": "a"}], project.customers)
     project.produce(
         [
             {"id": "a", "amount": 5, "status": "new", "email": secret},
@@ -167,7 +184,13 @@ def test_a_continuous_test_deployed_by_apply_catches_violations_produced_after_d
     while True:
         outcome = run_cli("test", "-p", project.path)
         failed = {a["description"]: a["failed"] for a in result(outcome)["assertions"]}
-        expected = {"not_null(id, email)": 2, "range(amount)": 2, "accepted_values(status)": 1, "unique_key(id)": 1}
+        expected = {
+            "not_null(id, email)": 2,
+            "range(amount)": 2,
+            "accepted_values(status)": 1,
+            "unique_key(id)": 1,
+            "foreign_key(id)": 2,
+        }
         if all(failed.get(k) == n for k, n in expected.items()) or time.monotonic() > deadline:
             break
         time.sleep(2)
@@ -178,10 +201,12 @@ def test_a_continuous_test_deployed_by_apply_catches_violations_produced_after_d
         ("range(amount)", "failed", 2),
         ("accepted_values(status)", "failed", 1),
         ("unique_key(id)", "failed", 1),  # the window closes 5 s after the duplicate
-        ("foreign_key(id)", "skipped", None),
+        ("foreign_key(id)", "failed", 2),  # b and c have no customer within 5 s
+        ("accepted_types(id)", "skipped", None),
     ]
     assert test["assertions"][3]["examples"][0]["value"] == "a"
-    assert test["assertions"][4]["reason"] == "foreign_key is not compiled to Flink SQL yet"
+    assert sorted(e["value"] for e in test["assertions"][4]["examples"]) == ["b", "c"]
+    assert test["assertions"][5]["reason"] == "accepted_types is not compiled to Flink SQL yet"
     assert sorted(e["value"] for e in test["assertions"][1]["examples"]) == ["-3", "-4"]
     assert secret not in json.dumps(outcome.envelope)
 

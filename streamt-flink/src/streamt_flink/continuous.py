@@ -2,8 +2,9 @@
 
 Row-level assertions become ``SELECT ... WHERE <violated>`` branches of one ``UNION ALL``
 written to the ``_streamt_test_failures`` topic; ``unique_key``/``unique``, ``throughput`` and
-``distribution`` become windowed branches (``continuous_windows``). ``foreign_key`` and the
-schema-only ``accepted_types`` are not compiled yet: the job spec lists them under ``skipped``.
+``distribution`` become windowed branches and ``foreign_key`` a processing-time interval join
+(``continuous_windows``). The schema-only ``accepted_types`` is not compiled: the job spec lists it
+under ``skipped``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import attrs
 from streamt.artifacts import KIND_TEST_JOB, KIND_TOPIC, Artifact
 
 from streamt_flink import ddl, options
-from streamt_flink.continuous_windows import PROC, WINDOW_VIEW, window_view, windowed_branches
+from streamt_flink.continuous_windows import PROC, WINDOW_VIEW, foreign_key_parts, window_view, windowed_branches
 from streamt_flink.job import PROVIDER, cluster_of, connection, job_settings, pipeline_name, source_statement
 from streamt_flink.relations import Relation, model_relation, source_relation
 
@@ -79,8 +80,20 @@ def compile_test(project: Any, test: Any) -> Artifact | None:
     referenced: set[str] = set()
     windowed = False
     window_columns: set[str] = set()
-    for assertion in test.assertions:
+    references: list[str] = []
+    for index, assertion in enumerate(test.assertions):
         for kind, body in assertion.items():
+            if kind == "foreign_key":
+                parts = foreign_key_parts(project, test, index, body if isinstance(body, dict) else {}, job)
+                if parts is None:
+                    skipped.append(kind)
+                    continue
+                references.append(parts[0])
+                branches.append(parts[1])
+                referenced.add(parts[2])
+                window_columns.add(parts[2])
+                windowed = True
+                continue
             stateful = windowed_branches(test, kind, body if isinstance(body, dict) else {}, WINDOW_VIEW)
             if stateful is not None:
                 branches += stateful[0]
@@ -112,6 +125,7 @@ def compile_test(project: Any, test: Any) -> Artifact | None:
         relation = attrs.evolve(relation, proctime=(*relation.proctime, PROC))
     statements.append(source_statement(project, relation, job, tuple(sorted(referenced))))
     if windowed:
+        statements += references
         statements.append(window_view(table, sorted(window_columns)))
     sink_options = options.sink_options(connection(project), FAILURES_TOPIC)
     statements.append(ddl.create_table(FAILURES_TABLE, FAILURE_COLUMNS, sink_options))

@@ -11,7 +11,8 @@ the job's sink stays an append-only Kafka topic: a window emits its violations w
 * ``distribution`` — per bucket ``{min, max, expected_ratio, tolerance}`` (or ``max_ratio``), a window
   whose share of ``column`` values in ``[min, max)`` leaves the allowed band.
 
-``foreign_key`` (a join with the referenced model's topic) is not compiled yet.
+* ``foreign_key`` — a value with no ``ref_key`` in the referenced model's topic within ``window``
+  (``foreign_key_parts``: a processing-time LEFT interval join).
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import attrs
+
 from streamt_flink import ddl
+from streamt_flink.job import source_statement
+from streamt_flink.relations import model_relation, source_relation
 
 PROC = "_streamt_proc"
 # Windows read a view of only the columns they need: a tested model may itself have `window_start` /
@@ -145,3 +150,37 @@ def _distribution(test: Any, body: dict[str, Any], source: str) -> tuple[list[st
                 f"GROUP BY `window_start`, `window_end`\nHAVING {' OR '.join(limits)}"
             )
     return statements, {str(column)} if statements else set()
+
+
+def foreign_key_parts(
+    project: Any, test: Any, index: int, body: dict[str, Any], job: str
+) -> tuple[str, str, str] | None:
+    """``(referenced table DDL, violation SELECT, column)`` for a ``foreign_key``, or ``None`` if unsupported.
+
+    A LEFT interval join on processing time: a row whose ``column`` finds no ``ref_key`` in the referenced
+    model's topic within ``window`` either side is a violation, emitted once the interval has passed (so the
+    join stays append-only). ``match_rate`` (a tolerated share of misses) is not compiled.
+    """
+    column, ref_name, ref_key = body.get("column"), body.get("ref_model"), body.get("ref_key")
+    seconds = window_seconds(body.get("window"))
+    if not (column and ref_name and ref_key) or seconds is None or body.get("match_rate") is not None:
+        return None
+    model = project.model(str(ref_name))
+    source = project.source(str(ref_name)) if model is None else None
+    if model is None and source is None:
+        return None
+    relation = model_relation(project, model) if model is not None else source_relation(source)
+    relation = attrs.evolve(relation, proctime=(*relation.proctime, PROC))
+    table = f"_streamt_ref_{index}"
+    ddl_statement = source_statement(project, relation, job, (str(ref_key),), table=table)
+    q = ddl.quote_ident
+    left, right = q(WINDOW_VIEW), q(table)
+    within = f"INTERVAL '{seconds}' SECOND"
+    branch = (
+        f"{_select(test, 'foreign_key', str(column), f'CAST(l.{q(str(column))} AS STRING)')}\n"
+        f"FROM {left} AS l LEFT JOIN {right} AS r\n"
+        f"ON l.{q(str(column))} = r.{q(str(ref_key))} "
+        f"AND r.{q(PROC)} BETWEEN l.{q(PROC)} - {within} AND l.{q(PROC)} + {within}\n"
+        f"WHERE r.{q(str(ref_key))} IS NULL AND l.{q(str(column))} IS NOT NULL"
+    )
+    return ddl_statement, branch, str(column)
