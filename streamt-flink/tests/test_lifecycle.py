@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from streamt.artifacts import Artifact
 from streamt.plan.model import Observation, SafetyBlocker
+from streamt.project.loader import load_project
 from streamt_flink import planning
 from streamt_flink.compat import incompatibilities
 from streamt_flink.deployers import restore_settings
 from streamt_flink.identity import definition_checksum, legacy_checksum, record_attributes
+from streamt_flink.job import compile_model
 from streamt_flink.planning import FlinkJobPlanner
 from streamt_flink.recovery import classify_recovery
 from streamt_flink.rest import FlinkRestClient, LiveJob
@@ -289,3 +292,36 @@ def test_observation_is_one_job_list_plus_a_checkpoint_read_per_stopped_job(monk
     assert client.calls == ["overview", "checkpoints b"]
     assert seen["counts"].spec["job_id"] == "a" and seen["counts"].spec["legacy"]["job_id"] == "c"
     assert seen["other"].spec["history_only"] is True and seen["m7"].status == "absent"
+
+
+def _project(flink: dict[str, Any], defaults: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "stream_project.yml": {
+            "apiVersion": "streamt.dev/v1alpha1",
+            "project": {"name": "shop"},
+            "runtime": {
+                "kafka": {"bootstrap_servers": "localhost:9092"},
+                "flink": {"default": "local", "clusters": {"local": {"rest_url": "http://f"}}},
+            },
+            "defaults": {"models": {"flink": defaults}} if defaults else {},
+            "sources": [{"name": "raw", "topic": "raw", "columns": [{"name": "id", "type": "STRING"}]}],
+            "models": [
+                {
+                    "name": "counts",
+                    "materialized": "flink",
+                    "sql": 'SELECT id FROM {{ source("raw") }}',
+                    "advanced": {"flink": flink},
+                }
+            ],
+        }
+    }
+
+
+def test_upgrade_mode_is_validated_and_compiled_from_the_model_or_the_defaults(streamt_project, streamt_cli) -> None:
+    bad = streamt_cli("validate", "-p", streamt_project(_project({"upgrade_mode": "last-state"})))
+    assert "E501_PARSE_ERROR" in bad.error_codes and "upgrade_mode" in json.dumps(bad.envelope)
+    defaults = streamt_project(_project({}, {"upgrade_mode": "savepoint", "ignore_unclaimed_state": True}))
+    project = load_project(str(defaults))
+    spec = compile_model(project, project.model("counts")).spec
+    assert spec["lifecycle"] == {"upgrade_mode": "savepoint", "ignore_unclaimed_state": True}
+    assert spec["pipeline_name"] == "shop/default/counts"
