@@ -102,7 +102,7 @@ def by_kind(
                 claims.setdefault(kind, []).append((plugin_name, item))
     for kind, claimed in claims.items():
         real = [(p, item) for p, item in claimed if not placeholder(item)] or claimed[:1]
-        owners = tuple(dict.fromkeys(p for p, _ in real))
+        owners = tuple(sorted({p for p, _ in real}))  # sorted: the same message whatever the load order
         if len(owners) > 1:
             table.conflicts[kind] = owners
             plugins.add_diagnostic(conflict_diagnostic(family, kind, owners))

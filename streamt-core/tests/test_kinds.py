@@ -1,0 +1,104 @@
+"""Open kinds and the one precedence rule (streamt.kinds), through the CLI."""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from streamt import hookimpl
+from streamt.sdk import Materialization, StateBackendRegistration
+
+PROJECT = {
+    "stream_project.yml": {
+        "project": {"name": "shop"},
+        "runtime": {
+            "kafka": {"bootstrap_servers": "localhost:9092"},
+            "flink": {"default": "main", "clusters": {"main": {"rest_url": "http://localhost:8081"}}},
+        },
+        "sources": [{"name": "raw", "topic": "raw"}],
+        "models": [{"name": "clean", "materialized": "flink", "sql": "SELECT * FROM {{ source('raw') }}"}],
+    }
+}
+
+
+def _plugin(name: str, **hooks: Any) -> types.ModuleType:
+    module = types.ModuleType(name)
+    for hook, function in hooks.items():
+        setattr(module, hook, hookimpl(function))
+    return module
+
+
+def _with(project: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    files = {**project, "stream_project.yml": {**project["stream_project.yml"], **changes}}
+    return files
+
+
+class Observer:
+    kinds = ("lake_table",)
+
+    def observe(self, artifacts: Any) -> dict[str, Any]:
+        return {}
+
+
+def test_a_kind_two_plugins_claim_is_e906_naming_both_and_used_by_neither(
+    streamt_plugin, streamt_project, streamt_cli
+) -> None:
+    from streamt.kinds import observers
+    from streamt.plugins import get_plugins
+
+    streamt_plugin(_plugin("lake_one", streamt_observers=lambda runtime: [Observer()]), isolated=True)
+    streamt_plugin(_plugin("lake_two", streamt_observers=lambda runtime: [Observer()]))
+    table = observers(get_plugins(), runtime=None)
+    assert "lake_table" not in table and table.conflicts == {"lake_table": ("lake_one", "lake_two")}
+    listed = streamt_cli("plugins")
+    assert listed.error_codes == ["E906_PLUGIN_CONFLICT"]
+    (error,) = listed.envelope["errors"]
+    assert error["plugins"] == ["lake_one", "lake_two"] and "'lake_one' and 'lake_two'" in error["message"]
+
+
+def test_an_implementation_replaces_a_placeholder_without_a_conflict(streamt_plugin) -> None:
+    from streamt.kinds import materializations
+    from streamt.plugins import get_plugins
+
+    placeholder = Materialization("lake", "planned", "lake", implemented=False)
+    real = Materialization("lake", "real", "lake")
+    streamt_plugin(_plugin("planned", streamt_materializations=lambda: [placeholder]), isolated=True)
+    streamt_plugin(_plugin("real", streamt_materializations=lambda: [real]))
+    table = materializations(get_plugins())
+    assert table["lake"] is real and table.providers["lake"] == "real" and not table.conflicts
+
+
+def test_a_plugin_backend_is_valid_and_listed_among_the_valid_ones(
+    streamt_plugin, streamt_project, streamt_cli
+) -> None:
+    backend = StateBackendRegistration("jsondir", "files", factory=lambda **_: None)
+    streamt_plugin(_plugin("jsondir", streamt_state_backends=lambda: [backend]))
+    assert streamt_cli("validate", "-p", streamt_project(_with(PROJECT, deployment_state={"backend": "jsondir"}))).ok
+    refused = streamt_cli("validate", "-p", streamt_project(_with(PROJECT, deployment_state={"backend": "jsondri"})))
+    assert refused.error_codes == ["E501_PARSE_ERROR"]
+    assert refused.envelope["errors"][0]["message"].endswith("Valid: local, postgres, jsondir")
+
+
+def test_a_known_materialization_without_its_plugin_names_the_extra(
+    streamt_isolated, streamt_project, streamt_cli
+) -> None:
+    project = streamt_project(PROJECT)
+    assert streamt_cli("validate", "-p", project).ok  # known: valid, even with no plugin installed
+    compiled = streamt_cli("compile", "-p", project, "--dry-run")
+    assert compiled.error_codes == ["E903_PLUGIN_REQUIRED"]
+    assert compiled.envelope["errors"][0]["suggestion"] == "Install it with: pip install 'streamt[flink]'"
+
+
+def test_an_unknown_materialization_gets_a_did_you_mean(streamt_project, streamt_cli) -> None:
+    files = {**PROJECT, "stream_project.yml": {**PROJECT["stream_project.yml"]}}
+    files["stream_project.yml"]["models"] = [{"name": "clean", "materialized": "flnk", "sql": "SELECT 1 FROM x"}]
+    refused = streamt_cli("validate", "-p", streamt_project(files))
+    assert "E501_PARSE_ERROR" in refused.error_codes
+    error = next(e for e in refused.envelope["errors"] if "materialized" in e["message"])
+    assert error["suggestion"] == "Did you mean 'flink'?"
+
+
+def test_a_missing_expected_command_names_its_extra(streamt_isolated, streamt_cli) -> None:
+    outcome = streamt_cli("export", "strimzi")
+    assert outcome.error_codes == ["E903_PLUGIN_REQUIRED"]
+    assert outcome.envelope["errors"][0]["suggestion"] == "Install it with: pip install 'streamt[exporters]'"
