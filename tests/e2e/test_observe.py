@@ -132,7 +132,9 @@ class Pipeline:
 
         requests.delete(f"{self.connect}/connectors/{self.sink}", timeout=30)
         for job in requests.get(f"{self.rest}/jobs/overview", timeout=10).json()["jobs"]:
-            if job["name"] == self.job and job["state"] not in ("FAILED", "CANCELED", "FINISHED"):
+            # Flink job names are project-scoped (project/env/job); the bare name is the legacy form.
+            named = job["name"] in (self.job, f"e2eobserve/default/{self.job}")
+            if named and job["state"] not in ("FAILED", "CANCELED", "FINISHED"):
                 requests.patch(f"{self.rest}/jobs/{job['jid']}?mode=cancel", timeout=10)
         admin = KafkaAdminClient(bootstrap_servers=self.bootstrap)
         try:
