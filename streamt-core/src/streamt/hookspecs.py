@@ -25,11 +25,16 @@ Rules that hold for every hook:
   module import time: the CLI loads every plugin to build ``--help``. Import
   clients (kafka-python, psycopg2, docker, ...) inside the functions that need
   them.
-* A hook raises ``streamt.errors.StreamtError`` for an expected failure; it
+* A hook raises ``streamt.sdk.StreamtError`` for an expected failure; it
   never prints. Anything else it raises is reported as ``E999_INTERNAL_ERROR``
   naming the plugin.
 * Secrets (passwords, DSNs, tokens, raw provider errors) never appear in a
   returned diagnostic, artifact, observation or exported document.
+
+Objects that serve a kind (observers, planners and deployers by artifact kind,
+state backends, materializations, test types, discoverers) follow one rule: one
+kind, one provider. Two plugins claiming the same kind is
+``E906_PLUGIN_CONFLICT`` naming both, and neither is used (``streamt.kinds``).
 
 The names of hooks start with ``streamt_``; pluggy refuses an implementation
 whose name matches no spec, and the loader then reports the plugin as
@@ -60,7 +65,7 @@ hookspec = pluggy.HookspecMarker("streamt")
 def streamt_error_codes() -> list[ErrorCode] | None:
     """Declare the plugin's own error and warning codes.
 
-    Return a list of ``streamt.errors.ErrorCode`` (``code`` matching
+    Return a list of ``streamt.sdk.ErrorCode`` (``code`` matching
     ``[EW]NNN_NAME``, a one-line ``meaning`` and ``owner`` = your
     distribution name). Core registers them before any other hook runs so
     that diagnostics can use them. Redefining a core code is refused.
@@ -72,7 +77,7 @@ def streamt_error_codes() -> list[ErrorCode] | None:
 def streamt_materializations() -> list[Materialization] | None:
     """Declare the materializations and runtime sections this plugin compiles.
 
-    Return a list of ``streamt.capabilities.Materialization``: ``name`` as
+    Return a list of ``streamt.sdk.Materialization``: ``name`` as
     written in a model's ``materialized:`` (``topic``, ``flink``, ``sink``,
     ``virtual_topic``) or an executor (``kafka_streams``), the
     ``runtime_sections`` it owns (``runtime.flink``), and the ``extra`` that
@@ -86,12 +91,12 @@ def streamt_materializations() -> list[Materialization] | None:
 def streamt_validate(project: Project, env: str) -> list[Diagnostic | Notice] | None:
     """Return plugin-specific diagnostics for a loaded project.
 
-    ``project`` is the immutable ``streamt.project.Project`` already checked by
+    ``project`` is the immutable ``streamt.sdk.Project`` already checked by
     core (names, references, cycles, governance); ``env`` is the effective
     environment name (``default`` in single-environment projects). Return a
-    list of ``streamt.errors.Diagnostic`` — errors such as
+    list of ``streamt.sdk.Diagnostic`` — errors such as
     ``E202_FLINK_REQUIRED`` for models your plugin compiles, warnings such as
-    ``W101_STATE_TTL_RECOMMENDED`` — and ``streamt.project.Notice`` objects for
+    ``W101_STATE_TTL_RECOMMENDED`` — and ``streamt.sdk.Notice`` objects for
     advice without a seed code (reported under ``data.notices``, never failing
     ``--strict``). Look only at declarations your plugin owns. Must not
     contact any service.
@@ -105,7 +110,7 @@ def streamt_compile(project: Project, declaration: Declaration, env: str) -> lis
     Core walks the DAG in dependency order and calls this hook once per
     declaration; every plugin sees every declaration and returns artifacts
     only for those it owns (by materialization, executor or kind), else an
-    empty list. Return ``streamt.artifacts.Artifact`` objects whose ``spec`` is
+    empty list. Return ``streamt.sdk.Artifact`` objects whose ``spec`` is
     canonical JSON-compatible data: same inputs, same bytes. Core computes
     the checksum, orders artifacts and writes files; a plugin never writes
     files. Must not contact any service.
@@ -165,12 +170,13 @@ def streamt_state_backends() -> list[StateBackendRegistration] | None:
 def streamt_exporters() -> list[Exporter] | None:
     """Return exporters mounted as CLI commands.
 
-    Each ``streamt.capabilities.Exporter`` names the group it belongs to
+    Each ``streamt.sdk.Exporter`` names the group it belongs to
     (``export`` or ``docs``), its command name and a zero-argument factory
     returning a ``click.Command`` whose callback returns a
-    ``streamt.result.Result``. Exporters read the dry-run compiled project;
-    they never contact services. Output files are written atomically with
-    ``streamt.fsutil.atomic_write``.
+    ``streamt.sdk.Result``; ``--help`` lists the description and the factory
+    is called only when the command runs. Exporters read the dry-run compiled
+    project; they never contact services. Output files are written atomically
+    with ``streamt.sdk.write_output_file``.
     """
 
 
@@ -178,7 +184,9 @@ def streamt_exporters() -> list[Exporter] | None:
 def streamt_source_discoverers(runtime: Runtime) -> list[DiscoverySource] | None:
     """Return read-only discoverers of existing sources.
 
-    Used by ``import`` and ``init --discover``. A discoverer lists existing
+    Used by ``import`` and ``init --discover``, which take the discoverer of
+    artifact kind ``topic`` (a discoverer names its ``kinds``; the protocol is
+    ``streamt.sdk.DiscoverySource``). A discoverer lists existing
     resources (topics and their schema subjects) matching include/exclude
     globs and returns declarations with provenance and completeness. It never
     creates or changes anything.
@@ -192,7 +200,7 @@ def streamt_commands(cli: LazyGroup) -> None:
     ``cli`` is the root ``click.Group``. Add top-level commands with
     ``cli.add_command(cmd)`` or subcommands to an existing group, e.g.
     ``cli.commands["state"].add_command(init_cmd)``. Command callbacks return a
-    ``streamt.result.Result``; core renders it. Keep this hook fast: define
+    ``streamt.sdk.Result``; core renders it. Keep this hook fast: define
     the command here, import heavy modules inside its callback.
     """
 
