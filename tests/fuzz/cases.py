@@ -113,6 +113,7 @@ CASES: tuple[Case, ...] = (
         9,
         "sources: [{name: s, topic: t, ownership: {mode: managed}, schema: {format: avro, definition: 'x'}}]\n",
     ),
+    Case("partitions-beyond-int32", 9, "models: [{name: m, materialized: topic, topic: {partitions: 2147483648}}]"),
     Case("partitions-zero", 9, "models: [{name: m, materialized: topic, topic: {partitions: 0}}]\n"),
     Case("replication-factor-negative", 9, "models: [{name: m, materialized: topic, topic: {replication_factor: -1}}]"),
     Case("project-name-empty", 9, "", head=HEAD.replace("{name: r}", '{name: ""}')),

@@ -103,6 +103,10 @@ def run_subprocess(argv: Sequence[str | bytes], seconds: float = 60.0, cwd: Path
     return Run(shown, done.returncode, done.stdout, done.stderr, seconds)
 
 
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def check_contract(result: Run, written: Path | None = None) -> dict[str, Any]:
     """Assert the contract for one run and return its envelope.
 
@@ -115,8 +119,8 @@ def check_contract(result: Run, written: Path | None = None) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise AssertionError(f"{where}: stdout is not valid UTF-8 ({exc})") from None
     try:
-        envelope = json.loads(text)
-    except json.JSONDecodeError as exc:
+        envelope = json.loads(text, parse_constant=_not_json)
+    except (json.JSONDecodeError, ValueError) as exc:
         raise AssertionError(f"{where}: stdout is not exactly one JSON document ({exc}):\n{text[:2000]}") from None
     assert isinstance(envelope, dict) and set(envelope) == ENVELOPE_KEYS, f"{where}: not an envelope: {text[:500]}"
     codes = [error["code"] for error in envelope["errors"]]

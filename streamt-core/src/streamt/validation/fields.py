@@ -138,12 +138,12 @@ def _state(project: Project) -> list[Diagnostic]:
 
 def _topic_shape(where: str, block: Any, location: str | None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for field in ("partitions", "replication_factor"):
+    # Kafka's wire types: partitions are an int32, the replication factor an int16.
+    for field, most in (("partitions", 2**31 - 1), ("replication_factor", 2**15 - 1)):
         value = getattr(block, field)
-        if value is not None and value < 1:
-            out.append(
-                _e501(f"Invalid {field} {value} in {where}: it must be at least 1", f"Set {field} >= 1.", location)
-            )
+        if value is not None and not 1 <= value <= most:
+            message = f"Invalid {field} {value} in {where}: it must be from 1 to {most}"
+            out.append(_e501(message, f"Set {field} between 1 and {most}.", location))
     for key, value in block.config.items():
         if value is not None and not isinstance(value, _SCALAR):
             out.append(
