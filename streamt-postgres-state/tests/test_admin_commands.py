@@ -135,6 +135,9 @@ def test_migration_rejects_a_mismatched_store_or_role(make_project, streamt_cli,
     wrong_role = _migrate(streamt_cli, project, created.data["store_id"], "somebody_else")
     assert wrong_role.error_codes == ["E411_STATE_INVALID"]
     assert "somebody_else" not in wrong_role.stdout
+    # Nothing was touched: the hint names what to check, never a restore.
+    hint = wrong_role.envelope["errors"][0]["suggestion"]
+    assert "writer_role_env" in hint and "restore" not in hint
     still_v1 = open_state_backend(load_project(project, None), project, "read").status()
     assert still_v1["schema_version"] == 1 and still_v1["ordinary_state_authority"] == "disabled"
 

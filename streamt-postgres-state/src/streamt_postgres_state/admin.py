@@ -183,12 +183,19 @@ def _require_owner(cur: Any, schema: str) -> None:
 
 # -- state migrate-postgres-v2 --------------------------------------------------
 
+# A role mismatch is an operator input to check, not a damaged catalog: nothing was touched, so no restore.
+_CHECK_WRITER_ROLE = (
+    "Check the role held by the variable named by deployment_state.postgres.writer_role_env and pass exactly "
+    "that value as --confirm-writer-role. Nothing was changed."
+)
+
 
 def migrate(settings: Settings, store_id: str, writer_role: str) -> dict[str, Any]:
     dsn = resolve(settings, "dsn_env")
     if resolve(settings, "writer_role_env") != writer_role:
         raise invalid(
-            "--confirm-writer-role does not match the role named through deployment_state.postgres.writer_role_env."
+            "--confirm-writer-role does not match the role named through deployment_state.postgres.writer_role_env.",
+            _CHECK_WRITER_ROLE,
         )
     with _admin_session(settings, dsn) as (cur, deadline, held):
         with translated(failed_statement), db.snapshot(cur.connection) as read:
@@ -231,7 +238,11 @@ def _migrate_in_transaction(cur: Any, schema: str, store_id: str, writer_role: s
         raise invalid("--confirm-store-id does not match the configured store.", "Copy it from `streamt state status`.")
     if found.schema_version == 2:
         if found.writer_role != writer_role:
-            raise invalid("The store is already bound to another writer role; rebinding is not supported.")
+            raise invalid(
+                "The store is already bound to another writer role; rebinding is not supported.",
+                "Check that the variable named by deployment_state.postgres.writer_role_env holds the role this "
+                "store was migrated with. Nothing was changed.",
+            )
         return "already_migrated"
     _require_owner(cur, schema)
     pairs = rows.verify_histories(cur, schema, found.store_id)
