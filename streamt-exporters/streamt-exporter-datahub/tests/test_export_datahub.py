@@ -171,6 +171,22 @@ def test_text_output_file_and_metadata_file_reader(tmp_path: Path) -> None:
     assert failed.error_codes == ["E508_DATAHUB_INVALID"] and failed.data == {}
 
 
+def test_quiet_suppresses_the_document_and_warning_text_but_not_the_file_json_or_errors(tmp_path: Path) -> None:
+    argv = ["docs", "datahub", "--catalog-id", "c", "--fabric", "DEV", "--quiet"]
+    argv += ["--project-dir", str(EXAMPLES / "payments-pipeline")]
+    out, err = io.StringIO(), io.StringIO()
+    assert run(argv, out, err) == 0
+    assert out.getvalue() == "" and err.getvalue() == ""
+    target = tmp_path / "mcps.json"
+    assert run([*argv, "--output-file", str(target)], io.StringIO(), io.StringIO()) == 0
+    validate(json.loads(target.read_text()))
+    machine = run_cli(*argv)  # -o json keeps its whole envelope, warnings included
+    assert machine.ok and machine.data["proposals"] and "W115_DATAHUB_SINK_OUTPUT_OMITTED" in machine.warning_codes
+    err = io.StringIO()
+    assert run([*argv, "--fabric", "prod"], io.StringIO(), err) == 1
+    assert "E508_DATAHUB_INVALID" in err.getvalue()
+
+
 def test_bytes_are_identical_across_runs_and_hash_seeds(tmp_path: Path) -> None:
     outputs = set()
     for seed in ("0", "1", "4242"):

@@ -20,6 +20,9 @@ COMMAND = "docs datahub"
 @click.option(
     "--output-file", "output_file", default=None, help="Atomically write the MCP JSON instead of printing it."
 )
+@click.option(
+    "--quiet", is_flag=True, help="Print neither the document nor warning text; the file and -o json are unchanged."
+)
 @project_dir_option
 @env_option
 def datahub_command(
@@ -29,6 +32,7 @@ def datahub_command(
     gateway_platform: str | None,
     gateway_instance: str | None,
     output_file: str | None,
+    quiet: bool,
     project_dir: str,
     env: str | None,
 ) -> Result:
@@ -53,6 +57,16 @@ def datahub_command(
         "output_file": output_file,
         "proposals": list(export.proposals),
     }
-    return document_result(
+    result = document_result(
         COMMAND, data=data, text=export.text, warnings=warnings, output_file=output_file, code=DATAHUB_INVALID
     )
+    if quiet and not _json_mode():
+        # Text mode only: the JSON envelope is a machine answer, and warnings belong in it whatever --quiet says.
+        # Errors are still reported (failure results above are never quieted).
+        return Result(COMMAND, data=result.data, raw=True)
+    return result
+
+
+def _json_mode() -> bool:
+    context = click.get_current_context(silent=True)
+    return bool(context is not None and getattr(context.find_root().obj, "json", False))
