@@ -81,7 +81,10 @@ def test_plan_bytes_are_canonical_and_stable() -> None:
         (lambda d: d["safety_blockers"].clear(), "integrity"),
         (lambda d: d.update(format_version=4), "format 4"),
         (lambda d: d.update(format_version=1), "format 1"),
-        (lambda d: d.update(format_version=6), "unsupported"),
+        (lambda d: d.update(format_version=6), "'kafka_streams_replacement'"),
+        (lambda d: d.update(kafka_streams_replacement={}), "'kafka_streams_replacement'"),
+        (lambda d: d.update(format_version=7), "unsupported"),
+        (lambda d: d.update(format_version=True), "unsupported"),
         (lambda d: d.update(format_version="5"), "unsupported"),
         (lambda d: d.update(format="something-else"), "not a streamt reviewed plan"),
         (lambda d: d.pop("actions"), "'actions'"),
@@ -105,3 +108,25 @@ def test_garbage_is_e408_not_a_crash(tmp_path: Path, content: bytes) -> None:
 
 def test_a_missing_file_is_e408(tmp_path: Path) -> None:
     assert "cannot be read" in error_of(tmp_path / "absent.json")
+
+
+def test_format_6_carries_its_replacement_binding_under_the_checksum(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    binding = {"container_id": "c" * 64, "generation": 1, "offset_lower_bounds": {"0": 4}}
+    write_plan_file(make_plan(), path, binding)
+    reviewed = read_plan_file(path)
+    assert reviewed.document["format_version"] == 6 and reviewed.replacement == binding
+    assert read_plan_file(_written(tmp_path / "five.json")).replacement is None
+    document = json.loads(path.read_text())
+    document["kafka_streams_replacement"]["offset_lower_bounds"]["0"] = 0  # a lower bound lowered by hand
+    path.write_text(json.dumps(document))
+    assert "integrity" in error_of(path)
+    document.pop("kafka_streams_replacement")
+    document["format_version"] = 6
+    path.write_text(json.dumps(document))
+    assert "'kafka_streams_replacement'" in error_of(path)
+
+
+def _written(path: Path) -> Path:
+    write_plan_file(make_plan(), path)
+    return path

@@ -9,34 +9,39 @@ One runner per batch. A create:
    restart policy ``unless-stopped``, SASL credentials from ``runtime.kafka`` as environment
    variables (never in the plan file, state or output);
 3. copies the compiled plan into it as ``/etc/streamt/plan.json`` and starts it;
-4. waits until the runner reports RUNNING (its health check), at most the runner timeout.
+4. waits until the runner reports RUNNING (its health check), at most the runner timeout
+   (``apply --runner-timeout``, else ``STREAMT_RUNNER_TIMEOUT``, else 60 s).
 
 Outcomes: ``failed`` when nothing was created, or when the runner exited or did not reach RUNNING
 and this deployer removed its container again (the volume stays); ``unknown`` when the create call
 got no answer or a container it made could not be removed: it may exist. ``done`` once RUNNING,
-with the container ID read back from the engine.
+with the container ID read back from the engine; the ownership record keeps it with the
+generation (1), volume, image and application id (what a reviewed replacement binds).
+
+A reviewed replacement (``replace``) is not a batch action: ``apply --plan`` of a format-6 file
+hands it to the coordinator (``coordinator``, ``operation``).
 
 Rollback removes exactly the container this run created (by its ID), never a volume.
 """
 
 from __future__ import annotations
 
-import io
 import os
-import tarfile
 import time
 from typing import Any
 
 import attrs
-from streamt.sdk import CREATE, DONE, FAILED, UNKNOWN, Action, Artifact, Codes, Outcome, StreamtError, canonical_json
+from streamt.sdk import CREATE, DONE, FAILED, UNKNOWN, Action, Artifact, Codes, Outcome, StreamtError
 
-from streamt_kstreams import engine
+from streamt_kstreams import engine, offsets
+from streamt_kstreams.container import create_options, plan_archive
+from streamt_kstreams.coordinator import Coordinator
 from streamt_kstreams.online import KIND, check_kafka_security, labels
+from streamt_kstreams.operation import begin, drive
 
 DEFAULT_RUNNER_TIMEOUT = 60.0
 MAX_RUNNER_TIMEOUT = 600.0
 TIMEOUT_ENV = "STREAMT_RUNNER_TIMEOUT"
-STATE_DIR = "/var/lib/streamt"
 
 
 def runner_timeout(environ: Any = os.environ) -> float:
@@ -56,59 +61,31 @@ def runner_timeout(environ: Any = os.environ) -> float:
     return value
 
 
-def plan_archive(artifact: Artifact) -> bytes:
-    """``streamt/plan.json`` as a tar stream for ``PUT /containers/<id>/archive?path=/etc``."""
-    content = canonical_json(artifact.spec)
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as tar:
-        folder = tarfile.TarInfo("streamt")
-        folder.type, folder.mode = tarfile.DIRTYPE, 0o755
-        tar.addfile(folder)
-        info = tarfile.TarInfo("streamt/plan.json")
-        info.size, info.mode = len(content), 0o644
-        tar.addfile(info, io.BytesIO(content))
-    return buffer.getvalue()
-
-
-def sasl_environment(runtime: Any) -> dict[str, str]:
-    kafka = runtime.kafka
-    if kafka.security_protocol != "SASL_PLAINTEXT" or not kafka.sasl_username:
-        return {}
-    return {
-        "STREAMT_KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT",
-        "STREAMT_KAFKA_SASL_USERNAME": kafka.sasl_username,
-        "STREAMT_KAFKA_SASL_PASSWORD": kafka.sasl_password or "",
-    }
-
-
-def create_options(runtime: Any, artifact: Artifact) -> dict[str, Any]:
-    """The exact ``containers.create`` arguments (the plan file is copied in afterwards)."""
-    spec = artifact.spec
-    network = spec["runtime"].get("docker_network") or "host"
-    options: dict[str, Any] = {
-        "image": spec["runtime"]["image"],
-        "name": spec["container_name"],
-        "labels": labels(artifact),
-        "environment": sasl_environment(runtime),
-        "volumes": {spec["state_volume"]: {"bind": STATE_DIR, "mode": "rw"}},
-        "restart_policy": {"Name": "unless-stopped"},
-        "detach": True,
-    }
-    if network == "host":
-        options["network_mode"] = "host"
-    else:
-        options["network"] = network
-    return options
-
-
 @attrs.define
 class KafkaStreamsDeployer:
     runtime: Any
     # identity -> ID of the container this deployer created (what rollback may remove).
     created: dict[str, str] = attrs.field(factory=dict)
     poll_seconds: float = 0.5
+    # `apply --runner-timeout` (seconds); None: STREAMT_RUNNER_TIMEOUT, else the default.
+    runner_timeout: float | None = None
     kinds = (KIND,)
     max_batch = 1
+
+    def timeout(self) -> float:
+        return self.runner_timeout if self.runner_timeout is not None else runner_timeout()
+
+    def prepare_replacement(self, replacement: dict[str, Any]) -> dict[str, Any]:
+        """The live facts a format-6 plan binds besides the planner's evidence: offset lower bounds."""
+        bounds = offsets.committed(self.runtime, replacement["application_id"], replacement["input_topic"])
+        return {"offset_lower_bounds": bounds}
+
+    def replace(
+        self, backend: Any, binding: dict[str, Any], artifact: Artifact, verify: Any, plan_path: str, env: str | None
+    ) -> dict[str, Any]:
+        """Begin and drive one reviewed replacement under the caller's lock (``operation``)."""
+        coordinator = Coordinator(self.runtime, backend, binding, artifact, self.timeout(), verify)
+        return drive(coordinator, begin(backend, binding), plan_path, env)
 
     def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         if action != CREATE:
@@ -119,7 +96,7 @@ class KafkaStreamsDeployer:
         import docker
 
         try:
-            timeout = runner_timeout()
+            timeout = self.timeout()
             check_kafka_security(self.runtime)
             client = engine.client()
         except StreamtError as exc:
@@ -162,7 +139,7 @@ class KafkaStreamsDeployer:
                 if state.get("Status") in ("exited", "dead") or int(attrs_.get("RestartCount") or 0) > 0:
                     return self._give_up(client, artifact, "RunnerExited")
                 if (state.get("Health") or {}).get("Status") == "healthy" and attrs_.get("Id") == container_id:
-                    return Outcome(DONE)
+                    return Outcome(DONE, attributes=created_attributes(artifact, container_id))
             if time.monotonic() > deadline:
                 return self._give_up(client, artifact, "RunnerNotRunning")
             time.sleep(self.poll_seconds)
@@ -201,6 +178,17 @@ class KafkaStreamsDeployer:
             return self._remove(client, container_id)
         finally:
             client.close()
+
+
+def created_attributes(artifact: Artifact, container_id: str) -> dict[str, Any]:
+    spec = artifact.spec
+    return {
+        "application_id": spec["application_id"],
+        "container_id": container_id,
+        "generation": 1,
+        "image": spec["runtime"]["image"],
+        "volume": spec["state_volume"],
+    }
 
 
 def _volume_labels(artifact: Artifact) -> dict[str, str]:

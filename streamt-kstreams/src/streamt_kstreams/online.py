@@ -15,8 +15,10 @@ Planner (the checksum label is what the container runs):
 
 * absent -> ``create``;
 * one running container with this checksum (label and ownership record) -> ``noop``;
-* another checksum -> ``update`` + ``kafka_streams_update`` blocker (E417, never forceable: a
-  reviewed replacement is not implemented);
+* another checksum whose verified running definition differs in predicates only -> ``update`` +
+  ``kafka_streams_reviewed_replacement`` blocker (only a format-6 ``apply --plan`` passes it,
+  ``replacement``);
+* any other checksum -> ``update`` + ``kafka_streams_update`` blocker (E417, never forceable);
 * a container that is not running -> ``update`` + ``kafka_streams_not_running`` blocker;
 * two or more containers -> ``update`` + ``kafka_streams_duplicate`` blocker;
 * present without an ownership record -> core's ownership requirement (``E410``), never adopted.
@@ -42,6 +44,8 @@ from streamt.sdk import (
 )
 
 from streamt_kstreams import engine
+from streamt_kstreams.definition import running_definition
+from streamt_kstreams.replacement import REVIEWED_REASON, UPDATE_REASON, binding
 
 KIND = "kafka_streams_job"
 LABEL_MANAGED_BY = "io.streamt.managed-by"
@@ -110,9 +114,16 @@ def rows_of(summaries: list[dict[str, Any]], artifact: Artifact) -> list[dict[st
     return sorted((container_row(s) for s in mine), key=lambda r: r["id"])
 
 
-def select(summaries: list[dict[str, Any]], artifact: Artifact) -> Observation:
+def select(summaries: list[dict[str, Any]], artifact: Artifact, client: Any = None) -> Observation:
     rows = [{k: v for k, v in row.items() if k != "health"} for row in rows_of(summaries, artifact)]
-    return Observation(PRESENT, {"containers": rows}) if rows else Observation(ABSENT)
+    if not rows:
+        return Observation(ABSENT)
+    spec: dict[str, Any] = {"containers": rows}
+    single = rows[0] if len(rows) == 1 else None
+    if client is not None and single and single["state"] == "running" and single["checksum"] != artifact.checksum:
+        # Another definition runs: what it is decides whether a reviewed replacement is possible.
+        spec["definition"] = running_definition(client, rows[0]["id"], rows[0]["checksum"])
+    return Observation(PRESENT, spec)
 
 
 @attrs.define
@@ -132,7 +143,7 @@ class KafkaStreamsObserver:
             for group in by_scope.values():
                 summaries = list_containers(client, group[0])
                 for artifact in group:
-                    observed[artifact.identity] = select(summaries, artifact)
+                    observed[artifact.identity] = select(summaries, artifact, client)
             self._require_creatable(client, [a for a in artifacts if observed[a.identity].status == ABSENT])
             return observed
         finally:
@@ -224,13 +235,24 @@ class KafkaStreamsPlanner:
         if row["checksum"] == artifact.checksum and recorded in (None, artifact.checksum):
             # No record only reaches here from `status` and recovery (plan makes it an ownership requirement).
             return [Action.for_artifact(NOOP, artifact, "running", observation)]
+        changes = {"artifact_checksum": {"from": row["checksum"], "to": artifact.checksum}}
+        bound = binding(artifact, row, (observation.spec or {}).get("definition") or {}, record)
+        if isinstance(bound, str):
+            return _blocked(
+                artifact,
+                observation,
+                UPDATE_REASON,
+                f"Runner '{artifact.identity}' runs another definition and {bound}; streamt does not change it.",
+                changes=changes,
+            )
         return _blocked(
             artifact,
             observation,
-            "kafka_streams_update",
-            f"Runner '{artifact.identity}' runs another definition; a reviewed runner replacement is not "
-            "implemented, so streamt does not change it.",
-            changes={"artifact_checksum": {"from": row["checksum"], "to": artifact.checksum}},
+            REVIEWED_REASON,
+            f"Runner '{artifact.identity}' changes its predicates only: a reviewed replacement. Save it with "
+            "`streamt plan --out FILE` (format 6) and run it with `streamt apply --plan FILE`.",
+            changes=changes,
+            replacement=bound,
         )
 
 

@@ -18,6 +18,13 @@ from streamt.runlineage.run import COMPLETE
 @click.option("--target", default=None, help="Deploy only the artifacts of one model or source.")
 @click.option("--select", "select", default=None, help="Filter by tag or selector (tag:x, name, +name, name+).")
 @click.option("--plan", "plan_path", default=None, help="Verify and apply a saved reviewed-plan file.")
+@click.option(
+    "--runner-timeout",
+    type=click.FloatRange(min=0, min_open=True, max=600),
+    default=None,
+    help="Bound each Kafka Streams runner wait, in seconds (0 < s <= 600; default: STREAMT_RUNNER_TIMEOUT, else "
+    "60). Not a total command deadline.",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would be deployed; change nothing.")
 @click.option("--confirm", is_flag=True, help="Skip the confirmation prompt for protected environments.")
 @click.option("--confirm-env", default=None, help="Non-interactive confirmation: the environment name, verified.")
@@ -38,6 +45,7 @@ def apply_command(
     target: str | None,
     select: str | None,
     plan_path: str | None,
+    runner_timeout: float | None,
     dry_run: bool,
     confirm: bool,
     confirm_env: str | None,
@@ -53,6 +61,7 @@ def apply_command(
     from streamt.apply import gates
     from streamt.apply.executor import deployers_by_kind, execute, require_deployers
     from streamt.apply.render import apply_data, apply_text, dry_run_results, dry_run_text
+    from streamt.apply.replacement import apply_replacement, hand_runner_timeout
     from streamt.apply.review import verify_bindings, verify_replan, verify_state
     from streamt.apply.selection import select_artifacts
     from streamt.compile import validate_and_compile
@@ -93,6 +102,21 @@ def apply_command(
         plan, _ = plan_online(project, compiled, backend, selected, plugins)
         if reviewed is not None:
             verify_replan(reviewed, plan)
+        if reviewed is not None and reviewed.replacement is not None:
+            # Format 6: the dedicated coordinator under this lock; no generic executor or rollback.
+            deployers = deployers_by_kind(plugins, project.runtime)
+            hand_runner_timeout(deployers, runner_timeout)
+            return apply_replacement(
+                project_dir=project_dir,
+                env=env,
+                compiled=compiled,
+                reviewed=reviewed,
+                plan=plan,
+                backend=backend,
+                deployers=deployers,
+                dry_run=dry_run,
+                warnings=warnings,
+            )
         gates.refuse_blocked(plan)
         gates.refuse_unauthorized(plan, reviewed is not None, force)
         if dry_run:
@@ -103,6 +127,7 @@ def apply_command(
                 warnings=warnings,
             )
         deployers = deployers_by_kind(plugins, project.runtime)
+        hand_runner_timeout(deployers, runner_timeout)
         require_deployers(plan, deployers)
         artifacts = {(a.kind, a.identity): a for a in compiled.artifacts}
         try:

@@ -17,10 +17,13 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
     """Show planned changes without applying them."""
     from pathlib import Path
 
+    from streamt.apply.executor import deployers_by_kind
+    from streamt.apply.replacement import prepare
     from streamt.compile import load_and_compile
     from streamt.plan import plan_data, plan_offline, plan_text, write_plan_file
     from streamt.plan.online import local_state_warning, open_backend, plan_online
     from streamt.plan.tombstones import refuse_offline
+    from streamt.plugins import get_plugins
     from streamt.state.selection import WRITE
 
     loaded = load_and_compile(project_dir, env)
@@ -35,11 +38,20 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
         backend = open_backend(loaded.project, WRITE)
         warnings += local_state_warning(backend)
         plan, operation_status = plan_online(loaded.project, loaded.compiled, backend)
+    # A sole reviewed runner replacement binds its live facts now; failing that, nothing is written.
+    binding, replacement = (None, None)
+    if not offline:
+        binding, replacement = prepare(
+            loaded.project, plan, out, lambda: deployers_by_kind(get_plugins(), loaded.project.runtime)
+        )
     if out is not None:
-        write_plan_file(plan, Path(out))
+        write_plan_file(plan, Path(out), binding)
+    data = plan_data(plan, out, operation_status)
+    if replacement is not None:
+        data["kafka_streams_replacement"] = replacement
     return Result(
         "plan",
-        data=plan_data(plan, out, operation_status),
+        data=data,
         text=plan_text(plan, out),
         warnings=warnings,
     )

@@ -10,8 +10,13 @@ An offline plan records ``offline: true`` and ``state: null``: it can be
 read and reviewed, never used to authorize apply. ``live_evidence`` is
 ``null`` for it; an online plan names the kinds it observed live (each
 action's evidence holds its observation).
-Versions 1-4 are refused with regeneration guidance; format 6 (Kafka Streams
-replacement) belongs to a later release.
+Versions 1-4 are refused with regeneration guidance.
+
+Format 6 is the same document plus ``kafka_streams_replacement``: the exact
+binding of one reviewed runner replacement (generation, volume, provider
+identities, committed offset lower bounds), written only by ``plan --out``
+when that replacement is the sole change of the full project. Only
+``apply --plan`` runs it; a format-5 file never carries the field.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from streamt.plan.model import Plan
 
 FORMAT = "streamt.reviewed-plan"
 FORMAT_VERSION = 5
+REPLACEMENT_FORMAT_VERSION = 6
+REPLACEMENT_KEY = "kafka_streams_replacement"
 MAX_BYTES = 64 * 1024 * 1024
 _REQUIRED = {
     "actions": list,
@@ -45,7 +52,8 @@ _REQUIRED = {
 }
 
 
-def plan_document(plan: Plan) -> dict[str, Any]:
+def plan_document(plan: Plan, replacement: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The format-5 document, or format 6 when ``replacement`` binds a reviewed runner replacement."""
     body: dict[str, Any] = {
         "actions": [dict(action.to_json(), position=i) for i, action in enumerate(plan.actions)],
         "counts": plan.counts,
@@ -62,6 +70,9 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "safety_blockers": [b.to_json() for b in plan.safety_blockers],
         "state": plan.state.to_json() if plan.state else None,
     }
+    if replacement is not None:
+        body["format_version"] = REPLACEMENT_FORMAT_VERSION
+        body[REPLACEMENT_KEY] = replacement
     body["integrity"] = {"algorithm": "sha256", "checksum": integrity_checksum(body)}
     return body
 
@@ -70,13 +81,14 @@ def integrity_checksum(document: dict[str, Any]) -> str:
     return sha256_checksum(canonical_json({k: v for k, v in document.items() if k != "integrity"}))
 
 
-def plan_bytes(plan: Plan) -> bytes:
-    return (json.dumps(plan_document(plan), sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+def plan_bytes(plan: Plan, replacement: dict[str, Any] | None = None) -> bytes:
+    document = plan_document(plan, replacement)
+    return (json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_plan_file(plan: Plan, path: Path) -> None:
+def write_plan_file(plan: Plan, path: Path, replacement: dict[str, Any] | None = None) -> None:
     try:
-        atomic_write(Path(path), plan_bytes(plan))
+        atomic_write(Path(path), plan_bytes(plan, replacement))
     except OSError as exc:
         raise StreamtError(
             Codes.E905_OUTPUT_WRITE_FAILED,
@@ -100,6 +112,12 @@ class ReviewedPlan:
     def actions(self) -> list[dict[str, Any]]:
         return list(self.document["actions"])
 
+    @property
+    def replacement(self) -> dict[str, Any] | None:
+        """The reviewed runner replacement binding of a format-6 file (``None`` for format 5)."""
+        value = self.document.get(REPLACEMENT_KEY)
+        return dict(value) if isinstance(value, dict) else None
+
 
 def read_plan_file(path: Path) -> ReviewedPlan:
     """Read and verify a plan file; every defect is ``E408_PLAN_FILE_INVALID``."""
@@ -121,11 +139,16 @@ def read_plan_file(path: Path) -> ReviewedPlan:
     version = document.get("format_version")
     if isinstance(version, int) and not isinstance(version, bool) and 1 <= version < FORMAT_VERSION:
         raise _invalid(shown, f"uses reviewed plan format {version}, which cannot authorize apply")
-    if version != FORMAT_VERSION:
-        raise _invalid(shown, f"uses unsupported reviewed plan format {version!r} (this release reads 5)")
+    if version not in (FORMAT_VERSION, REPLACEMENT_FORMAT_VERSION) or isinstance(version, bool):
+        raise _invalid(shown, f"uses unsupported reviewed plan format {version!r} (this release reads 5 and 6)")
     for key, kind in _REQUIRED.items():
         if not isinstance(document.get(key), kind):
             raise _invalid(shown, f"lacks a valid '{key}' field")
+    # Format 6 exists only with its replacement binding, and format 5 never carries one.
+    if (version == REPLACEMENT_FORMAT_VERSION) != isinstance(document.get(REPLACEMENT_KEY), dict) or (
+        version == FORMAT_VERSION and REPLACEMENT_KEY in document
+    ):
+        raise _invalid(shown, f"has a format {version} body that does not match its '{REPLACEMENT_KEY}' field")
     integrity = document["integrity"]
     if integrity.get("algorithm") != "sha256" or integrity.get("checksum") != integrity_checksum(document):
         raise _invalid(shown, "fails its integrity check: it was modified after it was written")

@@ -292,6 +292,35 @@ class LocalStateBackend:
             self.clear(control)
         return current
 
+    # -- completion receipts of reviewed runtime replacements ----------------
+
+    def write_receipt(self, operation_id: str, document: dict[str, Any]) -> None:
+        """``<env>.history/receipt-<operation>.json``, exclusive: an identical retry is a no-op, another is E424."""
+        path = self.history_dir / f"receipt-{uuid.UUID(operation_id)}.json"
+        data = canonical_json(document) + b"\n"
+        self.history_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            create_exclusive(path, data)
+        except FileExistsError:
+            if path.read_bytes() != data:
+                raise _conflict(
+                    "A different receipt with this operation id is already recorded.", operation_id
+                ) from None
+
+    def read_receipt(self, operation_id: str) -> dict[str, Any] | None:
+        """The exact receipt of one operation (read-only), ``None`` when none was written."""
+        document = _read_json(self.history_dir / f"receipt-{uuid.UUID(operation_id)}.json", "completion receipt")
+        if document is not None and not isinstance(document, dict):
+            raise _history_invalid()
+        return document
+
+    def read_history(self, serial: int) -> dict[str, Any] | None:
+        """The history entry of one committed serial (read-only), ``None`` when absent."""
+        document = _read_json(self.history_dir / f"{serial:010d}.json", "state history")
+        if document is not None and not isinstance(document, dict):
+            raise _history_invalid()
+        return document
+
     def _write_control(self, control: OperationControl) -> None:
         atomic_write(self.control_path, canonical_json(control.to_document()) + b"\n", mode=0o600)
 

@@ -1,0 +1,178 @@
+"""Reviewed runtime replacements (format-6 plans): eligibility, the binding, and apply's entry.
+
+A planner marks a replacement it can coordinate with an ``update`` whose evidence carries
+``replacement`` plus a ``*_reviewed_replacement`` safety blocker, so generic apply refuses it
+(``E417``) however it is invoked. ``plan`` saves format 6 only when that action is the sole
+mutation and the blocker the sole blocker of the full project; the kind's deployer then binds the
+remaining live facts (``prepare_replacement``: committed offset lower bounds). ``apply --plan`` of
+such a file hands the verified plan to the deployer's coordinator (``replace``) instead of the
+generic executor: no generic rollback, no batch, no other action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from streamt.apply.executor import ApplyReport
+from streamt.apply.render import apply_data
+from streamt.compile import validate_and_compile
+from streamt.errors import Codes, StreamtError
+from streamt.plan.engine import project_bindings
+from streamt.plan.model import Action, Plan
+from streamt.plan.planfile import REPLACEMENT_KEY, ReviewedPlan
+from streamt.project.loader import load_project
+from streamt.result import Result
+
+BLOCKER_SUFFIX = "_reviewed_replacement"
+
+
+def candidate(plan: Plan) -> Action | None:
+    """The action a reviewed replacement is offered for (whatever else the plan holds)."""
+    return next((a for a in plan.actions if "replacement" in a.evidence), None)
+
+
+def ineligible_reason(plan: Plan, action: Action) -> str | None:
+    """Why ``plan`` cannot be saved as format 6 (``None``: the replacement is its sole change)."""
+    if plan.offline or plan.state is None:
+        return "offline plans never authorize a replacement"
+    if [a.identity for a in plan.mutations] != [action.identity]:
+        return "the replacement must be the only change of the full project"
+    if plan.ownership_requirements:
+        return "the project has pending ownership decisions"
+    if [(b.kind, b.identity) for b in plan.safety_blockers] != [(action.kind, action.identity)] or not (
+        plan.safety_blockers[0].reason.endswith(BLOCKER_SUFFIX)
+    ):
+        return "the project has other safety blockers"
+    return None
+
+
+def next_commands(project: Any, out: str) -> list[str]:
+    env = "" if project.env == "default" else f" --env {project.env}"
+    return [f"streamt apply{env} --plan {out}"]
+
+
+def prepare(
+    project: Any, plan: Plan, out: str | None, deployers: Callable[[], Any]
+) -> tuple[dict[str, Any] | None, Any]:
+    """``(binding or None, JSON kafka_streams_replacement field)`` for a ``plan`` command.
+
+    A preparation failure (the deployer cannot bind its live facts) raises before any file is written.
+    """
+    action = candidate(plan)
+    if action is None:
+        return None, None
+    reason = ineligible_reason(plan, action)
+    if reason is not None:
+        return None, {"eligible": False, "saved": False, "reason": reason, "next_commands": []}
+    replacement = dict(action.evidence["replacement"])
+    deployer = deployers().get(action.kind)
+    if deployer is None or not hasattr(deployer, "prepare_replacement"):
+        raise StreamtError(
+            Codes.E904_NOT_IMPLEMENTED,
+            f"No installed plugin coordinates a reviewed replacement of {action.kind} artifacts.",
+            "Install the provider plugin of this kind.",
+        )
+    position = plan.actions.index(action)
+    binding = {
+        **replacement,
+        **deployer.prepare_replacement(replacement),
+        "action": {"identity": action.identity, "kind": action.kind, "name": action.name, "position": position},
+        "resource_id": f"streamt://{plan.project}/{plan.environment}/{action.kind}/{action.name}",
+    }
+    field = {
+        "eligible": True,
+        "saved": out is not None,
+        "reason": None,
+        "identity": action.identity,
+        "next_commands": next_commands(project, out) if out is not None else ["streamt plan --out FILE"],
+    }
+    return binding, field
+
+
+def reviewed_verifier(project_dir: str, env: str | None, reviewed: ReviewedPlan, backend: Any) -> Callable[[], None]:
+    """Checked before every coordinator transition: project unchanged, state authority held."""
+
+    def verify() -> None:
+        project = load_project(project_dir, env)
+        compiled = validate_and_compile(project).compiled
+        expected = project_bindings(project, compiled)
+        drifted = [key for key, value in expected.items() if reviewed.document.get(key) != value]
+        if drifted:
+            raise StreamtError(
+                Codes.E409_PLAN_STALE,
+                f"The project changed during the reviewed replacement ({', '.join(drifted)}).",
+                "Restore the reviewed project files, then continue with `streamt state resume`.",
+            )
+        if hasattr(backend, "verify_lock"):
+            backend.verify_lock()
+
+    return verify
+
+
+def require_sole_replacement(reviewed: ReviewedPlan, plan: Plan) -> Action:
+    """The fresh plan's action the format-6 file binds (after ``verify_replan``), else ``E409``."""
+    binding = reviewed.replacement or {}
+    action = candidate(plan)
+    if action is None or ineligible_reason(plan, action) is not None:
+        raise StreamtError(
+            Codes.E409_PLAN_STALE,
+            f"The reviewed plan '{reviewed.path}' no longer describes one sole replacement.",
+            "Create and review a new plan (streamt plan --out PATH).",
+        )
+    bound = {k: binding.get(k) for k in action.evidence["replacement"]}
+    if bound != action.evidence["replacement"] or binding.get("action", {}).get("identity") != action.identity:
+        raise StreamtError(
+            Codes.E408_PLAN_FILE_INVALID,
+            f"The '{REPLACEMENT_KEY}' binding of '{reviewed.path}' does not match its own action.",
+            "Regenerate it with: streamt plan --out PATH, review it, then apply that file.",
+        )
+    return action
+
+
+def hand_runner_timeout(deployers: Any, seconds: float | None) -> None:
+    """``apply --runner-timeout`` to every deployer that waits for a runner (``runner_timeout`` attribute)."""
+    if seconds is None:
+        return
+    for deployer in deployers.values():
+        if hasattr(deployer, "runner_timeout"):
+            deployer.runner_timeout = seconds
+
+
+def apply_replacement(
+    *,
+    project_dir: str,
+    env: str | None,
+    compiled: Any,
+    reviewed: ReviewedPlan,
+    plan: Plan,
+    backend: Any,
+    deployers: Any,
+    dry_run: bool,
+    warnings: tuple[Any, ...],
+) -> Result:
+    """``apply --plan <format 6>`` after ``verify_replan``, under the lock: the coordinator, not the executor."""
+    action = require_sole_replacement(reviewed, plan)
+    binding = {**(reviewed.replacement or {}), "plan_checksum": reviewed.document["integrity"]["checksum"]}
+    deployer = deployers.get(action.kind)
+    if deployer is None or not hasattr(deployer, "replace"):
+        raise StreamtError(
+            Codes.E904_NOT_IMPLEMENTED,
+            f"No installed plugin coordinates a reviewed replacement of {action.kind} artifacts.",
+            "Install the provider plugin of this kind.",
+        )
+    if dry_run:
+        results = tuple((a, "would replace" if a is action else "unchanged") for a in plan.actions)
+        data = apply_data(plan, results, None, reviewed.path)
+        return Result("apply", data=data, text=f"Dry run: {action.identity} would be replaced.", warnings=warnings)
+    artifact = next(a for a in compiled.artifacts if (a.kind, a.identity) == (action.kind, action.identity))
+    verify = reviewed_verifier(project_dir, env, reviewed, backend)
+    replaced = deployer.replace(backend, binding, artifact, verify, reviewed.path, env)
+    results = tuple((a, "replaced" if a is action else "unchanged") for a in plan.actions)
+    report = ApplyReport(results, replaced["operation_id"], replaced["serial"], replaced["state_checksum"])
+    data = {**apply_data(plan, results, report, reviewed.path), REPLACEMENT_KEY: replaced}
+    text = (
+        f"Replaced runner {action.identity}: candidate {str(replaced['candidate_container_id'])[:12]} is RUNNING; "
+        f"state serial {replaced['serial']}."
+    )
+    return Result("apply", data=data, text=text, warnings=warnings)
