@@ -1,3 +1,1 @@
 """Flink SQL jobs (SQL Gateway + REST) for streamt."""
-
-__version__ = "0.1.0"

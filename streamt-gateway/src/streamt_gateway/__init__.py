@@ -1,3 +1,1 @@
 """Conduktor Gateway virtual topics for streamt."""
-
-__version__ = "0.1.0"

@@ -1,3 +1,1 @@
 """Kafka Streams runner for streamt."""
-
-__version__ = "0.1.0"

@@ -1,3 +1,1 @@
 """AsyncAPI 3 exporter for streamt."""
-
-__version__ = "0.1.0"

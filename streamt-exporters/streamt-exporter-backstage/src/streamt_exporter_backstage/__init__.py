@@ -1,3 +1,1 @@
 """Backstage Software Catalog exporter for streamt."""
-
-__version__ = "0.1.0"

@@ -1,3 +1,1 @@
 """DataHub metadata-file exporter for streamt."""
-
-__version__ = "0.1.0"

@@ -1,3 +1,1 @@
 """Open Data Contract Standard exporter for streamt."""
-
-__version__ = "0.1.0"

@@ -1,3 +1,1 @@
 """OpenLineage design metadata exporter for streamt."""
-
-__version__ = "0.1.0"

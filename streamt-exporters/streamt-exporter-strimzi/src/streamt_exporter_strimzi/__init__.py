@@ -1,3 +1,1 @@
 """Strimzi KafkaTopic exporter for streamt."""
-
-__version__ = "0.1.0"
