@@ -47,7 +47,37 @@ from streamt.plugins import Plugins, get_plugins
 OBSERVER = "observer"
 PLANNER = "planner"
 DEPLOYER = "deployer"
-FAMILIES = (MATERIALIZATION, EXECUTOR, STATE_BACKEND, TEST_TYPE, ASSERTION, DISCOVERER, EXPORTER, COMMAND)
+
+__all__ = [
+    "ASSERTION",
+    "COMMAND",
+    "DEPLOYER",
+    "DISCOVERER",
+    "EXECUTOR",
+    "EXPORTER",
+    "MATERIALIZATION",
+    "OBSERVER",
+    "PLANNER",
+    "STATE_BACKEND",
+    "TEST_TYPE",
+    "KindTable",
+    "assertion_kinds",
+    "by_kind",
+    "catalog",
+    "check_conflicts",
+    "conflict_diagnostic",
+    "deployers",
+    "discoverers",
+    "install_hint",
+    "known",
+    "materializations",
+    "observers",
+    "planners",
+    "state_backends",
+    "test_types",
+    "unknown_suggestion",
+    "valid_values",
+]
 
 T = TypeVar("T")
 
@@ -154,6 +184,18 @@ def materializations(plugins: Plugins) -> KindTable[Any]:
 
 def test_types(plugins: Plugins) -> KindTable[Any]:
     return by_kind(plugins, "streamt_test_types", TEST_TYPE, _name_of, placeholder=lambda t: not t.implemented)
+
+
+def check_conflicts(plugins: Plugins) -> None:
+    """Build the registries that need no runtime, so that their conflicts (E906) are reported now.
+
+    Observers, deployers and discoverers are built with the target environment's runtime
+    and report their conflicts when a command builds them.
+    """
+    planners(plugins)
+    state_backends(plugins)
+    materializations(plugins)
+    test_types(plugins)
 
 
 def assertion_kinds(plugins: Plugins) -> dict[str, list[Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from streamt import kinds
 from streamt.plugins import get_plugins
 from streamt.result import Result
 
@@ -16,6 +17,7 @@ def plugins_command(show_all: bool) -> Result:
     Plugins that failed to load are reported as errors (the rest still work).
     """
     plugins = get_plugins()
+    kinds.check_conflicts(plugins)  # two plugins claiming one kind are reported here too (E906)
     infos = [info for info in plugins.infos.values() if show_all or not info.builtin]
     infos.sort(key=lambda i: (not i.builtin, i.name))
     data = {
