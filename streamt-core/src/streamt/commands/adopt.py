@@ -37,13 +37,14 @@ def adopt_command(
     from streamt.project.loader import load_project
     from streamt.state.selection import WRITE
 
-    tgt.check_flags(confirm_resource, confirm_env)
     project = load_project(project_dir, env)
+    # The reference orders the remote-state gate (E421) before any confirmation check (E414).
+    require_remote_state(project)
+    tgt.check_flags(confirm_resource, confirm_env)
     resource = make_id(project.name, project.env, kind, name)
     confirmed = confirm_resource is not None
     if confirmed:
         tgt.check_confirmation(resource, project.env, confirm_resource, confirm_env)
-    require_remote_state(project)
     loaded = validate_and_compile(project)
     artifact = tgt.resolve(loaded.compiled.artifacts, kind, name)
     plugins = get_plugins()

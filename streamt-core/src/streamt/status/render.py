@@ -58,9 +58,8 @@ def status_text(report: dict[str, Any]) -> str:
     missing = sum(1 for e in topics if e["status"] == "MISSING")
     unobserved = sum(1 for e in jobs if e["status"] == "NOT_OBSERVED")
     running = sum(1 for e in jobs if e["status"] == "RUNNING")
-    lines.append(
-        f"Summary: Topics: {ok} OK, {missing} missing | Jobs: {running} running, "
-        f"{len(jobs) - unobserved - running} other, "
-        f"{unobserved} not observed"
-    )
+    other = len(jobs) - unobserved - running
+    summary = f"Summary: Topics: {ok} OK, {missing} missing | Jobs: {running} running, {other} other"
+    # The reference's exact line; the unobserved count is appended only when there is one to report.
+    lines.append(summary + (f", {unobserved} not observed" if unobserved else ""))
     return "\n".join(lines)
