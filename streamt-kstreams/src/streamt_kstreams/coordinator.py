@@ -41,7 +41,8 @@ from streamt_kstreams.online import LABEL_CHECKSUM
 
 OPERATION_KIND = "kafka_streams_replacement"
 LABEL_OPERATION = "io.streamt.operation-id"
-# Test-only: after the named boundary's real effect, behave as if its response was lost (inert unless set).
+# Test-only: after the named step's real effect, before its journal write, behave as if the provider's (or, for
+# control_cleared, the state commit's) answer was lost. Inert unless set.
 LOSE_ACK_ENV = "STREAMT_TEST_LOSE_ACK_AT"
 STOP_POLL_SECONDS = 0.5
 
@@ -194,9 +195,8 @@ class Coordinator:
                 raise step_failed("stop_old", why)
             time.sleep(self.poll_seconds)
         exit_code = ((inspect(client, old_id) or {}).get("State") or {}).get("ExitCode")
-        control = self.journal(control, OLD_STOPPED, old_exit_code=exit_code)
         lose_ack(OLD_STOPPED)
-        return control
+        return self.journal(control, OLD_STOPPED, old_exit_code=exit_code)
 
     def create_candidate(self, client: Any, control: Any, live: Live) -> Any:
         self.require_offsets()
@@ -212,9 +212,8 @@ class Coordinator:
             container = client.containers.create(**options)
         except Exception:
             raise step_failed("create_candidate", "the candidate's create had no clear answer") from None
-        control = self.journal(control, CANDIDATE_CREATED, candidate_container_id=str(container.id))
         lose_ack(CANDIDATE_CREATED)
-        return control
+        return self.journal(control, CANDIDATE_CREATED, candidate_container_id=str(container.id))
 
     def await_candidate(self, client: Any, control: Any, live: Live) -> Any:
         info = live.candidate or {}
@@ -237,9 +236,8 @@ class Coordinator:
             if time.monotonic() > deadline:
                 raise step_failed("await_candidate", "the candidate did not report RUNNING within the runner timeout")
             time.sleep(self.poll_seconds)
-        control = self.journal(control, CANDIDATE_RUNNING, candidate_container_id=candidate_id)
         lose_ack(CANDIDATE_RUNNING)
-        return control
+        return self.journal(control, CANDIDATE_RUNNING, candidate_container_id=candidate_id)
 
     def remove_old(self, client: Any, control: Any, live: Live) -> Any:
         import docker
@@ -250,9 +248,8 @@ class Coordinator:
             pass  # removed by the lost step before: the fresh look said it is stopped, now it is gone
         except Exception:
             raise step_failed("remove_old", "the engine did not acknowledge the removal of the old runner") from None
-        control = self.journal(control, OLD_REMOVED)
         lose_ack(OLD_REMOVED)
-        return control
+        return self.journal(control, OLD_REMOVED)
 
     def commit(self, control: Any, live: Live) -> Any:
         """Only the runner's record changes: checksum and provider facts; one serial increment."""

@@ -36,11 +36,12 @@ from streamt.sdk import CREATE, DONE, FAILED, UNKNOWN, Action, Artifact, Codes, 
 from streamt_kstreams import engine, offsets
 from streamt_kstreams.container import create_options, plan_archive
 from streamt_kstreams.coordinator import Coordinator
+from streamt_kstreams.limits import DEFAULT_RUNNER_WAIT, MAX_RUNNER_WAIT
 from streamt_kstreams.online import KIND, check_kafka_security, labels
 from streamt_kstreams.operation import begin, drive
 
-DEFAULT_RUNNER_TIMEOUT = 60.0
-MAX_RUNNER_TIMEOUT = 600.0
+DEFAULT_RUNNER_TIMEOUT = DEFAULT_RUNNER_WAIT
+MAX_RUNNER_TIMEOUT = MAX_RUNNER_WAIT
 TIMEOUT_ENV = "STREAMT_RUNNER_TIMEOUT"
 
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from streamt.boundary import boundary
-from streamt.sdk import Codes, StreamtError
+from streamt.sdk import CLEAR, Codes, StreamtError
 
 from streamt_kstreams.coordinator import (
+    OLD_REMOVED,
     OPERATION_KIND,
     Coordinator,
     LostAcknowledgement,
     intent,
-    journal_value,
     last_boundary,
 )
 
@@ -61,12 +61,14 @@ def drive(coordinator: Coordinator, control: Any, plan_path: str, env: str | Non
     try:
         state = coordinator.run(control)
     except LostAcknowledgement as lost:
+        latest = coordinator.backend.read_control()
+        acknowledged = last_boundary(latest) if latest.operation_id == operation_id else OLD_REMOVED
         raise StreamtError(
             Codes.E425_STATE_UNKNOWN_OUTCOME if lost.committed_unknown else Codes.E407_DEPLOY_ERROR,
             f"The acknowledgement after {lost.boundary_name} was lost: the outcome is unknown.",
             "Do not replan or rerun apply; follow next_steps with the same plan file and operation id.",
             details={"operation_id": operation_id},
-            data=_pending(operation_id, None, lost.boundary_name, steps),
+            data=_pending(operation_id, None, acknowledged, steps),
         ) from None
     except StreamtError as error:
         latest = coordinator.backend.read_control()
@@ -78,6 +80,11 @@ def drive(coordinator: Coordinator, control: Any, plan_path: str, env: str | Non
             details={"operation_id": operation_id},
             data=_pending(operation_id, False, boundary_name, steps),
         ) from None
+    return finish(coordinator, operation_id, state)
+
+
+def finish(coordinator: Coordinator, operation_id: str, state: Any) -> dict[str, Any]:
+    """Write the completion receipt of a committed ``state`` (an identical receipt already there is fine)."""
     candidate_id = str(state.by_resource[coordinator.binding["resource_id"]].attributes["container_id"])
     coordinator.backend.write_receipt(
         operation_id, receipt_document(coordinator.binding, operation_id, state, candidate_id)
@@ -95,6 +102,23 @@ def drive(coordinator: Coordinator, control: Any, plan_path: str, env: str | Non
     }
 
 
+def finish_commit(coordinator: Coordinator, control: Any) -> dict[str, Any]:
+    """Resume after the commit: clear this operation's marker if only that was lost, then the receipt."""
+    operation_id = str(journal_operation(coordinator, control))
+    if control.status != CLEAR and control.operation_id == operation_id:
+        coordinator.backend.clear(control)
+        boundary()
+    return finish(coordinator, operation_id, coordinator.backend.read_state())
+
+
+def journal_operation(coordinator: Coordinator, control: Any) -> str:
+    """The operation a post-commit resume finishes: the pending marker's, else the committed record's."""
+    if control.status != CLEAR:
+        return str(control.operation_id)
+    record = coordinator.backend.read_state().by_resource[coordinator.binding["resource_id"]]
+    return str(record.attributes["operation_id"])
+
+
 def _pending(operation_id: str, committed: bool | None, boundary_name: str, steps: list[str]) -> dict[str, Any]:
     return {
         "operation_id": operation_id,
@@ -102,8 +126,3 @@ def _pending(operation_id: str, committed: bool | None, boundary_name: str, step
         "last_acknowledged_boundary": boundary_name,
         "next_steps": steps,
     }
-
-
-def candidate_from_journal(control: Any) -> str | None:
-    value = journal_value(control, "candidate_container_id")
-    return str(value) if value else None

@@ -77,15 +77,11 @@ def streamt_deployers(runtime: Any) -> list[Any]:
 
 @hookimpl
 def streamt_commands(cli: Any) -> None:
-    from streamt.pending import pending_command
-
     from streamt_kstreams.commands import build_command
+    from streamt_kstreams.state_commands import resume_command, runner_status_command
 
     runtime = cli.add_group("runtime", "Build and inspect packaged runtimes.")
     runtime.add_command(build_command)
     state = cli.add_group("state", "Inspect and administer deployment state.")
-    for name, help_text in (
-        ("runner-status", "Inspect one Kafka Streams replacement"),
-        ("resume", "Continue one interrupted Kafka Streams replacement"),
-    ):
-        state.add_command(pending_command(f"state {name}", "streamt-kstreams", help_text))
+    state.add_command(runner_status_command)
+    state.add_command(resume_command)
