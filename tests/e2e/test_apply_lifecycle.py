@@ -65,6 +65,9 @@ def test_partition_reduction_is_saved_for_review_but_never_applied(kafka_project
     for extra in ([], ["--force"], ["--dry-run"], ["--plan", str(out), "--force"]):
         refused = streamt_cli("apply", "-p", project.path, *extra)
         assert refused.error_codes == ["E417_SAFETY_BLOCKED"], (extra, refused.envelope)
+        # The reference's dedicated code for this migration rides on the blocker it refuses.
+        (blocker,) = refused.envelope["errors"][0]["safety_blockers"]
+        assert (blocker["reason"], blocker["code"]) == ("kafka_partition_reduction", "E401_CANNOT_REDUCE_PARTITIONS")
     assert project.describe("retry")["partitions"] == 2
     assert not (project.state_dir() / "default.control.json").exists()
 
@@ -87,7 +90,9 @@ def test_schema_compatible_change_registers_a_version_and_incompatible_is_blocke
     project.write()
     plan = streamt_cli("plan", "-p", project.path)
     assert plan.ok and [b["reason"] for b in plan.data["safety_blockers"]] == ["schema_incompatible"]
-    assert streamt_cli("apply", "-p", project.path, "--force").error_codes == ["E417_SAFETY_BLOCKED"]
+    refused = streamt_cli("apply", "-p", project.path, "--force")
+    assert refused.error_codes == ["E417_SAFETY_BLOCKED"]
+    assert [b["code"] for b in refused.envelope["errors"][0]["safety_blockers"]] == ["E402_SCHEMA_INCOMPATIBLE"]
 
 
 def test_a_live_topic_without_ownership_needs_a_decision(kafka_project, streamt_cli) -> None:

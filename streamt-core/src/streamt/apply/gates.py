@@ -104,16 +104,29 @@ def refuse_unauthorized(plan: Plan, reviewed: bool, force: bool) -> None:
             )
 
 
+# The reference refuses every unsupported migration with E417, and also names dedicated codes for two of
+# them: each such blocker in the E417 details carries its code. Only the error gets it: plan output and
+# reviewed-plan files keep their checksummed shape.
+_BLOCKER_CODES = {
+    "kafka_partition_reduction": Codes.E401_CANNOT_REDUCE_PARTITIONS,
+    "schema_incompatible": Codes.E402_SCHEMA_INCOMPATIBLE,
+}
+
+
 def refuse_blocked(plan: Plan) -> None:
     """``E417`` for unsupported migrations, then ``E410`` for ownership decisions; never forceable."""
     if plan.safety_blockers:
         reasons = ", ".join(f"{b.reason} ({b.identity})" for b in plan.safety_blockers)
+        blockers = [
+            {**b.to_json(), "code": _BLOCKER_CODES[b.reason].code} if b.reason in _BLOCKER_CODES else b.to_json()
+            for b in plan.safety_blockers
+        ]
         raise StreamtError(
             Codes.E417_SAFETY_BLOCKED,
             f"Apply refused before any change: {reasons}.",
             "These migrations are not supported and --force does not bypass them; change the declaration "
             "(or create a new topic/subject) and plan again.",
-            details={"safety_blockers": [b.to_json() for b in plan.safety_blockers]},
+            details={"safety_blockers": blockers},
         )
     if plan.ownership_requirements:
         names = ", ".join(f"{r.kind} {r.identity}" for r in plan.ownership_requirements)
