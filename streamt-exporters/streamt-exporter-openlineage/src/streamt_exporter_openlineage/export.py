@@ -20,6 +20,7 @@ the same bytes.
 
 from __future__ import annotations
 
+from importlib.metadata import version
 from typing import Any
 
 import attrs
@@ -33,10 +34,11 @@ from streamt.artifacts import (
 )
 from streamt.errors import Codes, Diagnostic
 
-from streamt_exporter_openlineage import __version__
 from streamt_exporter_openlineage.checks import event_problems
 
-PRODUCER = f"https://github.com/streamt/streamt/tree/v{__version__}/streamt-exporters/streamt-exporter-openlineage"
+# The distribution's pyproject holds its one version (there is no __version__ copy to import).
+_VERSION = version("streamt-exporter-openlineage")
+PRODUCER = f"https://github.com/streamt/streamt/tree/v{_VERSION}/streamt-exporters/streamt-exporter-openlineage"
 CORE = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 EVENT_TIME = "1970-01-01T00:00:00Z"
 FACETS = {
