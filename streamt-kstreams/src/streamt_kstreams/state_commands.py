@@ -46,6 +46,7 @@ def operation_uuid(value: str) -> str:
 def open_reviewed(project_dir: str, env: str | None, plan_path: str, operation_id: str) -> Reviewed:
     """The verified plan file, project, binding and state backend (nothing locked, nothing contacted)."""
     from streamt.apply import gates
+    from streamt.apply.replacement import require_receipts
     from streamt.apply.review import verify_bindings
     from streamt.compile import validate_and_compile
     from streamt.plan.engine import project_bindings
@@ -72,7 +73,9 @@ def open_reviewed(project_dir: str, env: str | None, plan_path: str, operation_i
     where = f" -e {env}" if env else ""
     tail = f"--plan {plan_path} --operation-id {operation_id}"
     commands = {"resume": f"streamt state resume{where} {tail}", "apply": f"streamt apply{where} --plan {plan_path}"}
-    return Reviewed(project, binding, artifact, open_backend(project, WRITE), reviewed, commands)
+    backend = open_backend(project, WRITE)
+    require_receipts(backend)
+    return Reviewed(project, binding, artifact, backend, reviewed, commands)
 
 
 def text_of(data: dict[str, Any]) -> str:

@@ -130,6 +130,17 @@ def require_sole_replacement(reviewed: ReviewedPlan, plan: Plan) -> Action:
     return action
 
 
+def require_receipts(backend: Any) -> None:
+    """A replacement ends in a completion receipt: a backend without receipts cannot run one (before any step)."""
+    if not (hasattr(backend, "write_receipt") and hasattr(backend, "read_receipt")):
+        raise StreamtError(
+            Codes.E904_NOT_IMPLEMENTED,
+            f"The {getattr(backend, 'name', 'configured')} deployment-state backend does not keep replacement "
+            "receipts in this release; reviewed runner replacements need the local backend.",
+            "See docs/runner-replacement.md for the supported boundary.",
+        )
+
+
 def hand_runner_timeout(deployers: Any, seconds: float | None) -> None:
     """``apply --runner-timeout`` to every deployer that waits for a runner (``runner_timeout`` attribute)."""
     if seconds is None:
@@ -161,6 +172,7 @@ def apply_replacement(
             f"No installed plugin coordinates a reviewed replacement of {action.kind} artifacts.",
             "Install the provider plugin of this kind.",
         )
+    require_receipts(backend)
     if dry_run:
         results = tuple((a, "would replace" if a is action else "unchanged") for a in plan.actions)
         data = apply_data(plan, results, None, reviewed.path)
