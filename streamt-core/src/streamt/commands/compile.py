@@ -20,17 +20,15 @@ def output_target(project_dir: str, output_dir: str | None, default: str) -> tup
     return Path(project_dir) / default, os.path.normpath(os.path.join(project_dir, default))
 
 
-def produce(project_dir: str, env: str | None, target: Path | None, checksums: bool) -> tuple[Any, dict[str, bytes]]:
-    """Compile and, unless ``target`` is None (dry run), replace ``target`` with the output."""
-    from streamt.compile import CHECKSUMS, checksum_file, load_and_compile, render, write_output
+def produce(project_dir: str, env: str | None, target: Path | None, checksums: bool) -> tuple[Any, list[str]]:
+    """Compile and, unless ``target`` is None (dry run: no file is rendered), replace ``target`` with the
+    output; returns the sorted output paths."""
+    from streamt.compile import load_and_compile, output_paths, write_compiled
 
     loaded = load_and_compile(project_dir, env)
-    files, _ = render(loaded.compiled)
-    if checksums:
-        files[CHECKSUMS] = checksum_file(files)
-    if target is not None:
-        write_output(target, files, project_root=loaded.root)
-    return loaded, files
+    if target is None:
+        return loaded, output_paths(loaded.compiled, checksums)
+    return loaded, write_compiled(target, loaded.compiled, checksums, project_root=loaded.root)
 
 
 def tree_lines(paths: list[str]) -> list[str]:
@@ -64,7 +62,7 @@ def compile_command(project_dir: str, env: str | None, output_dir: str | None, d
     """Parse, validate and generate deployment artifacts."""
     target, shown = output_target(project_dir, output_dir, "generated")
     loaded, files = produce(project_dir, env, None if dry_run else target, checksums=False)
-    paths = sorted(files)
+    paths = files
     lines = ["Compiling project...", "", "Generated artifacts:" if not dry_run else "Would generate:"]
     lines += tree_lines(paths) or ["  (none)"]
     lines += ["", "Dry run: nothing written." if dry_run else f"Manifest written to: {shown}/manifest.json"]

@@ -9,15 +9,18 @@ Public API:
   project already loaded.
 * ``render(compiled) -> (files, manifest)`` — every output file as bytes.
 * ``manifest_checksum(manifest)`` — the digest reviewed plans bind to.
+* ``manifest(compiled)`` — the manifest alone, every path decided, no file rendered.
+* ``write_compiled(target, compiled, checksums, project_root)`` — atomic directory
+  output rendered one artifact at a time; ``output_paths`` lists it without writing.
 * ``write_output(target, files, project_root)`` / ``checksum_file(files)`` —
-  atomic directory output and the ``sha256sum -c`` file of ``build``.
+  atomic output of given bytes and the ``sha256sum -c`` file of ``build``.
 * ``compiled_view(project, model_name)`` — the compiled block of ``show model``.
 """
 
 from streamt.compile.engine import CompiledProject, compile_project
-from streamt.compile.layout import MANIFEST, manifest_checksum, render
+from streamt.compile.layout import MANIFEST, manifest, manifest_checksum, render
 from streamt.compile.loading import Loaded, load_and_compile, validate_and_compile
-from streamt.compile.output import CHECKSUMS, checksum_file, write_output
+from streamt.compile.output import CHECKSUMS, checksum_file, output_paths, write_compiled, write_output
 from streamt.compile.view import compiled_view
 
 __all__ = [
@@ -29,8 +32,11 @@ __all__ = [
     "compile_project",
     "compiled_view",
     "load_and_compile",
+    "manifest",
     "manifest_checksum",
+    "output_paths",
     "render",
     "validate_and_compile",
+    "write_compiled",
     "write_output",
 ]

@@ -1,14 +1,16 @@
 """Where each artifact goes on disk, and the manifest that lists them (dsl.md section 18).
 
-The output is a mapping of relative path to bytes, built entirely in memory
-and deterministic: JSON with sorted keys and a trailing newline, paths sorted.
-Writing it is ``streamt.compile.output``'s job.
+The output is deterministic: JSON with sorted keys and a trailing newline,
+paths sorted. ``manifest`` decides every path without rendering a byte (what
+plans and dry runs need); ``render`` builds the whole tree in memory, while
+``streamt.compile.output`` renders and writes one artifact at a time.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from streamt import __version__
@@ -66,11 +68,21 @@ def placement(kind: str) -> tuple[str, str]:
     return LAYOUT.get(kind, (kind, kind))
 
 
-def artifact_files(artifact: Artifact) -> dict[str, bytes]:
-    """The files of one artifact: its spec as JSON plus any rendered extras (``.sql``)."""
+def _base(artifact: Artifact) -> str:
     directory, _ = placement(artifact.kind)
     stem = artifact.name if artifact.kind in NAMED_BY_MODEL else artifact.identity
-    base = f"{directory}/{file_stem(stem)}"
+    return f"{directory}/{file_stem(stem)}"
+
+
+def artifact_paths(artifact: Artifact) -> list[str]:
+    """The paths ``artifact_files`` writes, in the same order, without rendering them."""
+    base = _base(artifact)
+    return [f"{base}.json", *(f"{base}{suffix}" for suffix in sorted(artifact.files))]
+
+
+def artifact_files(artifact: Artifact) -> dict[str, bytes]:
+    """The files of one artifact: its spec as JSON plus any rendered extras (``.sql``)."""
+    base = _base(artifact)
     files = {f"{base}.json": pretty_json(artifact.spec)}
     for suffix, text in sorted(artifact.files.items()):
         files[f"{base}{suffix}"] = text.encode("utf-8")
@@ -99,32 +111,60 @@ def layered_json(value: Any, depth: int, indent: str = "") -> str:
     return "[\n" + ",\n".join(items) + "\n" + indent + "]"
 
 
+def layered_parts(value: Any, depth: int, indent: str = "") -> Iterator[str]:
+    """``layered_json`` in pieces that join to the same text, so a large document is written as it is built."""
+    if depth <= 0 or not isinstance(value, (dict, list)) or not value:
+        yield _COMPACT(value)
+        return
+    inner = indent + "  "
+    items = sorted(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+    yield "{\n" if isinstance(value, dict) else "[\n"
+    for position, (key, item) in enumerate(items):
+        prefix = ",\n" if position else ""
+        yield f"{prefix}{inner}{_COMPACT(key)}: " if isinstance(value, dict) else f"{prefix}{inner}"
+        yield from layered_parts(item, depth - 1, inner)
+    yield "\n" + indent + ("}" if isinstance(value, dict) else "]")
+
+
 def pretty_json(value: Any, depth: int = 2) -> bytes:
     return (layered_json(value, depth) + "\n").encode("utf-8")
 
 
+MANIFEST_DEPTH = 3  # one artifact, one line
+
+
 def render(compiled: CompiledProject) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """All output files (path -> bytes, sorted by path, manifest included) and the manifest."""
+    """All output files (path -> bytes, sorted by path, manifest included) and the manifest, in memory."""
+    manifest_value = manifest(compiled)
     files: dict[str, bytes] = {}
+    for artifact in compiled.artifacts:
+        files.update(artifact_files(artifact))
+    files[MANIFEST] = pretty_json(manifest_value, depth=MANIFEST_DEPTH)
+    return dict(sorted(files.items())), manifest_value
+
+
+def manifest(compiled: CompiledProject) -> dict[str, Any]:
+    """The manifest, with every output path decided and checked, without rendering any file."""
+    paths: list[str] = []
     owners: dict[str, Artifact] = {}
     entries: dict[str, list[dict[str, Any]]] = {key: [] for key in STANDARD_KEYS}
     problems = []
     for artifact in compiled.artifacts:
-        produced = artifact_files(artifact)
+        produced = artifact_paths(artifact)
         for path in produced:
             # Case-insensitive file systems would merge names differing by case only.
             other = owners.setdefault(path.lower(), artifact)
             if other is not artifact:
                 problems.append(_path_collision(path, other, artifact))
-        files.update(produced)
+        paths.extend(produced)
         _, key = placement(artifact.kind)
         entries.setdefault(key, []).append(_entry(artifact, sorted(produced)))
     if problems:
         raise StreamtError.from_diagnostics(problems)
-    manifest = {
+    return {
         "artifacts": {key: sorted(items, key=lambda e: e["identity"]) for key, items in sorted(entries.items())},
         "environment": compiled.environment,
-        "files": sorted(files),
+        "files": sorted(paths),
         "format_version": MANIFEST_FORMAT_VERSION,
         "generator": {"name": "streamt-core", "version": __version__},
         "project": {
@@ -133,8 +173,6 @@ def render(compiled: CompiledProject) -> tuple[dict[str, bytes], dict[str, Any]]
             "version": compiled.project_version,
         },
     }
-    files[MANIFEST] = pretty_json(manifest, depth=3)  # one artifact, one line
-    return dict(sorted(files.items())), manifest
 
 
 def manifest_checksum(manifest: dict[str, Any]) -> str:

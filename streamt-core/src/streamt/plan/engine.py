@@ -25,7 +25,7 @@ import attrs
 
 from streamt import kinds
 from streamt.artifacts import Artifact, canonical_json, sha256_checksum
-from streamt.compile import CompiledProject, manifest_checksum, render
+from streamt.compile import CompiledProject, manifest, manifest_checksum
 from streamt.errors import Codes, StreamtError
 from streamt.kinds import KindTable
 from streamt.plan.model import (
@@ -145,12 +145,11 @@ def plan_project(
 
 def project_bindings(project: Any, compiled: CompiledProject) -> dict[str, str]:
     """What a plan binds about the project: reviewed plans are refused when any of it changed."""
-    _, manifest = render(compiled)
-    return {
+    return {  # the manifest alone: a plan never renders an artifact file
         "project": compiled.project_name,
         "environment": compiled.environment,
         "environment_fingerprint": environment_fingerprint(project),
-        "manifest_checksum": manifest_checksum(manifest),
+        "manifest_checksum": manifest_checksum(manifest(compiled)),
     }
 
 
