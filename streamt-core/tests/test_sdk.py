@@ -84,3 +84,14 @@ def test_the_reference_page_is_generated_from_the_docstrings() -> None:
 
     page = Path(__file__).resolve().parents[2] / "docs" / "sdk.md"
     assert page.read_text() == render(), "regenerate it: python -m streamt.sdk.reference > docs/sdk.md"
+
+
+def test_no_hook_argument_or_answer_is_typed_any() -> None:
+    import re
+
+    from streamt import hookspecs
+
+    for name, function in inspect.getmembers(hookspecs, inspect.isfunction):
+        if hasattr(function, "streamt_spec"):
+            annotations = " ".join(str(a) for a in function.__annotations__.values())
+            assert not re.search(r"\bAny\b", annotations), f"{name} is typed with Any: {annotations}"

@@ -43,7 +43,7 @@ whose name matches no spec, and the loader then reports the plugin as
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -54,9 +54,11 @@ if TYPE_CHECKING:
     from streamt.capabilities import AssertionKind, Exporter, KnownKind, Materialization, TestType
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.lazy import LazyGroup
+    from streamt.docs_site.extensions import DocsNodeDetail, DocsPage
     from streamt.errors import Diagnostic, ErrorCode
     from streamt.project.model import Notice, Project, Runtime
-    from streamt.sdk.protocols import Declaration, Deployer, DiscoverySource, Observer, Planner
+    from streamt.sdk.protocols import Declaration, Deployer, DiscoverySource, Observer, Planner, RuntimeReader
+    from streamt.testrun.protocol import TestRunner
 
 hookspec = pluggy.HookspecMarker("streamt")
 
@@ -206,7 +208,7 @@ def streamt_commands(cli: LazyGroup) -> None:
 
 
 @hookspec
-def streamt_test_runners(runtime: Runtime) -> list[Any] | None:
+def streamt_test_runners(runtime: Runtime) -> list[TestRunner] | None:
     """Return the runners that execute ``streamt test`` for test types.
 
     ``runtime`` is the effective ``runtime`` configuration of the target
@@ -256,7 +258,7 @@ def streamt_known_kinds() -> list[KnownKind] | None:
 
 
 @hookspec
-def streamt_docs_site(project: Project) -> list[Any] | None:
+def streamt_docs_site(project: Project) -> list[DocsPage | DocsNodeDetail] | None:
     """Add pages or resource details to the ``docs generate`` HTML site.
 
     Return ``streamt.docs_site.DocsPage`` objects (an extra page, linked from
@@ -268,7 +270,7 @@ def streamt_docs_site(project: Project) -> list[Any] | None:
 
 
 @hookspec
-def streamt_runtime_readers(runtime: Runtime) -> list[Any] | None:
+def streamt_runtime_readers(runtime: Runtime) -> list[RuntimeReader] | None:
     """Return readers of live runtime health for ``streamt observe``.
 
     A reader declares the artifact ``kinds`` it handles and

@@ -248,6 +248,19 @@ class DiscoverySource(Protocol):
         ...
 
 
+class RuntimeReader(Protocol):
+    """Reads live runtime health for ``streamt observe`` (``streamt_runtime_readers``); changes nothing."""
+
+    @property
+    def kinds(self) -> Sequence[str]:
+        """The artifact kinds it reads."""
+        ...
+
+    def read(self, artifacts: Sequence[Artifact]) -> Mapping[str, dict[str, Any]]:
+        """``{identity: {"state": ..., "healthy": bool, <metric>_<unit>: ...}}`` in a bounded number of requests."""
+        ...
+
+
 class CommandFactory(Protocol):
     """``Exporter.command_factory``: returns the ``click.Command`` of one exporter; cheap, imports nothing heavy."""
 
@@ -264,6 +277,7 @@ __all__ = [
     "DiscoverySource",
     "Observer",
     "Planner",
+    "RuntimeReader",
     "RuntimeStatusObserver",
     "StateBackend",
     "StateBackendFactory",
