@@ -47,7 +47,9 @@ def datahub_command(
         return Result(COMMAND, errors=tuple(problems))
     loaded = load_and_compile(project_dir, env)
     export = build_export(loaded.project, loaded.compiled, identity)
-    warnings = loaded.warnings + export.warnings
+    # --quiet hides warning text, never errors; the JSON envelope is a machine answer and keeps its warnings.
+    quiet_text = quiet and not _json_mode()
+    warnings = () if quiet_text else loaded.warnings + export.warnings
     if export.errors:
         return failure_result(COMMAND, export.errors, warnings)
     data = {
@@ -60,11 +62,7 @@ def datahub_command(
     result = document_result(
         COMMAND, data=data, text=export.text, warnings=warnings, output_file=output_file, code=DATAHUB_INVALID
     )
-    if quiet and not _json_mode():
-        # Text mode only: the JSON envelope is a machine answer, and warnings belong in it whatever --quiet says.
-        # Errors are still reported (failure results above are never quieted).
-        return Result(COMMAND, data=result.data, raw=True)
-    return result
+    return Result(COMMAND, data=result.data, raw=True) if quiet_text else result
 
 
 def _json_mode() -> bool:
