@@ -50,6 +50,13 @@ AFTER_VALIDATE: tuple[tuple[str, ...], ...] = (
     ("docs", "datahub", "--catalog-id", "c", "--fabric", "PROD"),
     ("docs", "generate", "--output", "{out}/site"),
     ("export", "strimzi", "--namespace", "n", "--cluster-name", "c"),
+    ("list", "models", "--sort-by", "upstream"),
+    ("list", "sources"),
+    ("list", "tests"),
+    ("list", "exposures"),
+    ("show", "model", "m"),
+    ("show", "source", "s"),
+    ("build", "--output-dir", "{out}/build"),
 )
 
 

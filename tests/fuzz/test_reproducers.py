@@ -202,3 +202,16 @@ def test_a_recovery_evidence_file_with_a_duplicate_key_is_refused(tmp_path: Path
         odd.write_text(text.replace("{\n", f'{{\n  "x": {constant},\n', 1))
         with pytest.raises(StreamtError):
             evidence.read(odd)
+
+
+def test_a_yaml_infinity_passed_through_as_data_is_still_json(tmp_path: Path) -> None:
+    # Found by the fuzz suite: `envs show` echoed `.inf` as `Infinity`, which no JSON parser accepts.
+    root = write_project(
+        tmp_path / "p",
+        {
+            "stream_project.yml": "project: {name: r}\n",
+            "environments/dev.yml": "runtime: {kafka: {bootstrap_servers: .inf, sasl_password: .nan}}\n",
+        },
+    )
+    envelope = check_contract(run_in_process(["envs", "show", "dev", "-p", str(root)]))
+    assert envelope["data"]["config"]["runtime"]["kafka"]["bootstrap_servers"] == "inf"

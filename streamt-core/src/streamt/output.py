@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from typing import Any, TextIO
@@ -39,8 +40,25 @@ def color_enabled(stream: TextIO) -> bool:
 
 
 def to_json_text(document: Any) -> str:
-    text = json.dumps(document, indent=2, ensure_ascii=False, default=_json_default)
+    try:
+        text = json.dumps(document, indent=2, ensure_ascii=False, default=_json_default, allow_nan=False)
+    except ValueError:
+        # A YAML `.inf`/`.nan` passed through as data: JSON has no such numbers (Python would write the
+        # invalid `Infinity`), so they are shown as the strings "inf", "-inf" and "nan".
+        text = json.dumps(_finite(document), indent=2, ensure_ascii=False, default=_json_default, allow_nan=False)
     return valid_utf8(text, escape="\\\\") + "\n"
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if hasattr(value, "to_json"):
+        return _finite(value.to_json())
+    return value
 
 
 def _json_default(value: Any) -> Any:
