@@ -10,16 +10,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from streamt.artifacts import canonical_json, sha256_checksum
 from streamt.compile import (
     CHECKSUMS,
     checksum_file,
     load_and_compile,
     manifest,
+    manifest_checksum,
     output_paths,
     render,
     write_compiled,
 )
-from streamt.compile.layout import layered_json, layered_parts
+from streamt.compile.layout import canonical_parts, layered_json, layered_parts
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
@@ -42,6 +44,7 @@ def test_streamed_output_is_byte_identical_to_the_rendered_tree(tmp_path: Path, 
     assert tree(tmp_path / "out") == expected
     assert written == sorted(expected) == output_paths(compiled, checksums)
     assert manifest(compiled) == expected_manifest
+    assert manifest_checksum(expected_manifest) == sha256_checksum(canonical_json(expected_manifest))
     assert len(expected) > 1  # the manifest and at least one artifact
 
 
@@ -52,3 +55,4 @@ def test_streamed_output_is_byte_identical_to_the_rendered_tree(tmp_path: Path, 
 @pytest.mark.parametrize("depth", [0, 1, 2, 3])
 def test_layered_parts_join_to_layered_json(value: object, depth: int) -> None:
     assert "".join(layered_parts(value, depth)) == layered_json(value, depth)
+    assert "".join(canonical_parts(value, depth)).encode() == canonical_json(value)

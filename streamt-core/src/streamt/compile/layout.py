@@ -8,6 +8,7 @@ plans and dry runs need); ``render`` builds the whole tree in memory, while
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -25,8 +26,6 @@ from streamt.artifacts import (
     KIND_TEST_JOB,
     KIND_TOPIC,
     Artifact,
-    canonical_json,
-    sha256_checksum,
 )
 from streamt.compile.engine import CompiledProject
 from streamt.errors import Codes, Diagnostic, StreamtError
@@ -176,8 +175,38 @@ def manifest(compiled: CompiledProject) -> dict[str, Any]:
 
 
 def manifest_checksum(manifest: dict[str, Any]) -> str:
-    """The digest plans bind to: every artifact checksum, path and ownership, canonically."""
-    return sha256_checksum(canonical_json(manifest))
+    """The digest plans bind to: every artifact checksum, path and ownership, canonically.
+
+    ``sha256_checksum(canonical_json(manifest))``, hashed in pieces: at 5,000 models the
+    canonical text is ~15 MB, held twice (str and bytes) if built whole.
+    """
+    digest = hashlib.sha256()
+    for part in canonical_parts(manifest, MANIFEST_DEPTH):
+        digest.update(part.encode("utf-8"))
+    return "sha256:" + digest.hexdigest()
+
+
+# ``canonical_json``'s encoder (sorted keys, no spaces), reused; its text is what the pieces join to.
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+
+
+def canonical_parts(value: Any, depth: int) -> Iterator[str]:
+    if depth <= 0 or not isinstance(value, (dict, list)):
+        yield _CANONICAL(value)
+        return
+    if isinstance(value, dict):
+        yield "{"
+        for position, (key, item) in enumerate(sorted(value.items())):
+            yield ("," if position else "") + _CANONICAL(key) + ":"
+            yield from canonical_parts(item, depth - 1)
+        yield "}"
+        return
+    yield "["
+    for position, item in enumerate(value):
+        if position:
+            yield ","
+        yield from canonical_parts(item, depth - 1)
+    yield "]"
 
 
 def _entry(artifact: Artifact, paths: list[str]) -> dict[str, Any]:
