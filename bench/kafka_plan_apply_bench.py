@@ -8,9 +8,14 @@ project of N managed topic models (each declaring ``retention.ms``), then
 * ``plan (existing)`` — observe N existing topics: the number to beat is < 5 s at 2,000 with a
   constant number of admin requests.
 
+* ``floor``           — the broker's own time for the same N topics: one kafka-python
+  ``create_topics`` call with all of them (fresh names), then until metadata shows every one
+  (what apply also waits for), measured right after, so ``apply / floor`` compares like with like
+  under the same load.
+
 Admin requests are counted per phase by wrapping ``RequestCounter.add`` (every batched admin call
-goes through it). Topics are deleted afterwards. Usage: ``./dev bench kafka_plan_apply_bench [sizes...]``;
-needs the devstack (``./dev stack up --only kafka``).
+goes through it). Every topic (unique prefix per run) is deleted afterwards. Usage:
+``./dev bench kafka_plan_apply_bench [sizes...]``; needs the devstack (``./dev stack up --only kafka``).
 """
 
 from __future__ import annotations
@@ -95,7 +100,27 @@ def run(size: int, bootstrap: str) -> list[dict]:
         assert plan.counts["noop"] == size, plan.counts
         rows.append(row)
     _cleanup(bootstrap, prefix)
+    rows.append(floor(bootstrap, f"{prefix}-floor", size))
     return [dict(r, topics=size) for r in rows]
+
+
+def floor(bootstrap: str, prefix: str, size: int) -> dict:
+    """One ``create_topics`` call for all ``size`` topics, then the metadata wait; topics deleted after."""
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewTopic
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=600_000)
+    topics = [NewTopic(f"{prefix}.t{i:05d}", 1, 1, topic_configs={"retention.ms": "3600000"}) for i in range(size)]
+    try:
+        started = time.perf_counter()
+        admin.create_topics(topics, timeout_ms=600_000, raise_errors=False)
+        created = time.perf_counter() - started
+        admin.wait_for_topics([t.name for t in topics], timeout_ms=600_000)
+        visible = time.perf_counter() - started
+    finally:
+        admin.close()
+        _cleanup(bootstrap, prefix)
+    return {"phase": "floor", "seconds": round(visible, 2), "requests": {"create_topics (1 call)": round(created, 2)}}
 
 
 def _cleanup(bootstrap: str, prefix: str) -> None:
@@ -113,8 +138,11 @@ def main() -> None:
     bootstrap = json.loads((ROOT / ".stack" / "endpoints.json").read_text())["kafka_bootstrap"]
     print(f"{'topics':>6}  {'phase':<16} {'seconds':>7}  requests")
     for size in sizes:
-        for row in run(size, bootstrap):
+        rows = run(size, bootstrap)
+        for row in rows:
             print(f"{row['topics']:>6}  {row['phase']:<16} {row['seconds']:>7}  {row['requests']}")
+        seconds = {row["phase"]: row["seconds"] for row in rows}
+        print(f"{size:>6}  apply / floor    {seconds['apply'] / max(seconds['floor'], 0.01):>7.2f}")
 
 
 if __name__ == "__main__":
