@@ -123,6 +123,8 @@ class Plugins:
         self.infos.pop(name, None)
         for code in self.codes_by_plugin.pop(name, []):
             Codes.unregister(code)
+        # A plugin that is gone no longer has problems to report on every command.
+        self.diagnostics = [d for d in self.diagnostics if (d.details or {}).get("plugin") != name]
 
     @contextlib.contextmanager
     def temporarily(self, plugin: object, name: str) -> Iterator[None]:
