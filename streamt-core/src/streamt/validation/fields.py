@@ -21,7 +21,12 @@ SCHEMA_FORMATS = ("avro", "json", "protobuf")
 # Deeper JSON than this is no schema anyone writes; the bound keeps every later walk shallow.
 MAX_DEFINITION_DEPTH = 64
 # The declared column types the Flink DDL generator accepts (dsl.md §8: a Flink SQL type string).
-_SIMPLE_TYPE = re.compile(r"^[A-Za-z][A-Za-z0-9_ ]*(\([0-9, ]+\))?( WITH (LOCAL )?TIME ZONE)?(\([0-9]+\))?$")
+# Words and parenthesized parameters in any order: VARCHAR(8) NOT NULL, TIMESTAMP(3) WITH LOCAL TIME ZONE,
+# INTERVAL YEAR(2) TO MONTH, RAW('class', 'snapshot'). Each alternative starts with its own character, so
+# matching stays linear.
+_SIMPLE_TYPE = re.compile(
+    r"^[A-Za-z][A-Za-z0-9_]*(?: ?\((?:[0-9, ]+|'[^']*'(?:, ?'[^']*')*)\)| [A-Za-z][A-Za-z0-9_]*)*$"
+)
 _COMPLEX_TYPE = re.compile(r"^(ARRAY|MAP|ROW|MULTISET)\s*<.*>$", re.IGNORECASE | re.DOTALL)
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TEMPLATE_LEFTOVER = re.compile(r"\{\{|\{%|\{#")
