@@ -6,7 +6,9 @@ import json
 import uuid
 
 import pytest
+from streamt.artifacts import Artifact
 from streamt.errors import StreamtError
+from streamt_kafka import observers
 from streamt_kafka.registry_live import RegistryClient, observe_subject
 
 pytestmark = pytest.mark.schema_registry
@@ -56,3 +58,22 @@ def test_an_unreachable_registry_is_a_connection_error() -> None:
     with pytest.raises(StreamtError) as caught:
         client.latest("anything-value")
     assert caught.value.diagnostics[0].code.code == "E406_CONNECTION_REFUSED"
+
+
+def test_observing_many_subjects_keeps_their_order_over_pooled_connections(schema_registry_url: str) -> None:
+    client = RegistryClient(schema_registry_url)
+    prefix = f"streamt-test-{uuid.uuid4().hex[:8]}"
+    names = [f"{prefix}-{i:02d}-value" for i in range(20)]
+    for name in names[::2]:
+        client.register(name, V1, "avro")
+    registry = type("Registry", (), {"url": schema_registry_url, "username": None, "password": None})
+    runtime = type("Runtime", (), {"schema_registry": registry})()
+    try:
+        items = [Artifact("schema", n, n, {"subject": n, "schema": V1, "format": "avro"}) for n in reversed(names)]
+        observed = observers.SchemaObserver(runtime).observe(items)
+        assert list(observed) == list(reversed(names))  # the artifacts' order, whatever finished first
+        assert [observed[n].status for n in names] == ["present", "absent"] * 10
+        assert all(observed[n].spec["identical"] for n in names[::2])  # type: ignore[index]
+    finally:
+        for name in names[::2]:
+            client.delete_subject(name)

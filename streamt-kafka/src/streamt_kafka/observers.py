@@ -3,18 +3,17 @@
 The topic observer reads any number of topics in a constant number of admin
 requests (``observe_topics``). The Schema Registry REST API has no batch
 read, so subjects cost one request each (two when the schema changed: the
-compatibility check); a project declares few subjects, and external subjects
-are never read.
+compatibility check), run a bounded number at a time over pooled connections;
+external subjects are never read.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import attrs
-from streamt.artifacts import KIND_SCHEMA, KIND_TOPIC, Artifact
-from streamt.errors import Codes, StreamtError
-from streamt.plan.model import ABSENT, PRESENT, Observation
+from streamt.sdk import ABSENT, KIND_SCHEMA, KIND_TOPIC, PRESENT, Artifact, Codes, Observation, StreamtError
 
 from streamt_kafka.topics_live import DesiredTopic, RequestCounter
 
@@ -84,6 +83,19 @@ def _classified(doing: str, read: Any, *args: Any) -> Any:
         raise classify(exc, doing) from None
 
 
+def _observe_one(client: Any, artifact: Artifact) -> Observation:
+    from streamt_kafka.registry_live import observe_subject
+
+    spec = artifact.spec
+    if "schema" in spec:
+        return observe_subject(client, artifact.identity, spec["schema"], spec["format"], spec.get("compatibility"))
+    # An external subject (status --include-external): existence and version only.
+    latest = client.latest(artifact.identity)
+    if latest is None:
+        return Observation(ABSENT)
+    return Observation(PRESENT, {"version": latest.get("version"), "id": latest.get("id")})
+
+
 def registry_client(runtime: Any) -> Any:
     from streamt_kafka.registry_live import RegistryClient
 
@@ -115,22 +127,14 @@ class SchemaObserver:
         return schema_review(registry_client(self.runtime), artifact)
 
     def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
-        from streamt_kafka.registry_live import observe_subject
+        """One round of reads per subject (the registry has no batch read), ``POOL_SIZE`` subjects at a time
+        over the client's pooled connections. Results keep the artifacts' order; the first failure (in that
+        order) is raised, as a sequential walk would."""
+        from streamt_kafka.registry_live import POOL_SIZE
 
         client = registry_client(self.runtime)
-        observed: dict[str, Observation] = {}
-        for artifact in artifacts:
-            spec = artifact.spec
-            if "schema" in spec:
-                observed[artifact.identity] = observe_subject(
-                    client, artifact.identity, spec["schema"], spec["format"], spec.get("compatibility")
-                )
-            else:
-                # An external subject (status --include-external): existence and version only.
-                latest = client.latest(artifact.identity)
-                observed[artifact.identity] = (
-                    Observation(PRESENT, {"version": latest.get("version"), "id": latest.get("id")})
-                    if latest is not None
-                    else Observation(ABSENT)
-                )
-        return observed
+        if len(artifacts) <= 1:
+            return {a.identity: _observe_one(client, a) for a in artifacts}
+        with ThreadPoolExecutor(max_workers=POOL_SIZE, thread_name_prefix="streamt-registry") as pool:
+            futures = [(a.identity, pool.submit(_observe_one, client, a)) for a in artifacts]
+            return {identity: future.result() for identity, future in futures}

@@ -12,9 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 import attrs
-from streamt.errors import Codes, StreamtError
-from streamt.plan.model import ABSENT, PRESENT, Observation
-from streamt.sdk import auth_refused
+from streamt.sdk import ABSENT, PRESENT, Codes, Observation, StreamtError, auth_refused
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 TIMEOUT_SECONDS = 15
@@ -23,20 +21,40 @@ _SUBJECT_NOT_FOUND = 40401
 _VERSION_NOT_FOUND = 40402
 
 
+# Connections kept open per client: observing N subjects is N rounds of requests (the registry has
+# no batch read), run at most this many at a time over reused keep-alive connections.
+POOL_SIZE = 8
+
+
+def _pooled_session() -> Any:
+    import requests
+
+    session = requests.Session()
+    adapter = requests.adapters.HTTPAdapter(pool_connections=1, pool_maxsize=POOL_SIZE)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
 @attrs.frozen
 class RegistryClient:
-    """A thin client bound to one registry base URL and optional basic auth."""
+    """A thin client bound to one registry base URL and optional basic auth.
+
+    Requests share one pooled session (keep-alive, at most ``POOL_SIZE`` connections), so the
+    client may be used from up to ``POOL_SIZE`` threads at once without a handshake per request.
+    """
 
     url: str
     username: str | None = None
     password: str | None = attrs.field(default=None, repr=False)
+    _session: Any = attrs.field(factory=_pooled_session, init=False, eq=False, repr=False)
 
     def _request(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
         import requests
 
         auth = (self.username, self.password or "") if self.username else None
         try:
-            response = requests.request(
+            response = self._session.request(
                 method,
                 self.url.rstrip("/") + path,
                 data=None if body is None else json.dumps(body),

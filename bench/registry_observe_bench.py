@@ -1,0 +1,121 @@
+"""Benchmark: observing N Schema Registry subjects (online plan's schema reads) against the devstack registry.
+
+The registry API has one read per subject (no batch read), so what can be cut is the connection
+cost and the waiting: ``SchemaObserver.observe`` runs ``POOL_SIZE`` subjects at a time over one
+pooled keep-alive session. In the same run, for comparison, the same subjects are read the way the
+observer did before: one after another, a new connection per request (``requests.request``).
+
+Per size: N subjects are registered under a unique prefix, observed with an identical schema (the
+common plan: no compatibility check needed) and with a compatible change (one compatibility check
+per subject), then every subject is deleted (soft, then permanent). Usage:
+``./dev bench registry_observe_bench [--rounds N] [sizes...]`` (default 1000, 3 rounds); needs the devstack registry
+(``./dev stack up --only schema_registry``).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import requests
+import streamt_kafka.observers as observers
+from streamt.artifacts import Artifact
+from streamt_kafka.registry_live import POOL_SIZE, RegistryClient, observe_subject
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def schema(version: int) -> str:
+    fields = [{"name": "id", "type": "string"}]
+    if version > 1:
+        fields.append({"name": "note", "type": ["null", "string"], "default": None})
+    return json.dumps({"type": "record", "name": "Bench", "fields": fields})
+
+
+def artifacts(names: list[str], version: int) -> list[Artifact]:
+    return [Artifact("schema", n, n, {"subject": n, "schema": schema(version), "format": "avro"}) for n in names]
+
+
+class Counting:
+    """Counts requests sent through a session (or the ``requests`` module) it wraps."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.count = inner, 0
+
+    def request(self, *args: Any, **kwargs: Any) -> Any:
+        self.count += 1
+        return self.inner.request(*args, **kwargs)
+
+
+def pooled(url: str, items: list[Artifact]) -> tuple[float, int]:
+    """The observer as it runs in ``plan``: bounded concurrency over one pooled session."""
+    client = RegistryClient(url)
+    counting = Counting(object.__getattribute__(client, "_session"))
+    object.__setattr__(client, "_session", counting)
+    original = observers.registry_client
+    observers.registry_client = lambda runtime: client  # the observer's own client, counted
+    try:
+        started = time.perf_counter()
+        observed = observers.SchemaObserver(runtime=None).observe(items)
+        elapsed = time.perf_counter() - started
+    finally:
+        observers.registry_client = original
+    assert all(o.status == "present" for o in observed.values())
+    return elapsed, counting.count
+
+
+def sequential(url: str, items: list[Artifact]) -> tuple[float, int]:
+    """The previous shape: one subject after another, a new connection per request."""
+    client = RegistryClient(url)
+    counting = Counting(requests)  # requests.request opens a fresh session (and connection) per call
+    object.__setattr__(client, "_session", counting)
+    started = time.perf_counter()
+    for item in items:
+        assert observe_subject(client, item.identity, item.spec["schema"], "avro").status == "present"
+    return time.perf_counter() - started, counting.count
+
+
+def run(url: str, size: int, rounds: int) -> None:
+    prefix = f"bench-{uuid.uuid4().hex[:8]}"
+    names = [f"{prefix}-s{i:05d}-value" for i in range(size)]
+    setup = RegistryClient(url)
+    try:
+        with ThreadPoolExecutor(max_workers=POOL_SIZE) as pool:
+            list(pool.map(lambda n: setup.register(n, schema(1), "avro"), names))
+        for label, version in (("identical", 1), ("compatible change", 2)):
+            items = artifacts(names, version)
+            results: dict[str, list[tuple[float, int]]] = {"pooled": [], "sequential": []}
+            for _ in range(rounds):
+                results["pooled"].append(pooled(url, items))
+                results["sequential"].append(sequential(url, items))
+            medians = {k: statistics.median(s for s, _ in v) for k, v in results.items()}
+            requests_sent = {k: v[0][1] for k, v in results.items()}
+            print(
+                f"{size:>6}  {label:<18} pooled x{POOL_SIZE} {medians['pooled']:>6.2f} s"
+                f" ({requests_sent['pooled']} req)"
+                f"  sequential {medians['sequential']:>6.2f} s ({requests_sent['sequential']} req)"
+                f"  ratio {medians['sequential'] / medians['pooled']:.1f}x"
+            )
+    finally:
+        with ThreadPoolExecutor(max_workers=POOL_SIZE) as pool:
+            list(pool.map(setup.delete_subject, names))
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    rounds = int(args[args.index("--rounds") + 1]) if "--rounds" in args else 3
+    sizes = [int(a) for i, a in enumerate(args) if a != "--rounds" and (i == 0 or args[i - 1] != "--rounds")]
+    url = json.loads((ROOT / ".stack" / "endpoints.json").read_text())["schema_registry_url"]
+    print(f"subjects  case  (medians of {rounds}, interleaved)")
+    for size in sizes or [1000]:
+        run(url, size, rounds)
+
+
+if __name__ == "__main__":
+    main()
