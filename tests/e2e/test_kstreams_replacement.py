@@ -120,3 +120,51 @@ def test_predicate_replacement_from_a_format_6_plan(tmp_path, engine, env, runne
     # The reviewed file is spent: its state reference no longer matches.
     assert errors(streamt("apply", "-p", root, "--plan", plan_file, env=env)) == ["E409_PLAN_STALE"]
     assert [c.id for c in runners(engine, name)] == [candidate.id] and state(root)["serial"] == serial + 1
+
+
+def test_predicate_replacement_on_an_imported_source(tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup):
+    import yaml
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewTopic
+
+    root, name = starter(tmp_path, runner_image, env, cleanup)
+    legacy = f"{name}.legacy.payments"
+    admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+    admin.create_topics([NewTopic(legacy, 1, 1)])
+    admin.close()
+    ok(streamt("import", "-p", root, "--include", legacy, "--no-schemas", env=env))
+    imported = yaml.safe_load((root / "sources" / "imported.kafka.yml").read_text())
+    (source,) = imported["sources"]
+    source["columns"] = [{"name": "id", "type": "STRING"}, {"name": "amount", "type": "BIGINT"}]
+    (root / "sources" / "imported.kafka.yml").write_text(yaml.safe_dump(imported, sort_keys=False))
+    relation = '{{ source("' + source["name"] + '") }}'
+    model = {
+        "name": "big_payments",
+        "ownership": {"mode": "managed"},
+        "materialized": "topic",
+        "executor": "kafka_streams",
+        "sql": f"SELECT id, amount FROM {relation} WHERE amount > 10",
+        "advanced": {"topic": {"name": f"{name}.payments.big.v1"}},
+    }
+    models = root / "models" / "orders.yml"
+    models.write_text(yaml.safe_dump({"models": [model]}))
+    (root / "exposures" / "fraud_app.yml").unlink()
+    ok(streamt("apply", "-p", root, env=env))
+    produce(kafka_bootstrap, legacy, [b'{"id": "p-1", "amount": 50}', b'{"id": "p-2", "amount": 20}'])
+    output = f"{name}.payments.big.v1"
+    app_id = f"streamt-{name}-default-big_payments"
+    assert [v["id"] for _, v in consume(kafka_bootstrap, output, 2)] == ["p-1", "p-2"]
+    assert wait_committed(kafka_bootstrap, app_id, legacy, 2) == {0: 2}
+
+    model["sql"] = model["sql"].replace("amount > 10", "amount > 40")
+    models.write_text(yaml.safe_dump({"models": [model]}))
+    plan_file = tmp_path / "imported-filter.json"
+    assert ok(streamt("plan", "-p", root, "--out", plan_file, env=env))["kafka_streams_replacement"]["saved"]
+    serial = state(root)["serial"]
+    ok(streamt("apply", "-p", root, "--plan", plan_file, env=env))
+    produce(kafka_bootstrap, legacy, [b'{"id": "p-3", "amount": 30}', b'{"id": "p-4", "amount": 60}'])
+    assert [v["id"] for _, v in consume(kafka_bootstrap, output, 3)] == ["p-1", "p-2", "p-4"]
+    assert wait_committed(kafka_bootstrap, app_id, legacy, 4) == {0: 4}
+    assert state(root)["serial"] == serial + 1 and len(runners(engine, name)) == 1
+    final = ok(streamt("plan", "-p", root, env=env))
+    assert final["counts"]["noop"] == len(final["actions"])  # the imported topic stays a declaration-only no-op

@@ -56,7 +56,11 @@ def interrupted_apply(root: Path, plan_file: Path, fault: dict[str, str]) -> str
     )
     if KILL in fault:
         assert completed.returncode == -9
-        return str(json.loads((root / ".streamt" / "state" / "default.control.json").read_text())["operation_id"])
+        folder = root / ".streamt" / "state"
+        control = folder / "default.control.json"
+        # Killed after the control clear: the operation is known from the history entry its commit wrote.
+        journal = control if control.exists() else sorted((folder / "default.history").glob("0*.json"))[-1]
+        return str(json.loads(journal.read_text())["operation_id"])
     envelope = json.loads(completed.stdout)
     assert envelope["status"] == "error", completed.stdout
     data = envelope["data"]

@@ -132,11 +132,11 @@ def require_sole_replacement(reviewed: ReviewedPlan, plan: Plan) -> Action:
 
 def require_receipts(backend: Any) -> None:
     """A replacement ends in a completion receipt: a backend without receipts cannot run one (before any step)."""
-    if not (hasattr(backend, "write_receipt") and hasattr(backend, "read_receipt")):
+    if not (hasattr(backend, "write_receipt") and hasattr(backend, "has_receipt")):
         raise StreamtError(
             Codes.E904_NOT_IMPLEMENTED,
             f"The {getattr(backend, 'name', 'configured')} deployment-state backend does not keep replacement "
-            "receipts in this release; reviewed runner replacements need the local backend.",
+            "receipts; reviewed runner replacements need the local or the PostgreSQL v2 backend.",
             "See docs/runner-replacement.md for the supported boundary.",
         )
 

@@ -307,19 +307,19 @@ class LocalStateBackend:
                     "A different receipt with this operation id is already recorded.", operation_id
                 ) from None
 
-    def read_receipt(self, operation_id: str) -> dict[str, Any] | None:
-        """The exact receipt of one operation (read-only), ``None`` when none was written."""
-        document = _read_json(self.history_dir / f"receipt-{uuid.UUID(operation_id)}.json", "completion receipt")
-        if document is not None and not isinstance(document, dict):
-            raise _history_invalid()
-        return document
-
-    def read_history(self, serial: int) -> dict[str, Any] | None:
-        """The history entry of one committed serial (read-only), ``None`` when absent."""
-        document = _read_json(self.history_dir / f"{serial:010d}.json", "state history")
-        if document is not None and not isinstance(document, dict):
-            raise _history_invalid()
-        return document
+    def has_receipt(self, operation_id: str, document: dict[str, Any]) -> bool:
+        """Exactly this receipt is recorded for ``operation_id`` (read-only)."""
+        path = self.history_dir / f"receipt-{uuid.UUID(operation_id)}.json"
+        try:
+            return path.read_bytes() == canonical_json(document) + b"\n"
+        except FileNotFoundError:
+            return False
+        except OSError:
+            raise StreamtError(
+                Codes.E420_STATE_BACKEND_UNAVAILABLE,
+                "The local completion receipt could not be read.",
+                "Check the permissions of .streamt/state/.",
+            ) from None
 
     def _write_control(self, control: OperationControl) -> None:
         atomic_write(self.control_path, canonical_json(control.to_document()) + b"\n", mode=0o600)
