@@ -93,13 +93,6 @@ def last_boundary(control: Any) -> str:
     return INTENT
 
 
-def journal_value(control: Any, key: str) -> Any:
-    for entry in reversed(control.progress):
-        if entry.evidence and key in entry.evidence:
-            return entry.evidence[key]
-    return None
-
-
 @attrs.frozen
 class Live:
     """The old container and the candidate as the engine shows them now (``None``: absent)."""
