@@ -13,8 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 import attrs
-from streamt.errors import Codes, StreamtError
-from streamt.sdk import MaybeSent, auth_refused, never_sent
+from streamt.sdk import Codes, MaybeSent, StreamtError, auth_refused, never_sent
 
 TIMEOUT_SECONDS = (10, 60)  # connect, read: a connector write waits for the worker group
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.artifacts import KIND_CONNECTOR, KIND_TOPIC, Artifact
-from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.sdk import KIND_CONNECTOR, KIND_TOPIC, Artifact, Codes, Diagnostic, StreamtError
 
 from streamt_connect.connector import CONNECTOR_CLASSES, config_value, connector_class, connector_config
 from streamt_connect.implementations import ConfigProblem, implementation, map_config

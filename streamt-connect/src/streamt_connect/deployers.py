@@ -19,11 +19,20 @@ import time
 from typing import Any
 
 import attrs
-from streamt.apply.outcome import DONE, FAILED, UNKNOWN, Outcome
-from streamt.artifacts import KIND_CONNECTOR, Artifact
-from streamt.errors import StreamtError
-from streamt.plan.model import ABSENT, CREATE, UPDATE, Action
-from streamt.sdk import write_outcome
+from streamt.sdk import (
+    ABSENT,
+    CREATE,
+    DONE,
+    FAILED,
+    KIND_CONNECTOR,
+    UNKNOWN,
+    UPDATE,
+    Action,
+    Artifact,
+    Outcome,
+    StreamtError,
+    write_outcome,
+)
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
 from streamt_connect.live import client_for, config_fingerprint, live_view, resolved_config

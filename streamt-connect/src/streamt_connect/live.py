@@ -17,9 +17,22 @@ import os
 from typing import Any
 
 import attrs
-from streamt.artifacts import KIND_CONNECTOR, Artifact, canonical_json, sha256_checksum
-from streamt.errors import Codes, StreamtError
-from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, Action, Observation
+from streamt.sdk import (
+    ABSENT,
+    CREATE,
+    KIND_CONNECTOR,
+    NOOP,
+    PRESENT,
+    UPDATE,
+    Action,
+    Artifact,
+    Codes,
+    Observation,
+    StreamtError,
+    canonical_json,
+    has_placeholder,
+    sha256_checksum,
+)
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
 
@@ -38,19 +51,13 @@ def config_fingerprint(config: dict[str, Any]) -> str:
     return sha256_checksum(canonical_json(body))
 
 
-def has_placeholder(value: str) -> bool:
-    from streamt.project.interpolation import _PLACEHOLDER
-
-    return any(m.group(1) for m in _PLACEHOLDER.finditer(value))
-
-
 def is_secret(key: str, value: str) -> bool:
     return has_placeholder(value) or any(word in key.lower() for word in SECRET_WORDS)
 
 
 def resolved_config(artifact: Artifact) -> dict[str, str]:
     """The config to send: placeholders resolved from the process environment, in memory only (else E502)."""
-    from streamt.project.interpolation import missing_error, substitute
+    from streamt.sdk import missing_error, substitute
 
     missing: set[str] = set()
     config = {key: substitute(str(value), os.environ, missing) for key, value in artifact.spec["config"].items()}

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt import hookimpl
-from streamt.capabilities import Materialization
+from streamt.sdk import Materialization, hookimpl
 
 
 @hookimpl
@@ -41,7 +40,7 @@ def streamt_validate(project: Any, env: str) -> list[Any]:
 
 @hookimpl
 def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
-    from streamt.project.model import Model
+    from streamt.sdk import Model
 
     if not isinstance(declaration, Model) or declaration.materialized != "sink":
         return []

@@ -23,11 +23,27 @@ import time
 from typing import Any
 
 import attrs
-from streamt.apply.outcome import FAILED, OK, UNKNOWN, Outcome
-from streamt.artifacts import KIND_CONNECTOR, KIND_CONNECTOR_REMOVAL, Artifact, canonical_json, sha256_checksum
-from streamt.errors import StreamtError
-from streamt.plan.model import ABSENT, DELETE, NOOP, PRESENT, Action, Observation, SafetyBlocker
-from streamt.recovery.targets import CANDIDATE, PRIOR
+from streamt.sdk import (
+    ABSENT,
+    CANDIDATE,
+    DELETE,
+    FAILED,
+    KIND_CONNECTOR,
+    KIND_CONNECTOR_REMOVAL,
+    NOOP,
+    OK,
+    PRESENT,
+    PRIOR,
+    UNKNOWN,
+    Action,
+    Artifact,
+    Observation,
+    Outcome,
+    SafetyBlocker,
+    StreamtError,
+    canonical_json,
+    sha256_checksum,
+)
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
 from streamt_connect.live import client_for, config_fingerprint

@@ -23,6 +23,7 @@ _reached = 0
 
 
 def boundary() -> None:
+    """Mark a point between two durable writes (crash tests stop or slow the process here)."""
     global _reached
     kill_at, delay = os.environ.get(_KILL), os.environ.get(_DELAY)
     if kill_at is None and delay is None:

@@ -181,7 +181,7 @@ def test_flink_types_map_to_logical_types(streamt_project: Any) -> None:
     assert model["properties"][0]["primaryKey"] is True and model["properties"][0]["primaryKeyPosition"] == 1
 
 
-@pytest.mark.parametrize("bad_type", ["RAW('x')", "INTERVAL DAY", "VARCHAR(0)", "GEOMETRY"])
+@pytest.mark.parametrize("bad_type", ["RAW(1)", "INTERVAL DAY", "VARCHAR(0)", "GEOMETRY"])
 def test_malformed_or_unsupported_types_are_e505_and_nothing_is_written(
     streamt_project: Any, tmp_path: Path, bad_type: str
 ) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.artifacts import KIND_TEST_JOB, KIND_TOPIC, Artifact
+from streamt.sdk import KIND_TEST_JOB, KIND_TOPIC, Artifact
 
 from streamt_flink import ddl, options
 from streamt_flink.continuous_windows import PROC, WINDOW_VIEW, foreign_key_parts, window_view, windowed_branches

@@ -15,8 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
-from streamt.errors import StreamtError
-from streamt.testrun import (
+from streamt.sdk import (
     DEPLOYED,
     ERROR,
     FAILED,
@@ -26,6 +25,7 @@ from streamt.testrun import (
     SKIPPED,
     AssertionResult,
     RunnerReport,
+    StreamtError,
     TestCase,
     assertion_columns,
 )

@@ -21,7 +21,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 import attrs
-from streamt.errors import Codes, ErrorCode, StreamtError
+from streamt.sdk import Codes, ErrorCode, StreamtError
 
 API = "/v2"
 CONNECT_TIMEOUT_SECONDS = 5.0

@@ -12,8 +12,7 @@ import re
 from typing import Any
 
 import attrs
-from streamt.artifacts import KIND_FLINK_JOB, KIND_TOPIC, Artifact
-from streamt.errors import Codes, StreamtError
+from streamt.sdk import KIND_FLINK_JOB, KIND_TOPIC, Artifact, Codes, StreamtError
 
 from streamt_flink import ddl, options
 from streamt_flink.jobquery import job_tables, render_query

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 import attrs
-from streamt.artifacts import Artifact
+from streamt.sdk import Artifact
 
 from streamt_flink.planning import KINDS, FlinkJobObserver, rest_client
 from streamt_flink.rest import FlinkRestClient

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt import hookimpl
-from streamt.capabilities import Materialization
+from streamt.sdk import Materialization, hookimpl
 
 from streamt_flink.placement import runs_on_flink
 
@@ -37,7 +36,7 @@ def streamt_validate(project: Any, env: str) -> list[Any]:
 
 @hookimpl
 def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
-    from streamt.project.model import Model, Test
+    from streamt.sdk import Model, Test
 
     if isinstance(declaration, Test) and declaration.type == "continuous":
         from streamt_flink.continuous import compile_test

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.errors import Codes, StreamtError
+from streamt.sdk import Codes, StreamtError
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 READ_TIMEOUT_SECONDS = 15.0

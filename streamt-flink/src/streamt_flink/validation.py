@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.errors import Codes, Diagnostic, StreamtError
-from streamt.project.model import Notice
+from streamt.sdk import Codes, Diagnostic, Notice, StreamtError
 
 from streamt_flink.job import UPGRADE_MODES
 from streamt_flink.placement import runs_on_flink

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 import attrs
-from streamt.errors import Codes, StreamtError
+from streamt.sdk import Codes, StreamtError
 
 from streamt_flink.continuous import FAILURES_TOPIC
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.errors import Codes, StreamtError
-from streamt.sdk import MaybeSent, auth_refused, never_sent
+from streamt.sdk import Codes, MaybeSent, StreamtError, auth_refused, never_sent
 
 TIMEOUT_SECONDS = (5, 30)  # connect, read
 API = "/gateway/v2"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.artifacts import KIND_GATEWAY_RULE, KIND_TOPIC, Artifact
-from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.sdk import KIND_GATEWAY_RULE, KIND_TOPIC, Artifact, Codes, Diagnostic, StreamtError
 
 from streamt_gateway.rule import gateway_rule, unsupported_operators, where_clause
 

@@ -22,11 +22,19 @@ from typing import Any
 from urllib.parse import quote
 
 import attrs
-from streamt.apply.outcome import FAILED, OK, UNKNOWN, Outcome
-from streamt.artifacts import KIND_GATEWAY_RULE, Artifact
-from streamt.errors import StreamtError
-from streamt.plan.model import CREATE, UPDATE, Action
-from streamt.sdk import write_outcome
+from streamt.sdk import (
+    CREATE,
+    FAILED,
+    KIND_GATEWAY_RULE,
+    OK,
+    UNKNOWN,
+    UPDATE,
+    Action,
+    Artifact,
+    Outcome,
+    StreamtError,
+    write_outcome,
+)
 
 from streamt_gateway.client import GatewayClient, MaybeSent
 from streamt_gateway.live import client_for, desired_interceptors, owned_names, unsupported_masks

@@ -32,9 +32,22 @@ import re
 from typing import Any
 
 import attrs
-from streamt.artifacts import KIND_GATEWAY_RULE, Artifact, canonical_json, sha256_checksum
-from streamt.errors import Codes, StreamtError
-from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, Action, Observation, SafetyBlocker
+from streamt.sdk import (
+    ABSENT,
+    CREATE,
+    KIND_GATEWAY_RULE,
+    NOOP,
+    PRESENT,
+    UPDATE,
+    Action,
+    Artifact,
+    Codes,
+    Observation,
+    SafetyBlocker,
+    StreamtError,
+    canonical_json,
+    sha256_checksum,
+)
 
 from streamt_gateway.client import PASSTHROUGH, GatewayClient
 

@@ -20,11 +20,27 @@ import time
 from typing import Any
 
 import attrs
-from streamt.apply.outcome import FAILED, OK, UNKNOWN, Outcome
-from streamt.artifacts import KIND_GATEWAY_RULE, KIND_GATEWAY_RULE_REMOVAL, Artifact, canonical_json, sha256_checksum
-from streamt.errors import StreamtError
-from streamt.plan.model import ABSENT, DELETE, NOOP, PRESENT, Action, Observation, SafetyBlocker
-from streamt.recovery.targets import CANDIDATE, PRIOR
+from streamt.sdk import (
+    ABSENT,
+    CANDIDATE,
+    DELETE,
+    FAILED,
+    KIND_GATEWAY_RULE,
+    KIND_GATEWAY_RULE_REMOVAL,
+    NOOP,
+    OK,
+    PRESENT,
+    PRIOR,
+    UNKNOWN,
+    Action,
+    Artifact,
+    Observation,
+    Outcome,
+    SafetyBlocker,
+    StreamtError,
+    canonical_json,
+    sha256_checksum,
+)
 
 from streamt_gateway.client import GatewayClient, MaybeSent
 from streamt_gateway.deployers import interceptor_path

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from streamt.errors import Codes, StreamtError
+from streamt.sdk import Codes, StreamtError
 
 # streamt's runtime.kafka keys -> kafka-python client keys.
 _CLIENT_KEYS = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.artifacts import Artifact, sha256_checksum
+from streamt.sdk import Artifact, sha256_checksum
 
 
 def topic_review(admin: Any, name: str) -> dict[str, Any]:

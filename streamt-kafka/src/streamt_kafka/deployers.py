@@ -13,10 +13,19 @@ import contextlib
 from typing import Any
 
 import attrs
-from streamt.apply.outcome import FAILED, OK, UNKNOWN, Outcome
-from streamt.artifacts import KIND_SCHEMA, KIND_TOPIC, Artifact
-from streamt.errors import StreamtError
-from streamt.plan.model import CREATE, UPDATE, Action
+from streamt.sdk import (
+    CREATE,
+    FAILED,
+    KIND_SCHEMA,
+    KIND_TOPIC,
+    OK,
+    UNKNOWN,
+    UPDATE,
+    Action,
+    Artifact,
+    Outcome,
+    StreamtError,
+)
 
 from streamt_kafka.observers import desired_topic, kafka_settings, registry_client
 from streamt_kafka.topics_live import UNKNOWN_OUTCOME, RequestCounter

@@ -12,18 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.discovery.model import (
+from streamt.sdk import (
     FAILED,
+    KIND_TOPIC,
     NOT_FOUND,
     NOT_REQUESTED,
     RESOLVED,
     SKIPPED_AFTER_OUTAGE,
     Enrichment,
     SchemaLookup,
+    StreamtError,
     TopicMetadata,
 )
-from streamt.errors import StreamtError
-from streamt.sdk import KIND_TOPIC
 
 from streamt_kafka.schema_columns import columns_of
 

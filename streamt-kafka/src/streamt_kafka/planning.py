@@ -10,8 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.artifacts import KIND_SCHEMA, KIND_TOPIC, Artifact
-from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, Action, Observation, SafetyBlocker
+from streamt.sdk import (
+    ABSENT,
+    CREATE,
+    KIND_SCHEMA,
+    KIND_TOPIC,
+    NOOP,
+    PRESENT,
+    UPDATE,
+    Action,
+    Artifact,
+    Observation,
+    SafetyBlocker,
+)
 
 from streamt_kafka.topics import describe
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt import hookimpl
-from streamt.capabilities import Materialization
+from streamt.sdk import Materialization, hookimpl
 
 
 @hookimpl
@@ -28,7 +27,7 @@ def streamt_materializations() -> list[Any]:
 
 @hookimpl
 def streamt_compile(project: Any, declaration: Any) -> list[Any]:
-    from streamt.project.model import Model, Source
+    from streamt.sdk import Model, Source
 
     from streamt_kafka.schemas import schema_artifact
     from streamt_kafka.topics import model_topic, source_topic

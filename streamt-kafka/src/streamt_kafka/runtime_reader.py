@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.artifacts import KIND_TOPIC, Artifact
-from streamt.errors import StreamtError
+from streamt.sdk import KIND_TOPIC, Artifact, StreamtError
 
 from streamt_kafka.topics_live import RequestCounter
 

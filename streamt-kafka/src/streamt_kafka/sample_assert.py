@@ -12,7 +12,7 @@ from numbers import Number
 from typing import Any
 
 import attrs
-from streamt.testrun import ERROR, FAILED, MAX_EXAMPLES, PASSED, Assertion, AssertionResult, Target
+from streamt.sdk import ERROR, FAILED, MAX_EXAMPLES, PASSED, Assertion, AssertionResult, Target
 
 KEY_TEXT_LIMIT = 64
 

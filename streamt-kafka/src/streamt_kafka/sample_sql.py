@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from streamt.testrun import ERROR, FAILED, MAX_EXAMPLES, PASSED, Assertion, AssertionResult, Target
+from streamt.sdk import ERROR, FAILED, MAX_EXAMPLES, PASSED, Assertion, AssertionResult, Target
 
 from streamt_kafka.sample_assert import Row, example, key_text
 

@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
-from streamt.errors import StreamtError
-from streamt.testrun import ERROR, FAILED, MAX_EXAMPLES, SKIPPED, AssertionResult, RunnerReport, TestCase
+from streamt.sdk import ERROR, FAILED, MAX_EXAMPLES, SKIPPED, AssertionResult, RunnerReport, StreamtError, TestCase
 
 from streamt_kafka.observers import _classified, kafka_settings, registry_client
 from streamt_kafka.sample_assert import ROW_ASSERTIONS, Row, example

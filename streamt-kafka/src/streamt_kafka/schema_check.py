@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from streamt.errors import Codes, Diagnostic
+from streamt.sdk import Codes, Diagnostic
 
 from streamt_kafka.registry_live import RegistryClient
 from streamt_kafka.schema_columns import columns_of

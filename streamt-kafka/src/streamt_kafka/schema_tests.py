@@ -14,9 +14,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
-from streamt.errors import StreamtError
-from streamt.testrun import FAILED, MAX_EXAMPLES, PASSED, AssertionResult, RunnerReport, TestCase
-from streamt.testrun.types import canonical_type
+from streamt.sdk import (
+    FAILED,
+    MAX_EXAMPLES,
+    PASSED,
+    AssertionResult,
+    RunnerReport,
+    StreamtError,
+    TestCase,
+    canonical_type,
+)
 
 from streamt_kafka.schema_columns import columns_of
 

@@ -13,9 +13,7 @@ import json
 import re
 from typing import Any
 
-from streamt.artifacts import KIND_SCHEMA, KIND_TOPIC, Artifact, canonical_json
-from streamt.errors import Codes, StreamtError
-from streamt.project.model import Column, Source
+from streamt.sdk import KIND_SCHEMA, KIND_TOPIC, Artifact, Codes, Column, Source, StreamtError, canonical_json
 
 from streamt_kafka.topics import PROVIDER
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.artifacts import KIND_TOPIC, Artifact
-from streamt.project.model import Model, Source
+from streamt.sdk import KIND_TOPIC, Artifact, Model, Source
 
 PROVIDER = "streamt-kafka"
 # Materializations whose model writes a Kafka topic of its own (dsl.md section 9.2).

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
-from streamt.plan.model import ABSENT, PRESENT, Observation
+from streamt.sdk import ABSENT, PRESENT, Observation
 
 _UNKNOWN_TOPIC = 3  # Kafka protocol error UNKNOWN_TOPIC_OR_PARTITION
 UNKNOWN_OUTCOME = "UnknownOutcome"

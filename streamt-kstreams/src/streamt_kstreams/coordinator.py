@@ -31,8 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 import attrs
-from streamt.boundary import boundary
-from streamt.sdk import Artifact, Codes, StreamtError
+from streamt.sdk import Artifact, Codes, StreamtError, boundary
 
 from streamt_kstreams import engine, offsets
 from streamt_kstreams.container import create_options, plan_archive

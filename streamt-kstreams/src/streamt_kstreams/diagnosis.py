@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from streamt.sdk import CLEAR, StreamtError
-
 from streamt_kstreams.coordinator import (
     COMMITTED,
     COMPLETED,
@@ -25,7 +24,6 @@ from streamt_kstreams.coordinator import (
     look,
     next_step,
 )
-from streamt_kstreams.operation import receipt_document
 
 PENDING, DONE_STATUS, INCOMPLETE, BLOCKED, NOT_STARTED = "pending", "completed", "incomplete", "blocked", "not_started"
 RUNBOOK = "docs/runner-replacement.md"
@@ -50,6 +48,16 @@ def answer(
         "reason": reason,
         "next_action": next_action,
     }
+
+
+def receipt_agrees(receipt: dict[str, Any] | None, binding: dict[str, Any], operation_id: str, state: Any) -> bool:
+    return (
+        receipt is not None
+        and receipt.get("operation_id") == operation_id
+        and receipt.get("plan_checksum") == binding["plan_checksum"]
+        and receipt.get("state_checksum") == state.checksum
+        and receipt.get("to_checksum") == binding["to_checksum"]
+    )
 
 
 def diagnose(
@@ -93,7 +101,6 @@ def diagnose(
     if not (candidate_ok and is_healthy(live.candidate)):
         why = "the committed candidate is not RUNNING"
         return answer(BLOCKED, control, COMMITTED, True, "none", why, f"see {RUNBOOK}")
-    expected = receipt_document(binding, operation_id, state, str(record.attributes.get("container_id")))
-    if backend.has_receipt(operation_id, expected):
+    if receipt_agrees(backend.read_receipt(operation_id), binding, operation_id, state):
         return answer(DONE_STATUS, control, COMPLETED, True, "none", None, "none")
     return answer(PENDING, control, COMMITTED, True, "write_receipt", None, resume)

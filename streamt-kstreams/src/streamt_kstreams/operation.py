@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.boundary import boundary
-from streamt.sdk import CLEAR, Codes, StreamtError
+from streamt.sdk import CLEAR, Codes, StreamtError, boundary
 
 from streamt_kstreams.coordinator import (
     OLD_REMOVED,

@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from streamt.artifacts import KIND_KAFKA_STREAMS_JOB, KIND_TOPIC, Artifact
-from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.sdk import KIND_KAFKA_STREAMS_JOB, KIND_TOPIC, Artifact, Codes, Diagnostic, StreamtError
 
 from streamt_kstreams.subset import RunnerQuery, SubsetError, parse
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt import hookimpl
-from streamt.capabilities import Materialization
+from streamt.sdk import Materialization, hookimpl
 
 
 @hookimpl
@@ -29,7 +28,7 @@ def streamt_materializations() -> list[Any]:
 
 @hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
-    from streamt.errors import StreamtError
+    from streamt.sdk import StreamtError
 
     from streamt_kstreams.plan import check, runs_on_kafka_streams
 
@@ -45,7 +44,7 @@ def streamt_validate(project: Any, env: str) -> list[Any]:
 
 @hookimpl
 def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
-    from streamt.project.model import Model
+    from streamt.sdk import Model
 
     from streamt_kstreams.plan import compile_plan, runs_on_kafka_streams
 

@@ -45,15 +45,18 @@ def operation_uuid(value: str) -> str:
 
 def open_reviewed(project_dir: str, env: str | None, plan_path: str, operation_id: str) -> Reviewed:
     """The verified plan file, project, binding and state backend (nothing locked, nothing contacted)."""
-    from streamt.apply import gates
-    from streamt.apply.replacement import require_receipts
-    from streamt.apply.review import verify_bindings
-    from streamt.compile import validate_and_compile
-    from streamt.plan.engine import project_bindings
-    from streamt.plan.online import open_backend
-    from streamt.plan.planfile import read_plan_file, require_authorizing
-    from streamt.project.loader import load_project
-    from streamt.state.selection import WRITE
+    from streamt.sdk import (
+        WRITE,
+        load_project,
+        open_backend,
+        project_bindings,
+        read_plan_file,
+        require_authorizing,
+        require_receipts,
+        require_remote_state,
+        validate_and_compile,
+        verify_bindings,
+    )
 
     operation_uuid(operation_id)
     reviewed = require_authorizing(read_plan_file(Path(plan_path)))
@@ -64,7 +67,7 @@ def open_reviewed(project_dir: str, env: str | None, plan_path: str, operation_i
             "Pass the original plan file the replacement was applied from.",
         )
     project = load_project(project_dir, env)
-    gates.require_remote_state(project)
+    require_remote_state(project)
     compiled = validate_and_compile(project).compiled
     verify_bindings(reviewed, project_bindings(project, compiled))
     binding = {**reviewed.replacement, "plan_checksum": reviewed.document["integrity"]["checksum"]}
@@ -133,14 +136,14 @@ def resume_command(
     project_dir: str, env: str | None, plan_path: str, operation_id: str, confirm_env: str | None, timeout: float
 ) -> Result:
     """Continue one interrupted Kafka Streams replacement (same plan file and operation UUID)."""
-    from streamt.apply import gates
+    from streamt.sdk import check_confirm_env, confirm
 
     from streamt_kstreams import engine
     from streamt_kstreams.diagnosis import DONE_STATUS, PENDING, diagnose
 
     opened = open_reviewed(project_dir, env, plan_path, operation_id)
-    gates.check_confirm_env(opened.project, confirm_env)
-    gates.confirm(opened.project, False, confirm_env, False)
+    check_confirm_env(opened.project, confirm_env)
+    confirm(opened.project, False, confirm_env, False)
     backend = opened.backend
     with backend.operation_lock():
         client = engine.client()
@@ -166,7 +169,7 @@ def resume_command(
 def continue_operation(
     opened: Reviewed, step: str, timeout: float, project_dir: str, env: str | None, plan_path: str
 ) -> dict[str, Any]:
-    from streamt.apply.replacement import reviewed_verifier
+    from streamt.sdk import reviewed_verifier
 
     from streamt_kstreams.coordinator import Coordinator
     from streamt_kstreams.operation import drive, finish_commit

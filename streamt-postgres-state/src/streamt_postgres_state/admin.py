@@ -95,7 +95,7 @@ def _fresh_snapshot(dsn: str, schema: str, address: str) -> tuple[catalog.Catalo
 
 
 def _result(outcome: str, found: catalog.Catalog, address: str) -> dict[str, Any]:
-    from streamt.state.records import OperationControl
+    from streamt.sdk import OperationControl
 
     return {
         "backend": "postgres",

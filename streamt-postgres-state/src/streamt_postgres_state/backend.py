@@ -23,9 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import attrs
-from streamt.artifacts import canonical_json, sha256_checksum
-from streamt.errors import StreamtError
-from streamt.state.records import (
+from streamt.sdk import (
     CLEAR,
     IN_PROGRESS,
     RECOVERY_REQUIRED,
@@ -33,8 +31,8 @@ from streamt.state.records import (
     OperationControl,
     OwnershipRecord,
     OwnershipState,
+    StreamtError,
 )
-
 from streamt_postgres_state import catalog, db, reader, rows
 from streamt_postgres_state.config import Settings, resolve
 from streamt_postgres_state.errors import (
@@ -269,28 +267,6 @@ class PostgresStateBackend:
         """
         with self._reading() as cur:
             return rows.read_recovery(cur, self.settings.schema, self.address, recovery_operation_id)
-
-    # -- completion receipts of reviewed runtime replacements --------------------
-
-    def write_receipt(self, operation_id: str, document: dict[str, Any]) -> None:
-        """Append the receipt event once; an identical retry writes nothing, a different receipt is E424."""
-        checksum = sha256_checksum(canonical_json(document))
-
-        def step(cur: Any) -> None:
-            found = rows.receipt_checksums(cur, self.settings.schema, self.address, operation_id)
-            if found == [checksum]:
-                return
-            if found:
-                raise conflict("Another receipt with this operation id is already recorded.", operation_id)
-            rows.write_receipt(cur, self.settings.schema, self.address, operation_id, checksum)
-
-        self._durably(step, operation_id)
-
-    def has_receipt(self, operation_id: str, document: dict[str, Any]) -> bool:
-        """Exactly this receipt is recorded for ``operation_id`` (read-only)."""
-        with self._reading() as cur:
-            found = rows.receipt_checksums(cur, self.settings.schema, self.address, operation_id)
-        return found == [sha256_checksum(canonical_json(document))]
 
     def verify_lock(self) -> None:
         """``E423`` unless the dedicated lock connection is alive and still holds the address lock."""

@@ -11,8 +11,7 @@ import uuid
 from typing import Any
 
 import click
-from streamt.cli.options import project_options
-from streamt.result import Result
+from streamt.sdk import Result, project_options
 
 from streamt_postgres_state.errors import invalid
 
@@ -20,7 +19,7 @@ _MAX_IDENTIFIER_BYTES = 63
 
 
 def _settings(project_dir: str, env: str | None) -> Any:
-    from streamt.project import load_project
+    from streamt.sdk import load_project
 
     from streamt_postgres_state.config import settings_for
 
@@ -40,7 +39,7 @@ def init_command(
     project_dir: str, env: str | None, confirm_project: str | None, confirm_env: str | None, confirm_address: str | None
 ) -> Result:
     """Initialize configured PostgreSQL state or register this address."""
-    from streamt.project import load_project
+    from streamt.sdk import load_project
 
     from streamt_postgres_state import admin
     from streamt_postgres_state.config import settings_for

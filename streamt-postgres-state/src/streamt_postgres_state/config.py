@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 import attrs
-from streamt.state.records import state_address
+from streamt.sdk import state_address
 
 from streamt_postgres_state.errors import unavailable
 

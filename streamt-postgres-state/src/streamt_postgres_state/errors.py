@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.errors import Codes, StreamtError
+from streamt.sdk import Codes, StreamtError
 
 _STATUS_HINT = "Inspect `streamt state status`; never edit the catalog by hand."
 

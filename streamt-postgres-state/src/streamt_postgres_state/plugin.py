@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt import hookimpl
-from streamt.capabilities import StateBackend
+from streamt.sdk import StateBackendRegistration as StateBackend
+from streamt.sdk import hookimpl
 
 _COMMANDS = {
     "init": ("streamt_postgres_state.commands:init_command", "Initialize configured PostgreSQL state."),

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.errors import StreamtError
-from streamt.state.records import OperationControl
+from streamt.sdk import OperationControl, StreamtError
 
 from streamt_postgres_state import catalog, db, rows
 from streamt_postgres_state.config import Settings, resolve

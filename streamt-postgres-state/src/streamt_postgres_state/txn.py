@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from streamt.errors import StreamtError
+from streamt.sdk import StreamtError
 
 from streamt_postgres_state.db import driver
 from streamt_postgres_state.errors import unavailable, unknown_outcome

@@ -32,6 +32,7 @@ def check_usage(plan_path: str | None, target: str | None, select: str | None) -
 
 
 def check_confirm_env(project: Any, confirm_env: str | None) -> None:
+    """``E900`` when ``--confirm-env`` names another environment than the one selected."""
     if confirm_env is not None and confirm_env != project.env:
         raise StreamtError(
             Codes.E900_USAGE_ERROR,
@@ -53,6 +54,7 @@ def require_reviewed_plan(project: Any, plan_path: str | None) -> None:
 
 
 def require_remote_state(project: Any) -> None:
+    """``E421`` when the environment requires remote state and the project uses ``local``."""
     if project.environment.safety.require_remote_state and project.deployment_state.backend == "local":
         raise StreamtError(
             Codes.E421_REMOTE_STATE_REQUIRED,

@@ -35,6 +35,7 @@ def local_state_warning(backend: Any) -> tuple[Diagnostic, ...]:
 
 
 def open_backend(project: Any, purpose: str) -> Any:
+    """The project's configured state backend for ``purpose`` (``READ``, ``WRITE``, ``ADMIN``)."""
     from streamt.state.selection import open_state_backend
 
     return open_state_backend(project, Path(project.root), purpose)

@@ -37,11 +37,16 @@ from typing import TYPE_CHECKING, Any
 from streamt import __version__, hookimpl
 
 if TYPE_CHECKING:
+    from streamt.apply.gates import check_confirm_env, confirm, require_remote_state
     from streamt.apply.outcome import DONE, FAILED, OK, UNKNOWN, Outcome
+    from streamt.apply.replacement import require_receipts, reviewed_verifier
+    from streamt.apply.review import verify_bindings
     from streamt.artifacts import (
         KIND_CONNECTOR,
+        KIND_CONNECTOR_REMOVAL,
         KIND_FLINK_JOB,
         KIND_GATEWAY_RULE,
+        KIND_GATEWAY_RULE_REMOVAL,
         KIND_KAFKA_STREAMS_JOB,
         KIND_SCHEMA,
         KIND_TEST_JOB,
@@ -50,12 +55,21 @@ if TYPE_CHECKING:
         canonical_json,
         sha256_checksum,
     )
+    from streamt.boundary import boundary
     from streamt.capabilities import AssertionKind, Exporter, KnownKind, Materialization, TestType
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.options import env_option, project_dir_option, project_options
     from streamt.compile.engine import CompiledProject
-    from streamt.compile.loading import Loaded, load_and_compile
-    from streamt.discovery.model import Enrichment, SchemaLookup, TopicMetadata
+    from streamt.compile.loading import Loaded, load_and_compile, validate_and_compile
+    from streamt.discovery.model import (
+        NOT_FOUND,
+        NOT_REQUESTED,
+        RESOLVED,
+        SKIPPED_AFTER_OUTAGE,
+        Enrichment,
+        SchemaLookup,
+        TopicMetadata,
+    )
     from streamt.errors import Codes, Diagnostic, ErrorCode, StreamtError, did_you_mean
     from streamt.exporting import document_result, failure_result, write_output_file
     from streamt.fsutil import atomic_write, create_exclusive
@@ -67,6 +81,8 @@ if TYPE_CHECKING:
         refused_before_change,
         write_outcome,
     )
+    from streamt.pending import pending_command
+    from streamt.plan.engine import project_bindings
     from streamt.plan.model import (
         ABSENT,
         ADOPT,
@@ -81,10 +97,22 @@ if TYPE_CHECKING:
         Observation,
         SafetyBlocker,
     )
+    from streamt.plan.online import open_backend
+    from streamt.plan.planfile import read_plan_file, require_authorizing
+    from streamt.project.interpolation import has_placeholder, missing_error, substitute
     from streamt.project.loader import load_project
     from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test
+    from streamt.recovery.targets import CANDIDATE, PRIOR
     from streamt.refs import Ref
     from streamt.result import Result
+    from streamt.runlineage.namespaces import (
+        GATEWAY_NAMESPACE_ENV,
+        JOB_NAMESPACE_ENV,
+        KAFKA_NAMESPACE_ENV,
+        derive_kafka_uri,
+        is_kafka_uri,
+        job_namespace_problem,
+    )
     from streamt.sdk.protocols import (
         AdoptionObserver,
         CommandFactory,
@@ -99,6 +127,7 @@ if TYPE_CHECKING:
         StateBackendFactory,
         Validator,
     )
+    from streamt.sql.types import FlinkType, FlinkTypeError, parse_type
     from streamt.state.records import (
         CLEAR,
         IN_PROGRESS,
@@ -109,7 +138,23 @@ if TYPE_CHECKING:
         OwnershipState,
         state_address,
     )
-    from streamt.testrun import AssertionResult, RunnerReport, TestCase, TestRunner
+    from streamt.state.selection import ADMIN, READ, WRITE
+    from streamt.testrun import (
+        DEPLOYED,
+        ERROR,
+        MAX_EXAMPLES,
+        PASSED,
+        RUNNING,
+        SKIPPED,
+        Assertion,
+        AssertionResult,
+        RunnerReport,
+        Target,
+        TestCase,
+        TestRunner,
+        assertion_columns,
+    )
+    from streamt.testrun.types import canonical_type
 
 # public name -> (module, attribute). Resolved lazily by __getattr__ below.
 _EXPORTS: dict[str, tuple[str, str]] = {
@@ -259,6 +304,16 @@ _EXPORTS: dict[str, tuple[str, str]] = {
         name: ("streamt.discovery.model", name)
         for name in ("NOT_FOUND", "NOT_REQUESTED", "RESOLVED", "SKIPPED_AFTER_OUTAGE")
     },
+    # reviewed operations (plugins that run their own state-changing commands)
+    "boundary": ("streamt.boundary", "boundary"),
+    **{name: ("streamt.apply.gates", name) for name in ("require_remote_state", "check_confirm_env", "confirm")},
+    **{name: ("streamt.apply.replacement", name) for name in ("require_receipts", "reviewed_verifier")},
+    "verify_bindings": ("streamt.apply.review", "verify_bindings"),
+    "validate_and_compile": ("streamt.compile.loading", "validate_and_compile"),
+    "project_bindings": ("streamt.plan.engine", "project_bindings"),
+    "open_backend": ("streamt.plan.online", "open_backend"),
+    **{name: ("streamt.plan.planfile", name) for name in ("read_plan_file", "require_authorizing")},
+    **{name: ("streamt.state.selection", name) for name in ("READ", "WRITE", "ADMIN")},
     # the project read view
     **{
         name: ("streamt.project.model", name)
@@ -269,6 +324,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 
 __all__ = [
     "ABSENT",
+    "ADMIN",
     "ADOPT",
     "ASSUMED_ABSENT",
     "CANDIDATE",
@@ -300,6 +356,7 @@ __all__ = [
     "PASSED",
     "PRESENT",
     "PRIOR",
+    "READ",
     "RECOVERY_REQUIRED",
     "RESOLVED",
     "RUNNING",
@@ -308,6 +365,7 @@ __all__ = [
     "UNAVAILABLE",
     "UNKNOWN",
     "UPDATE",
+    "WRITE",
     "Action",
     "ActionProgress",
     "AdoptionObserver",
@@ -367,9 +425,12 @@ __all__ = [
     "assertion_columns",
     "atomic_write",
     "auth_refused",
+    "boundary",
     "canonical_json",
     "canonical_type",
+    "check_confirm_env",
     "code_for_status",
+    "confirm",
     "create_exclusive",
     "derive_kafka_uri",
     "did_you_mean",
@@ -384,14 +445,23 @@ __all__ = [
     "load_project",
     "missing_error",
     "never_sent",
+    "open_backend",
     "parse_type",
     "pending_command",
+    "project_bindings",
     "project_dir_option",
     "project_options",
+    "read_plan_file",
     "refused_before_change",
+    "require_authorizing",
+    "require_receipts",
+    "require_remote_state",
+    "reviewed_verifier",
     "sha256_checksum",
     "state_address",
     "substitute",
+    "validate_and_compile",
+    "verify_bindings",
     "write_outcome",
     "write_output_file",
 ]

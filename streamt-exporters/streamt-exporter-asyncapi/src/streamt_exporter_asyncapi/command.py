@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from streamt.cli.options import env_option, project_dir_option
-from streamt.result import Result
+from streamt.sdk import Result, env_option, project_dir_option
 
 from streamt_exporter_asyncapi.codes import ASYNCAPI_INVALID
 
@@ -31,8 +30,7 @@ def make_command(name: str) -> click.Command:
 def _run(command_name: str, project_dir: str, env: str | None) -> Result:
     import json
 
-    from streamt.errors import Codes, Diagnostic
-    from streamt.sdk import document_result, failure_result, load_and_compile
+    from streamt.sdk import Codes, Diagnostic, document_result, failure_result, load_and_compile
 
     from streamt_exporter_asyncapi.checks import document_problems
     from streamt_exporter_asyncapi.mapping import build_document

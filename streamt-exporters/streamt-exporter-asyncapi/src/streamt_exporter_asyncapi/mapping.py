@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.sql.types import FlinkType, FlinkTypeError, parse_type
+from streamt.sdk import FlinkType, FlinkTypeError, parse_type
 
 ASYNCAPI_VERSION = "3.1.0"
 KAFKA_BINDING_VERSION = "0.5.0"

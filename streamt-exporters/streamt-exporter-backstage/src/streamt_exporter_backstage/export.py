@@ -25,8 +25,15 @@ from typing import Any
 
 import attrs
 import yaml
-from streamt.artifacts import KIND_CONNECTOR, KIND_FLINK_JOB, KIND_GATEWAY_RULE, KIND_KAFKA_STREAMS_JOB, KIND_TOPIC
-from streamt.errors import Codes, Diagnostic
+from streamt.sdk import (
+    KIND_CONNECTOR,
+    KIND_FLINK_JOB,
+    KIND_GATEWAY_RULE,
+    KIND_KAFKA_STREAMS_JOB,
+    KIND_TOPIC,
+    Codes,
+    Diagnostic,
+)
 
 from streamt_exporter_backstage.codes import BACKSTAGE_INVALID
 

@@ -21,8 +21,15 @@ import re
 from typing import Any
 
 import attrs
-from streamt.artifacts import KIND_CONNECTOR, KIND_FLINK_JOB, KIND_GATEWAY_RULE, KIND_KAFKA_STREAMS_JOB, KIND_TOPIC
-from streamt.errors import Codes, Diagnostic
+from streamt.sdk import (
+    KIND_CONNECTOR,
+    KIND_FLINK_JOB,
+    KIND_GATEWAY_RULE,
+    KIND_KAFKA_STREAMS_JOB,
+    KIND_TOPIC,
+    Codes,
+    Diagnostic,
+)
 
 from streamt_exporter_datahub.codes import DATAHUB_INVALID
 

@@ -6,8 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-from streamt.cli.options import env_option, project_dir_option
-from streamt.result import Result
+from streamt.sdk import Result, env_option, project_dir_option
 
 from streamt_exporter_odcs.codes import ODCS_INVALID
 
@@ -34,9 +33,7 @@ def odcs_command(
     env: str | None,
 ) -> Result:
     """Generate one deterministic, offline-validated ODCS 3.1.0 data contract for the project."""
-    from streamt.compile import load_and_compile
-    from streamt.errors import Diagnostic
-    from streamt.fsutil import atomic_write
+    from streamt.sdk import Diagnostic, atomic_write, load_and_compile
 
     from streamt_exporter_odcs.checks import document_problems, metadata_problems
     from streamt_exporter_odcs.mapping import build_contract

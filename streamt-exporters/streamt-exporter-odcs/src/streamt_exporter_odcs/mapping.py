@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.errors import Codes, Diagnostic
-from streamt.sql.types import FlinkType, FlinkTypeError, parse_type
+from streamt.sdk import Codes, Diagnostic, FlinkType, FlinkTypeError, parse_type
 
 API_VERSION = "v3.1.0"
 KIND = "DataContract"

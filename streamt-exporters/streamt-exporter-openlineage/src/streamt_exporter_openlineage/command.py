@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 
 import click
-from streamt.cli.options import env_option, project_dir_option
-from streamt.errors import Codes, Diagnostic
-from streamt.result import Result
+from streamt.sdk import Codes, Diagnostic, Result, env_option, project_dir_option
 
 COMMAND = "docs openlineage"
 

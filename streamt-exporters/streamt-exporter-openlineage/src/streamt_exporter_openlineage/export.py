@@ -24,15 +24,16 @@ from importlib.metadata import version
 from typing import Any
 
 import attrs
-from streamt.artifacts import (
+from streamt.sdk import (
     KIND_CONNECTOR,
     KIND_FLINK_JOB,
     KIND_GATEWAY_RULE,
     KIND_KAFKA_STREAMS_JOB,
     KIND_TOPIC,
+    Codes,
+    Diagnostic,
     canonical_json,
 )
-from streamt.errors import Codes, Diagnostic
 
 from streamt_exporter_openlineage.checks import event_problems
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streamt.runlineage.namespaces import (
+from streamt.sdk import (
     GATEWAY_NAMESPACE_ENV,
     JOB_NAMESPACE_ENV,
     KAFKA_NAMESPACE_ENV,

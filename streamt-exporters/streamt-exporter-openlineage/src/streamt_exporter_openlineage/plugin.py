@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt import hookimpl
-from streamt.capabilities import Exporter
+from streamt.sdk import Exporter, hookimpl
 
 
 def _command() -> Any:

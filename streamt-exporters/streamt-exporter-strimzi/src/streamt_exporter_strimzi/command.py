@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import click
-from streamt.cli.options import env_option, project_dir_option
-from streamt.result import Result
+from streamt.sdk import Result, env_option, project_dir_option
 
 from streamt_exporter_strimzi.codes import STRIMZI_INVALID
 

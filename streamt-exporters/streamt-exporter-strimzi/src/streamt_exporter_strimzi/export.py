@@ -14,8 +14,7 @@ from typing import Any
 
 import attrs
 import yaml
-from streamt.artifacts import KIND_TOPIC
-from streamt.errors import Codes, Diagnostic
+from streamt.sdk import KIND_TOPIC, Codes, Diagnostic
 
 from streamt_exporter_strimzi.checks import document_problems, option_problems
 from streamt_exporter_strimzi.codes import STRIMZI_INVALID

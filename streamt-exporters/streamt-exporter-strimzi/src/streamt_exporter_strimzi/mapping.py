@@ -13,7 +13,7 @@ import hashlib
 import re
 from typing import Any
 
-from streamt.artifacts import KIND_TOPIC, Artifact
+from streamt.sdk import KIND_TOPIC, Artifact
 
 API_VERSION = "kafka.strimzi.io/v1"
 KIND = "KafkaTopic"
