@@ -42,7 +42,7 @@ def test_streamed_output_is_byte_identical_to_the_rendered_tree(tmp_path: Path, 
         expected[CHECKSUMS] = checksum_file(expected)
     written = write_compiled(tmp_path / "out", compiled, checksums)
     assert tree(tmp_path / "out") == expected
-    assert written == sorted(expected) == output_paths(compiled, checksums)
+    assert written == sorted(expected) == output_paths(manifest(compiled), checksums)
     assert manifest(compiled) == expected_manifest
     assert manifest_checksum(expected_manifest) == sha256_checksum(canonical_json(expected_manifest))
     assert len(expected) > 1  # the manifest and at least one artifact

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from streamt.cli.options import env_option, project_dir_option
-from streamt.commands.compile import artifact_summaries, output_target, produce
+from streamt.commands.compile import output_target, produce
 from streamt.result import Result
 
 
@@ -18,12 +18,12 @@ def build_command(project_dir: str, env: str | None, output_dir: str | None) -> 
     from streamt.compile import CHECKSUMS, MANIFEST
 
     target, shown = output_target(project_dir, output_dir, "build")
-    loaded, files = produce(project_dir, env, target, checksums=True)
+    loaded, files, summaries = produce(project_dir, env, target, checksums=True)
     artifacts = [path for path in sorted(files) if "/" in path]
     lines = ["Building project...", *(f"  {path}" for path in artifacts)]
     lines += ["", f"Manifest: {shown}/{MANIFEST}", f"Checksums: {shown}/{CHECKSUMS}"]
     data = {
-        "artifacts": artifact_summaries(loaded.compiled),
+        "artifacts": summaries,
         "checksums": f"{shown}/{CHECKSUMS}",
         "environment": loaded.compiled.environment,
         "files": sorted(files),

@@ -20,15 +20,20 @@ def output_target(project_dir: str, output_dir: str | None, default: str) -> tup
     return Path(project_dir) / default, os.path.normpath(os.path.join(project_dir, default))
 
 
-def produce(project_dir: str, env: str | None, target: Path | None, checksums: bool) -> tuple[Any, list[str]]:
+def produce(
+    project_dir: str, env: str | None, target: Path | None, checksums: bool
+) -> tuple[Any, list[str], list[dict[str, Any]]]:
     """Compile and, unless ``target`` is None (dry run: no file is rendered), replace ``target`` with the
-    output; returns the sorted output paths."""
-    from streamt.compile import load_and_compile, output_paths, write_compiled
+    output; returns the sorted output paths and the artifact summaries."""
+    from streamt.compile import load_and_compile, manifest, output_paths, write_compiled
 
     loaded = load_and_compile(project_dir, env)
+    listed = manifest(loaded.compiled)
     if target is None:
-        return loaded, output_paths(loaded.compiled, checksums)
-    return loaded, write_compiled(target, loaded.compiled, checksums, project_root=loaded.root)
+        paths = output_paths(listed, checksums)
+    else:
+        paths = write_compiled(target, loaded.compiled, checksums, project_root=loaded.root, listed=listed)
+    return loaded, paths, artifact_summaries(loaded.compiled, listed)
 
 
 def tree_lines(paths: list[str]) -> list[str]:
@@ -46,9 +51,18 @@ def tree_lines(paths: list[str]) -> list[str]:
     return lines
 
 
-def artifact_summaries(compiled: Any) -> list[dict[str, Any]]:
+def artifact_summaries(compiled: Any, listed: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per artifact, in compiled order; checksums come from the manifest ``listed`` (each costs a full
+    canonical encoding of the spec, so they are computed once)."""
+    checksums = {(e["kind"], e["identity"]): e["checksum"] for items in listed["artifacts"].values() for e in items}
     return [
-        {"checksum": a.checksum, "identity": a.identity, "kind": a.kind, "name": a.name, "ownership": a.ownership}
+        {
+            "checksum": checksums[(a.kind, a.identity)],
+            "identity": a.identity,
+            "kind": a.kind,
+            "name": a.name,
+            "ownership": a.ownership,
+        }
         for a in compiled.artifacts
     ]
 
@@ -61,13 +75,12 @@ def artifact_summaries(compiled: Any) -> list[dict[str, Any]]:
 def compile_command(project_dir: str, env: str | None, output_dir: str | None, dry_run: bool) -> Result:
     """Parse, validate and generate deployment artifacts."""
     target, shown = output_target(project_dir, output_dir, "generated")
-    loaded, files = produce(project_dir, env, None if dry_run else target, checksums=False)
-    paths = files
+    loaded, paths, summaries = produce(project_dir, env, None if dry_run else target, checksums=False)
     lines = ["Compiling project...", "", "Generated artifacts:" if not dry_run else "Would generate:"]
     lines += tree_lines(paths) or ["  (none)"]
     lines += ["", "Dry run: nothing written." if dry_run else f"Manifest written to: {shown}/manifest.json"]
     data = {
-        "artifacts": artifact_summaries(loaded.compiled),
+        "artifacts": summaries,
         "counts": dict(sorted(Counter(a.kind for a in loaded.compiled.artifacts).items())),
         "dry_run": dry_run,
         "environment": loaded.compiled.environment,

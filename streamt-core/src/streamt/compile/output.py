@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from itertools import chain
 from pathlib import Path
+from typing import Any
 
 from streamt.compile.engine import CompiledProject
 from streamt.compile.layout import MANIFEST, MANIFEST_DEPTH, artifact_files, layered_parts, manifest
@@ -33,22 +34,28 @@ def _checksum_lines(digests: dict[str, str]) -> bytes:
     return "".join(f"{digest}  {path}\n" for path, digest in sorted(digests.items())).encode("utf-8")
 
 
-def output_paths(compiled: CompiledProject, checksums: bool) -> list[str]:
-    """Every path ``write_compiled`` writes, sorted, without rendering a file (what a dry run lists)."""
+def output_paths(listed: dict[str, Any], checksums: bool) -> list[str]:
+    """Every path ``write_compiled`` writes for the manifest ``listed``, sorted (what a dry run lists)."""
     extra = [MANIFEST, CHECKSUMS] if checksums else [MANIFEST]
-    return sorted([*manifest(compiled)["files"], *extra])
+    return sorted([*listed["files"], *extra])
 
 
 def write_compiled(
-    target: Path, compiled: CompiledProject, checksums: bool, project_root: Path | None = None
+    target: Path,
+    compiled: CompiledProject,
+    checksums: bool,
+    project_root: Path | None = None,
+    listed: dict[str, Any] | None = None,
 ) -> list[str]:
     """Replace ``target`` with the compiled output, rendering and writing one artifact at a time.
 
     The bytes are those of ``render`` (a test compares them), but only one
     artifact's files are in memory at once: at 5,000 models the whole tree
-    is ~20 MB plus the manifest. Returns the sorted paths written.
+    is ~20 MB plus the manifest. ``listed`` is ``manifest(compiled)`` when the
+    caller has it already. Returns the sorted paths written.
     """
-    listed = manifest(compiled)  # every path decided and checked before anything is staged
+    if listed is None:
+        listed = manifest(compiled)  # every path decided and checked before anything is staged
     digests: dict[str, str] = {}
 
     def fill(base: str) -> None:
@@ -66,7 +73,7 @@ def write_compiled(
             _write(base, CHECKSUMS, _checksum_lines(digests), None)
 
     _stage(target, listed["files"], fill, project_root)
-    return sorted([*listed["files"], MANIFEST, *([CHECKSUMS] if checksums else [])])
+    return output_paths(listed, checksums)
 
 
 def write_output(target: Path, files: dict[str, bytes], project_root: Path | None = None) -> None:
