@@ -14,6 +14,7 @@ from typing import Any
 
 import attrs
 from streamt.sdk import ABSENT, KIND_SCHEMA, KIND_TOPIC, PRESENT, Artifact, Codes, Observation, StreamtError
+
 from streamt_kafka.topics_live import DesiredTopic, RequestCounter
 
 

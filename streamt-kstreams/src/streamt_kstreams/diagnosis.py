@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from streamt.sdk import CLEAR, StreamtError
+
 from streamt_kstreams.coordinator import (
     COMMITTED,
     COMPLETED,

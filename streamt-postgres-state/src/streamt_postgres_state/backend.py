@@ -33,6 +33,7 @@ from streamt.sdk import (
     OwnershipState,
     StreamtError,
 )
+
 from streamt_postgres_state import catalog, db, reader, rows
 from streamt_postgres_state.config import Settings, resolve
 from streamt_postgres_state.errors import (

@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 from streamt.sdk import CLEAR, OperationControl, OwnershipState, sha256_checksum
+
 from streamt_postgres_state.catalog import ident
 from streamt_postgres_state.db import address_lock_key
 from streamt_postgres_state.errors import invalid
