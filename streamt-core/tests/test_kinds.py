@@ -104,16 +104,10 @@ def test_a_missing_expected_command_names_its_extra(streamt_isolated, streamt_cl
     assert outcome.envelope["errors"][0]["suggestion"] == "Install it with: pip install 'streamt[exporters]'"
 
 
-class Planner:
-    kinds = ("lake_table",)
-
-    def plan(self, artifact: Any, observation: Any, record: Any = None) -> list[Any]:
-        return []
-
-
 def test_streamt_plugins_reports_a_conflict_on_its_own(streamt_plugin, streamt_cli) -> None:
-    streamt_plugin(_plugin("plan_one", streamt_planners=lambda: [Planner()]), isolated=True)
-    streamt_plugin(_plugin("plan_two", streamt_planners=lambda: [Planner()]))
+    lake = Materialization("lake", "one", "lake")
+    streamt_plugin(_plugin("lake_a", streamt_materializations=lambda: [lake]), isolated=True)
+    streamt_plugin(_plugin("lake_b", streamt_materializations=lambda: [lake]))
     listed = streamt_cli("plugins")
     assert listed.error_codes == ["E906_PLUGIN_CONFLICT"]
-    assert listed.envelope["errors"][0]["family"] == "planner"
+    assert listed.envelope["errors"][0]["family"] == "materialization"

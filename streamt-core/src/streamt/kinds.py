@@ -187,12 +187,11 @@ def test_types(plugins: Plugins) -> KindTable[Any]:
 
 
 def check_conflicts(plugins: Plugins) -> None:
-    """Build the registries that need no runtime, so that their conflicts (E906) are reported now.
+    """Build the declaration registries, so that their conflicts (E906) are reported now.
 
-    Observers, deployers and discoverers are built with the target environment's runtime
-    and report their conflicts when a command builds them.
+    These hooks only declare (``streamt plugins`` stays fast); observers, planners, deployers
+    and discoverers import their provider modules and report conflicts when a command builds them.
     """
-    planners(plugins)
     state_backends(plugins)
     materializations(plugins)
     test_types(plugins)
