@@ -11,7 +11,11 @@ Python, and the ratio to it. Bytecode must be compiled (``./dev setup`` does,
 ``uv sync --compile-bytecode``) and ``PYTHONDONTWRITEBYTECODE`` is ignored for
 the children so that their caches are the ones a user has.
 
-    .venv/bin/python bench/startup_bench.py [--rounds 30]
+    .venv/bin/python bench/startup_bench.py [--rounds 30] [--before TREE]
+
+``--before TREE`` adds the same two commands run from another source tree of this repository
+(e.g. an earlier commit, ``git archive <rev> | tar -x -C TREE``) through ``PYTHONPATH``, in the
+same interleaved rounds, so that a change is measured before and after under the same load.
 """
 
 from __future__ import annotations
@@ -33,17 +37,22 @@ CASES = {
 }
 
 
-def measure(rounds: int) -> dict[str, list[float]]:
+def measure(rounds: int, before: Path | None = None) -> dict[str, list[float]]:
     env = {
         k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE",) and not k.startswith("STREAMT_")
     }
-    for argv in CASES.values():  # warm the page cache and write any missing bytecode
-        subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    samples: dict[str, list[float]] = {name: [] for name in CASES}
+    cases = {name: (argv, env) for name, argv in CASES.items()}
+    if before is not None:
+        sources = sorted(str(p) for p in before.glob("**/src") if p.is_dir() and ".venv" not in p.parts)
+        old = {**env, "PYTHONPATH": os.pathsep.join(sources)}
+        cases.update({f"{name} (before)": (argv, old) for name, argv in CASES.items() if name != "python -c pass"})
+    for argv, case_env in cases.values():  # warm the page cache and write any missing bytecode
+        subprocess.run(argv, env=case_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(rounds):
-        for name, argv in CASES.items():
+        for name, (argv, case_env) in cases.items():
             start = time.perf_counter()
-            subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            subprocess.run(argv, env=case_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             samples[name].append((time.perf_counter() - start) * 1000)
     return samples
 
@@ -58,8 +67,10 @@ def plugin_count() -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
-    rounds = parser.parse_args().rounds
-    samples = measure(rounds)
+    parser.add_argument("--before", type=Path, default=None, help="an earlier source tree to compare against")
+    args = parser.parse_args()
+    rounds = args.rounds
+    samples = measure(rounds, args.before)
     floor = statistics.median(samples["python -c pass"])
     print(f"machine: {platform.machine()}, {os.cpu_count()} cpus, {platform.system()} {platform.release()}")
     print(f"python {platform.python_version()}, {plugin_count()} plugins installed, {rounds} rounds\n")
