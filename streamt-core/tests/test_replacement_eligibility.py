@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from streamt.apply.replacement import candidate, ineligible_reason, prepare
+from streamt.apply.replacement import candidate, ineligible_reason, prepare, replacement_text
 from streamt.artifacts import Artifact
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import Action, Observation, Plan, SafetyBlocker, StateReference
@@ -51,3 +51,9 @@ def test_a_preparation_failure_raises_before_anything_is_written():
     with pytest.raises(StreamtError):
         prepare(None, plan(REPLACE), "out.json", lambda: {"kafka_streams_job": Failing()})
     assert prepare(None, plan(), "out.json", lambda: {}) == (None, None)  # no replacement offered at all
+
+
+def test_the_plan_text_names_the_next_command_or_the_reason():
+    saved = {"eligible": True, "saved": True, "reason": None, "next_commands": ["streamt apply --plan f.json"]}
+    assert replacement_text(saved).endswith("streamt apply --plan f.json")
+    assert "only change" in replacement_text(prepare(None, plan(REPLACE, REPLACE), "o", lambda: {})[1])

@@ -90,6 +90,15 @@ def prepare(
     return binding, field
 
 
+def replacement_text(field: dict[str, Any]) -> str:
+    """The plan command's line about a reviewed replacement (saved, savable, or why not format 6)."""
+    if not field["eligible"]:
+        return f"Reviewed runner replacement: not format 6 ({field['reason']})."
+    if field["saved"]:
+        return "Reviewed runner replacement saved as format 6; run it with: " + "; ".join(field["next_commands"])
+    return "Reviewed runner replacement possible: save it with `streamt plan --out FILE` (format 6)."
+
+
 def reviewed_verifier(project_dir: str, env: str | None, reviewed: ReviewedPlan, backend: Any) -> Callable[[], None]:
     """Checked before every coordinator transition: project unchanged, state authority held."""
 

@@ -18,7 +18,7 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
     from pathlib import Path
 
     from streamt.apply.executor import deployers_by_kind
-    from streamt.apply.replacement import prepare
+    from streamt.apply.replacement import prepare, replacement_text
     from streamt.compile import load_and_compile
     from streamt.plan import plan_data, plan_offline, plan_text, write_plan_file
     from streamt.plan.online import local_state_warning, open_backend, plan_online
@@ -47,11 +47,13 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
     if out is not None:
         write_plan_file(plan, Path(out), binding)
     data = plan_data(plan, out, operation_status)
+    text = plan_text(plan, out)
     if replacement is not None:
         data["kafka_streams_replacement"] = replacement
+        text += "\n" + replacement_text(replacement)
     return Result(
         "plan",
         data=data,
-        text=plan_text(plan, out),
+        text=text,
         warnings=warnings,
     )
