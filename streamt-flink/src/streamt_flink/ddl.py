@@ -14,11 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
-
-# Flink's SQL types as declared in dsl.md columns: a name, optional parameters, optional NOT NULL is
-# added by us. Anything else is refused so that a typo cannot smuggle SQL into a DDL statement.
-_TYPE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ ]*(\([0-9, ]+\))?( WITH (LOCAL )?TIME ZONE)?(\([0-9]+\))?$")
-_COMPLEX_TYPE_RE = re.compile(r"^(ARRAY|MAP|ROW|MULTISET)\s*<.*>$", re.IGNORECASE | re.DOTALL)
+from streamt.sdk import declared_type_problem
 
 
 @attrs.frozen
@@ -51,12 +47,12 @@ def normalize_type(sql_type: str | None) -> str:
     """The declared type, upper-cased and checked; ``STRING`` when none was declared."""
     if not sql_type:
         return "STRING"
-    text = " ".join(sql_type.split())
-    if _COMPLEX_TYPE_RE.match(text):
-        return text
-    if not _TYPE_RE.match(text):
+    # The rule validate applies too, so that a typo cannot smuggle SQL into a DDL statement.
+    if declared_type_problem(sql_type) is not None:
         raise ValueError(f"not a Flink SQL type: {sql_type!r}")
-    return text.upper()
+    text = " ".join(sql_type.split())
+    # ARRAY/MAP/ROW keep their field names and comments as written; only those contain '<'.
+    return text if "<" in text else text.upper()
 
 
 def watermark_expression(mark: Watermark) -> str:

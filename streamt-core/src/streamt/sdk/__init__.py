@@ -127,7 +127,7 @@ if TYPE_CHECKING:
         StateBackendFactory,
         Validator,
     )
-    from streamt.sql.types import FlinkType, FlinkTypeError, parse_type
+    from streamt.sql.types import FlinkType, FlinkTypeError, declared_type_problem, parse_type
     from streamt.state.records import (
         CLEAR,
         IN_PROGRESS,
@@ -279,7 +279,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "PRIOR": ("streamt.recovery.targets", "PRIOR"),
     "pending_command": ("streamt.pending", "pending_command"),
     # Flink SQL column types (exporters map them)
-    **{name: ("streamt.sql.types", name) for name in ("FlinkType", "FlinkTypeError", "parse_type")},
+    **{
+        name: ("streamt.sql.types", name)
+        for name in ("FlinkType", "FlinkTypeError", "parse_type", "declared_type_problem")
+    },
     "canonical_type": ("streamt.testrun.types", "canonical_type"),
     # OpenLineage namespaces (shared by the exporter and run events)
     **{
@@ -432,6 +435,7 @@ __all__ = [
     "code_for_status",
     "confirm",
     "create_exclusive",
+    "declared_type_problem",
     "derive_kafka_uri",
     "did_you_mean",
     "document_result",

@@ -21,6 +21,40 @@ _ALIASES = {"INTEGER": "INT", "DEC": "DECIMAL", "NUMERIC": "DECIMAL"}
 _MAX_LENGTH = 2147483647
 
 
+# A declared type is words and parenthesized numbers in any order (VARCHAR(8) NOT NULL, TIMESTAMP(3) WITH
+# LOCAL TIME ZONE, INTERVAL YEAR(2) TO MONTH), or a balanced ARRAY/MAP/ROW/MULTISET<...>. Each alternative
+# starts with its own character, so matching stays linear, and no quote or semicolon can reach a DDL.
+_DECLARED_SIMPLE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?: ?\([0-9, ]+\)| [A-Za-z][A-Za-z0-9_]*)*$")
+_DECLARED_COMPLEX = re.compile(r"^(ARRAY|MAP|ROW|MULTISET)\s*<.*>$", re.IGNORECASE | re.DOTALL)
+
+
+def declared_type_problem(sql_type: str) -> str | None:
+    """Why ``sql_type`` cannot be declared as a column type (validate refuses it, Flink DDL never sees it), or None.
+
+    This is the one rule shared by validation and the Flink DDL builder, so that a project ``validate``
+    accepts always compiles. It checks shape, not meaning: ``parse_type`` decides what a type maps to.
+    """
+    text = " ".join(sql_type.split())
+    if not text:
+        return "it is blank"
+    if _DECLARED_COMPLEX.match(text) and _balanced(text):
+        return None
+    if _DECLARED_SIMPLE.match(text):
+        return None
+    return "it is not a Flink SQL type such as STRING, BIGINT, DECIMAL(10, 2) or ARRAY<STRING>"
+
+
+def _balanced(text: str) -> bool:
+    closing = {"<": ">", "(": ")"}
+    expected: list[str] = []
+    for char in text:
+        if char in closing:
+            expected.append(closing[char])
+        elif char in ">)" and (not expected or expected.pop() != char):
+            return False
+    return not expected and text.isascii()
+
+
 class FlinkTypeError(ValueError):
     """The type text is malformed or names a type without a supported mapping."""
 

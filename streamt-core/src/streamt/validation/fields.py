@@ -14,6 +14,7 @@ from typing import Any
 
 from streamt.errors import Codes, Diagnostic
 from streamt.project.model import Column, Project
+from streamt.sql.types import declared_type_problem
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
@@ -21,13 +22,7 @@ SCHEMA_FORMATS = ("avro", "json", "protobuf")
 # Deeper JSON than this is no schema anyone writes; the bound keeps every later walk shallow.
 MAX_DEFINITION_DEPTH = 64
 # The declared column types the Flink DDL generator accepts (dsl.md §8: a Flink SQL type string).
-# Words and parenthesized parameters in any order: VARCHAR(8) NOT NULL, TIMESTAMP(3) WITH LOCAL TIME ZONE,
-# INTERVAL YEAR(2) TO MONTH, RAW('class', 'snapshot'). Each alternative starts with its own character, so
-# matching stays linear.
-_SIMPLE_TYPE = re.compile(
-    r"^[A-Za-z][A-Za-z0-9_]*(?: ?\((?:[0-9, ]+|'[^']*'(?:, ?'[^']*')*)\)| [A-Za-z][A-Za-z0-9_]*)*$"
-)
-_COMPLEX_TYPE = re.compile(r"^(ARRAY|MAP|ROW|MULTISET)\s*<.*>$", re.IGNORECASE | re.DOTALL)
+
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TEMPLATE_LEFTOVER = re.compile(r"\{\{|\{%|\{#")
 _SCALAR = (str, int, float, bool)
@@ -161,33 +156,10 @@ def _topic_shape(where: str, block: Any, location: str | None) -> list[Diagnosti
     return out
 
 
-def column_type_problem(sql_type: str) -> str | None:
-    """Why ``sql_type`` is not a declarable Flink SQL type, or ``None``."""
-    text = " ".join(sql_type.split())
-    if not text:
-        return "it is blank"
-    if _COMPLEX_TYPE.match(text) and _balanced(text):
-        return None
-    if _SIMPLE_TYPE.match(text):
-        return None
-    return "it is not a Flink SQL type such as STRING, BIGINT, DECIMAL(10, 2) or ARRAY<STRING>"
-
-
-def _balanced(text: str) -> bool:
-    pairs = {"<": ">", "(": ")"}
-    stack: list[str] = []
-    for char in text:
-        if char in pairs:
-            stack.append(pairs[char])
-        elif char in ">)" and (not stack or stack.pop() != char):
-            return False
-    return not stack and text.isascii()
-
-
 def _columns(where: str, columns: Iterable[Column], location: str | None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for column in columns:
-        problem = column_type_problem(column.type) if column.type is not None else None
+        problem = declared_type_problem(column.type) if column.type is not None else None
         if problem is not None:
             out.append(
                 _e501(
