@@ -78,6 +78,10 @@ CASES: tuple[Case, ...] = (
     _type_case("blank", "' '"),
     _type_case("non-ascii", "ßSTRING"),
     _type_case("unbalanced", "'DECIMAL(10,2'"),
+    # Valid Flink types validate and compile (the shape rule once refused them at validate, then at compile).
+    attrs.evolve(_type_case("with-not-null", "'VARCHAR(8) NOT NULL'"), expect=None),
+    attrs.evolve(_type_case("interval", "'INTERVAL YEAR(2) TO MONTH'"), expect=None),
+    attrs.evolve(_type_case("timestamp-ltz", "'TIMESTAMP(3) WITH LOCAL TIME ZONE'"), expect=None),
     Case(
         "raw-block-hides-a-source-call",
         2,
