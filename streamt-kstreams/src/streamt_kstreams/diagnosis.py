@@ -25,6 +25,7 @@ from streamt_kstreams.coordinator import (
     look,
     next_step,
 )
+from streamt_kstreams.operation import receipt_document
 
 PENDING, DONE_STATUS, INCOMPLETE, BLOCKED, NOT_STARTED = "pending", "completed", "incomplete", "blocked", "not_started"
 RUNBOOK = "docs/runner-replacement.md"
@@ -49,16 +50,6 @@ def answer(
         "reason": reason,
         "next_action": next_action,
     }
-
-
-def receipt_agrees(receipt: dict[str, Any] | None, binding: dict[str, Any], operation_id: str, state: Any) -> bool:
-    return (
-        receipt is not None
-        and receipt.get("operation_id") == operation_id
-        and receipt.get("plan_checksum") == binding["plan_checksum"]
-        and receipt.get("state_checksum") == state.checksum
-        and receipt.get("to_checksum") == binding["to_checksum"]
-    )
 
 
 def diagnose(
@@ -102,6 +93,7 @@ def diagnose(
     if not (candidate_ok and is_healthy(live.candidate)):
         why = "the committed candidate is not RUNNING"
         return answer(BLOCKED, control, COMMITTED, True, "none", why, f"see {RUNBOOK}")
-    if receipt_agrees(backend.read_receipt(operation_id), binding, operation_id, state):
+    expected = receipt_document(binding, operation_id, state, str(record.attributes.get("container_id")))
+    if backend.has_receipt(operation_id, expected):
         return answer(DONE_STATUS, control, COMPLETED, True, "none", None, "none")
     return answer(PENDING, control, COMMITTED, True, "write_receipt", None, resume)

@@ -32,6 +32,8 @@ from streamt.sdk import (
     OwnershipRecord,
     OwnershipState,
     StreamtError,
+    canonical_json,
+    sha256_checksum,
 )
 
 from streamt_postgres_state import catalog, db, reader, rows
@@ -268,6 +270,28 @@ class PostgresStateBackend:
         """
         with self._reading() as cur:
             return rows.read_recovery(cur, self.settings.schema, self.address, recovery_operation_id)
+
+    # -- completion receipts of reviewed runtime replacements --------------------
+
+    def write_receipt(self, operation_id: str, document: dict[str, Any]) -> None:
+        """Append the receipt event once; an identical retry writes nothing, a different receipt is E424."""
+        checksum = sha256_checksum(canonical_json(document))
+
+        def step(cur: Any) -> None:
+            found = rows.receipt_checksums(cur, self.settings.schema, self.address, operation_id)
+            if found == [checksum]:
+                return
+            if found:
+                raise conflict("Another receipt with this operation id is already recorded.", operation_id)
+            rows.write_receipt(cur, self.settings.schema, self.address, operation_id, checksum)
+
+        self._durably(step, operation_id)
+
+    def has_receipt(self, operation_id: str, document: dict[str, Any]) -> bool:
+        """Exactly this receipt is recorded for ``operation_id`` (read-only)."""
+        with self._reading() as cur:
+            found = rows.receipt_checksums(cur, self.settings.schema, self.address, operation_id)
+        return found == [sha256_checksum(canonical_json(document))]
 
     def verify_lock(self) -> None:
         """``E423`` unless the dedicated lock connection is alive and still holds the address lock."""

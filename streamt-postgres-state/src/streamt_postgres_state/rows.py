@@ -300,3 +300,39 @@ def read_recovery(cur: Any, schema: str, address: str, recovery_operation_id: st
     except Exception:
         raise _history_invalid() from None
     return entry
+
+
+# -- completion receipts of reviewed runtime replacements ------------------------
+#
+# Like recoveries, a receipt is an ``operation_history`` event (the frozen catalog has no receipt
+# table): event ``RECEIPT_EVENT``, the replacement's operation id, status ``clear`` and the SHA-256
+# of the canonical receipt document. The lookup is exact: one event of that operation with that
+# checksum.
+
+RECEIPT_EVENT = "kafka_streams_replacement_receipt"
+
+
+def receipt_checksums(cur: Any, schema: str, address: str, operation_id: str) -> list[str]:
+    from psycopg2 import sql
+
+    if not _canonical_uuid(operation_id):
+        raise invalid("The operation id is not a canonical UUID.", "Pass the UUID the original apply returned.")
+    cur.execute(
+        sql.SQL(
+            "SELECT document_checksum FROM {h} WHERE address = %s AND operation_id = %s::uuid AND event = %s"
+            " ORDER BY seq"
+        ).format(h=ident(schema, "operation_history")),
+        (address, operation_id, RECEIPT_EVENT),
+    )
+    return [str(row[0]) for row in cur.fetchall()]
+
+
+def write_receipt(cur: Any, schema: str, address: str, operation_id: str, checksum: str) -> None:
+    from psycopg2 import sql
+
+    cur.execute(
+        sql.SQL(
+            "INSERT INTO {h} SELECT %s, coalesce(max(seq), 0) + 1, %s, %s, %s, %s, %s FROM {h} WHERE address = %s"
+        ).format(h=ident(schema, "operation_history")),
+        (address, operation_id, RECEIPT_EVENT, CLEAR, checksum, now(), address),
+    )
