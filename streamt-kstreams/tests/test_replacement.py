@@ -105,12 +105,3 @@ def test_offsets_may_only_move_forward():
     assert offsets.regressions({"0": 4, "1": None}, {"0": 4, "1": None}) == []
     assert offsets.regressions({"0": 4}, {"0": 9}) == []
     assert offsets.regressions({"0": 4, "1": 2}, {"0": 3, "1": None}) == ["0", "1"]
-
-
-def test_generic_recovery_never_classifies_a_replacement():
-    planner = online.KafkaStreamsPlanner()
-    replace = {"action": "replace", "kind": "kafka_streams_job", "identity": "m", "checksum": OLD_SUM}
-    running = Observation(PRESENT, {"containers": [{"id": "c1", "state": "running", "checksum": OLD_SUM}]})
-    assert planner.classify_recovery("observed", replace, ["started"], [], running, artifact()) is None
-    create = {**replace, "action": "create"}
-    assert planner.classify_recovery("observed", create, ["started"], [], running, artifact()) == "candidate"

@@ -29,7 +29,6 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.recovery.targets import classify
 from streamt.sdk import (
     ABSENT,
     CREATE,
@@ -209,18 +208,6 @@ def last_reported_state(client: Any, container_id: str) -> str | None:
 class KafkaStreamsPlanner:
     kinds = (KIND,)
 
-    def classify_recovery(
-        self, resolution: str, intent: Any, outcomes: Any, evidence: Any, observation: Observation, artifact: Artifact
-    ) -> str | None:
-        """Generic reviewed recovery for creates; a reviewed replacement is never classified (fail closed).
-
-        Its journal and receipt belong to `state runner-status` / `state resume`, which verify the exact
-        candidate; generic recovery could only record a candidate without them.
-        """
-        if intent.get("action") == "replace":
-            return None
-        return classify(resolution, intent, outcomes, observation, _PlanOnly(self), artifact, tuple(evidence))
-
     def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
         if observation.status == ABSENT:
             return [Action.for_artifact(CREATE, artifact, f"new runner {artifact.spec['container_name']}", observation)]
@@ -274,13 +261,3 @@ def _blocked(artifact: Artifact, observation: Observation, reason: str, message:
         Action.for_artifact(UPDATE, artifact, reason, observation, **evidence),
         SafetyBlocker(reason, artifact.kind, artifact.identity, message),
     ]
-
-
-@attrs.frozen
-class _PlanOnly:
-    """The planner without its own recovery classifier, for the generic rules of ``classify``."""
-
-    planner: KafkaStreamsPlanner
-
-    def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
-        return self.planner.plan(artifact, observation, record)
