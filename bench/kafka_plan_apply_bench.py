@@ -143,13 +143,22 @@ def floor(bootstrap: str, prefix: str, size: int) -> dict:
 
 
 def _cleanup(bootstrap: str, prefix: str) -> None:
+    """Delete every topic under ``prefix``, repeating (bounded) while the broker still lists some:
+    deleting thousands of topics takes the controller longer than one request's timeout."""
     from kafka import KafkaAdminClient
 
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-    names = [t for t in admin.list_topics() if t.startswith(prefix + ".")]
-    for start in range(0, len(names), 500):
-        admin.delete_topics(names[start : start + 500], raise_errors=False)
-    admin.close()
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=120_000)
+    try:
+        for _ in range(30):
+            names = [t for t in admin.list_topics() if t.startswith(prefix + ".")]
+            if not names:
+                return
+            for start in range(0, len(names), 500):
+                admin.delete_topics(names[start : start + 500], timeout_ms=120_000, raise_errors=False)
+            time.sleep(5)
+        print(f"warning: topics under {prefix}. still listed after cleanup", file=sys.stderr)
+    finally:
+        admin.close()
 
 
 def main() -> None:
