@@ -23,7 +23,14 @@ import test_kstreams_runner as runner
 from test_kstreams_runner import EXPECTED, consume, ok, produce, runners, starter, streamt
 
 # The runner module's fixtures, shared by name (one runner image per run).
-engine, env, runner_image, cleanup = runner.engine, runner.env, runner.runner_image, runner.cleanup
+engine, runner_image, cleanup = runner.engine, runner.runner_image, runner.cleanup
+
+
+@pytest.fixture(scope="module")
+def env(docker_host: str, kafka_bootstrap: str) -> dict[str, str]:
+    # Each runner wait may take longer than the default 60 s on a loaded CI machine; it is a bound, not a delay.
+    return {"DOCKER_HOST": docker_host, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap, "STREAMT_RUNNER_TIMEOUT": "180"}
+
 
 pytestmark = [pytest.mark.kafka, pytest.mark.docker]
 

@@ -24,7 +24,7 @@ from test_kstreams_runner import EXPECTED, STREAMT, consume, ok, produce, runner
 
 pytestmark = [pytest.mark.kafka, pytest.mark.docker]
 
-engine, env, runner_image, cleanup = runner.engine, runner.env, runner.runner_image, runner.cleanup
+engine, env, runner_image, cleanup = runner.engine, replacement.env, runner.runner_image, runner.cleanup
 LOSE = "STREAMT_TEST_LOSE_ACK_AT"
 KILL = "STREAMT_TEST_KILL_AT_BOUNDARY"
 # Boundaries of one replacement: 1 intent, 2 old stopped, 3 candidate created, 4 running, 5 old removed,

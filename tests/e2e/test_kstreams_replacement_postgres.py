@@ -27,7 +27,7 @@ from test_kstreams_runner import EXPECTED, consume, ok, produce, runners, starte
 
 pytestmark = [pytest.mark.kafka, pytest.mark.docker, pytest.mark.postgres]
 
-engine, env, runner_image, cleanup = runner.engine, runner.env, runner.runner_image, runner.cleanup
+engine, env, runner_image, cleanup = runner.engine, replacement.env, runner.runner_image, runner.cleanup
 OWNER_ENV, WRITER_ENV, ROLE_ENV = "E2E_KS_PG_OWNER", "E2E_KS_PG_WRITER", "E2E_KS_PG_ROLE"
 
 
