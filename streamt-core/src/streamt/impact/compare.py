@@ -9,6 +9,7 @@ Resources equal on both sides cost one equality check: 5,000 unchanged models ar
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
@@ -695,37 +696,27 @@ def _lowered(before: str | None, after: str | None) -> bool:
 
 
 def _metadata(old: Any, new: Any) -> list[FieldChange]:
-    fields = []
-    for attribute in _METADATA:
-        before, after = getattr(old, attribute, None), getattr(new, attribute, None)
-        if before != after:
-            fields.append(
-                FieldChange(
-                    field=attribute,
-                    before=_plain(before),
-                    after=_plain(after),
-                    classification=NON_BREAKING,
-                    reason=f"{attribute} changed",
-                )
-            )
-    return fields
+    return _non_breaking(_METADATA, old, new, lambda attribute: f"{attribute} changed")
 
 
 def _declaration(kind: str, old: Any, new: Any) -> list[FieldChange]:
-    fields = []
-    for attribute in sorted(a.name for a in old.__attrs_attrs__):
-        before, after = getattr(old, attribute), getattr(new, attribute)
-        if before != after:
-            fields.append(
-                FieldChange(
-                    field=attribute,
-                    before=_plain(before),
-                    after=_plain(after),
-                    classification=NON_BREAKING,
-                    reason=f"{kind} declaration changed",
-                )
-            )
-    return fields
+    attributes = sorted(a.name for a in old.__attrs_attrs__)
+    return _non_breaking(attributes, old, new, lambda _attribute: f"{kind} declaration changed")
+
+
+def _non_breaking(attributes: Iterable[str], old: Any, new: Any, reason: Callable[[str], str]) -> list[FieldChange]:
+    """One non-breaking change per attribute whose value differs between the two sides."""
+    return [
+        FieldChange(
+            field=attribute,
+            before=_plain(getattr(old, attribute, None)),
+            after=_plain(getattr(new, attribute, None)),
+            classification=NON_BREAKING,
+            reason=reason(attribute),
+        )
+        for attribute in attributes
+        if getattr(old, attribute, None) != getattr(new, attribute, None)
+    ]
 
 
 def _unexplained(artifacts: list[dict[str, str]]) -> list[FieldChange]:
