@@ -184,13 +184,7 @@ def streamt_cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., CliOu
     from streamt.plugins import reset_plugins
 
     def invoke(*args: str | Path, env: Mapping[str, str | None] | None = None) -> CliOutcome:
-        if env is not None:
-            for key, value in env.items():
-                if value is None:
-                    monkeypatch.delenv(key, raising=False)
-                else:
-                    monkeypatch.setenv(key, value)
-            reset_plugins()
+        _apply_env(monkeypatch, env)
         return run_cli(*args)
 
     yield invoke
@@ -203,16 +197,24 @@ def streamt_cli_text(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., 
     from streamt.plugins import reset_plugins
 
     def invoke(*args: str | Path, env: Mapping[str, str | None] | None = None) -> TextOutcome:
-        if env is not None:
-            for key, value in env.items():
-                if value is None:
-                    monkeypatch.delenv(key, raising=False)
-                else:
-                    monkeypatch.setenv(key, value)
-            reset_plugins()
+        _apply_env(monkeypatch, env)
         return run_cli_text(*args)
 
     yield invoke
+    reset_plugins()
+
+
+def _apply_env(monkeypatch: pytest.MonkeyPatch, env: Mapping[str, str | None] | None) -> None:
+    """Set (or, for ``None``, unset) the variables, then reload plugins so loading variables take effect."""
+    from streamt.plugins import reset_plugins
+
+    if env is None:
+        return
+    for key, value in env.items():
+        if value is None:
+            monkeypatch.delenv(key, raising=False)
+        else:
+            monkeypatch.setenv(key, value)
     reset_plugins()
 
 
