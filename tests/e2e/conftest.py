@@ -7,6 +7,7 @@ carry a fresh suffix (tests never see each other's topics) and returns a
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -153,3 +154,21 @@ def registry_sentinel() -> str:
 @pytest.fixture
 def streamt_process() -> Callable[..., subprocess.CompletedProcess]:
     return run_streamt
+
+
+def _load_http_recorder() -> Any:
+    # tests/ run with --import-mode=importlib: the sibling helper module is loaded by path, once.
+    spec = importlib.util.spec_from_file_location("http_recorder", Path(__file__).with_name("http_recorder.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_HTTP_RECORDER = _load_http_recorder()
+
+
+@pytest.fixture
+def recording_proxy() -> Callable[[str], Any]:
+    """``recording_proxy(upstream)``: a loopback proxy context that records every request sent through it."""
+    return _HTTP_RECORDER.recording_proxy

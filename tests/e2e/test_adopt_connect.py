@@ -9,7 +9,6 @@ review shows no configuration value (the JDBC password and URL are sentinels tha
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import time
@@ -29,17 +28,6 @@ JDBC_SINK = "io.debezium.connector.jdbc.JdbcSinkConnector"
 PASSWORD_VAR = "E2E_ADOPT_JDBC_PASSWORD"
 OWNER_ENV, WRITER_ENV, ROLE_ENV = "E2E_ADOPT_PG_OWNER", "E2E_ADOPT_PG_WRITER", "E2E_ADOPT_PG_ROLE"
 
-
-def _recorder() -> Any:
-    # tests/ run with --import-mode=importlib: a sibling helper module is loaded by path.
-    spec = importlib.util.spec_from_file_location("http_recorder", Path(__file__).with_name("http_recorder.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-recording_proxy = _recorder().recording_proxy
 SCHEMA = {
     "type": "struct",
     "fields": [{"type": "string", "field": "id", "optional": False}, {"type": "int64", "field": "n"}],
@@ -177,6 +165,7 @@ def prepare_state(streamt_cli: Any, path: Path, settings: dict[str, Any]) -> Non
 
 
 def test_adopting_a_running_jdbc_sink_reads_it_exactly_twice_and_records_the_claim(
+    recording_proxy: Any,
     tmp_path: Path,
     streamt_cli: Any,
     live_connector: dict[str, Any],
@@ -221,6 +210,7 @@ def test_adopting_a_running_jdbc_sink_reads_it_exactly_twice_and_records_the_cla
 
 
 def test_a_connector_that_changes_between_review_and_confirmation_is_not_adopted(
+    recording_proxy: Any,
     tmp_path: Path,
     streamt_cli: Any,
     live_connector: dict[str, Any],

@@ -8,7 +8,6 @@ writes nothing. A rule with interceptors, declared or live, is not adoptable (E4
 
 from __future__ import annotations
 
-import importlib.util
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,17 +19,6 @@ requests = pytest.importorskip("requests")
 
 pytestmark = [pytest.mark.gateway]
 
-
-def _recorder() -> Any:
-    # tests/ run with --import-mode=importlib: a sibling helper module is loaded by path.
-    spec = importlib.util.spec_from_file_location("http_recorder", Path(__file__).with_name("http_recorder.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-recording_proxy = _recorder().recording_proxy
 COLLECTIONS = [
     ("GET", "/gateway/v2/alias-topic?vcluster=passthrough"),
     ("GET", "/gateway/v2/interceptor?vcluster=passthrough"),
@@ -86,7 +74,12 @@ def confirmation(rule: dict[str, str]) -> tuple[str, ...]:
 
 
 def test_an_alias_only_rule_is_adopted_with_two_ordered_reads_before_and_after_confirmation(
-    tmp_path: Path, streamt_cli: Any, live_alias: dict[str, str], gateway_url: str, gateway_credentials: Any
+    recording_proxy: Any,
+    tmp_path: Path,
+    streamt_cli: Any,
+    live_alias: dict[str, str],
+    gateway_url: str,
+    gateway_credentials: Any,
 ) -> None:
     from streamt.testing import write_project
 
@@ -115,7 +108,12 @@ def test_an_alias_only_rule_is_adopted_with_two_ordered_reads_before_and_after_c
 
 
 def test_a_rule_with_interceptors_is_not_adoptable(
-    tmp_path: Path, streamt_cli: Any, live_alias: dict[str, str], gateway_url: str, gateway_credentials: Any
+    recording_proxy: Any,
+    tmp_path: Path,
+    streamt_cli: Any,
+    live_alias: dict[str, str],
+    gateway_url: str,
+    gateway_credentials: Any,
 ) -> None:
     from streamt.testing import write_project
 

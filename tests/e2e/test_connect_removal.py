@@ -11,7 +11,6 @@ plan is an assessed no-op that advances no serial. In the other, the removal jus
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import time
@@ -31,18 +30,6 @@ pytestmark = [pytest.mark.kafka, pytest.mark.connect, pytest.mark.postgres]
 OWNER_ENV, WRITER_ENV, ROLE_ENV = "E2E_RM_PG_OWNER", "E2E_RM_PG_WRITER", "E2E_RM_PG_ROLE"
 PASSWORD_VAR = "E2E_RM_JDBC_PASSWORD"
 SCHEMA = {"type": "struct", "fields": [{"type": "string", "field": "id", "optional": False}]}
-
-
-def _recorder() -> Any:
-    # tests/ run with --import-mode=importlib: a sibling helper module is loaded by path.
-    spec = importlib.util.spec_from_file_location("http_recorder", Path(__file__).with_name("http_recorder.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-recording_proxy = _recorder().recording_proxy
 
 
 @attrs.define
@@ -203,7 +190,7 @@ def applied_and_tombstoned(sink: Sink, streamt_cli: Any, postgres_dsn: str, tmp_
 
 
 def test_a_reviewed_removal_deletes_exactly_the_connector_and_its_record(
-    sink: Any, streamt_cli: Any, connect_url: str, postgres_dsn: str, tmp_path: Path
+    recording_proxy: Any, sink: Any, streamt_cli: Any, connect_url: str, postgres_dsn: str, tmp_path: Path
 ) -> None:
     with recording_proxy(connect_url) as proxy:
         made = sink(proxy.url)
@@ -222,7 +209,7 @@ def test_a_reviewed_removal_deletes_exactly_the_connector_and_its_record(
 
 
 def test_a_lost_delete_response_is_e428_and_reviewed_recovery_settles_it(
-    sink: Any, streamt_cli: Any, connect_url: str, postgres_dsn: str, tmp_path: Path
+    recording_proxy: Any, sink: Any, streamt_cli: Any, connect_url: str, postgres_dsn: str, tmp_path: Path
 ) -> None:
     with recording_proxy(connect_url) as proxy:
         made = sink(proxy.url)
