@@ -46,9 +46,22 @@ class ConnectProject:
     def sink(self) -> dict[str, Any]:
         return self.files["stream_project.yml"]["models"][0]["sink"]
 
-    def live_config(self) -> dict[str, str] | None:
-        response = requests.get(f"{self.connect_url}/connectors/{self.connector}/config", timeout=10)
-        return response.json() if response.status_code == 200 else None
+    def live_config(self, rebalance_wait: float = 30) -> dict[str, str] | None:
+        """The worker's stored config, or None when the connector does not exist.
+
+        Right after a config PUT the worker group rebalances and answers 409 for a while; that is
+        "ask again", not "absent".
+        """
+        deadline = time.monotonic() + rebalance_wait
+        while True:
+            response = requests.get(f"{self.connect_url}/connectors/{self.connector}/config", timeout=10)
+            if response.status_code != 409 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        if response.status_code == 404:
+            return None
+        assert response.status_code == 200, f"Connect answered {response.status_code}"
+        return response.json()
 
     def everything_written(self) -> str:
         """Every file the runs wrote under the project (state, control, generated), not the project file."""

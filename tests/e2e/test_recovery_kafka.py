@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -142,6 +144,24 @@ def test_stale_project_conflicts_and_other_addresses(kafka_project, streamt_proc
     assert none_left.error_codes == ["E419_STATE_RECOVERY_REQUIRED"]
 
 
+def _wait_until_held(lock: Path, holder: subprocess.Popen[str], timeout: float = 60) -> None:
+    """Return once another process holds ``lock``: a fixed sleep loses the race on a loaded machine."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and holder.poll() is None:
+        if lock.exists():
+            fd = os.open(lock, os.O_RDWR)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return
+            else:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+        time.sleep(0.02)
+    raise AssertionError(f"the recovery never took the lock (exit {holder.poll()})")
+
+
 def test_lock_timeout_and_lock_loss(kafka_project, streamt_process, streamt_cli, tmp_path):
     from streamt.state.lock import exclusive_lock
 
@@ -157,7 +177,7 @@ def test_lock_timeout_and_lock_loss(kafka_project, streamt_process, streamt_cli,
     slow = subprocess.Popen(
         command, env={**os.environ, "STREAMT_TEST_BOUNDARY_DELAY": "2"}, stdout=subprocess.PIPE, text=True
     )
-    time.sleep(1)
+    _wait_until_held(project.state_dir() / "default.lock", slow)
     (project.state_dir() / "default.lock").unlink()  # authority lost while the recovery waits
     out, _ = slow.communicate(timeout=60)
     result = json.loads(out)

@@ -18,9 +18,11 @@ HOSTILE = {
     "doubling with +": ("{% set a = 'x' * 1000 %}" + "{% set a = a + a %}" * 40 + "{{ a }}", "value longer"),
     "nested loops": (L10 + "{% for a in l %}" * 9 + "x" + "{% endfor %}" * 9, "more than 100,000 loop"),
     "empty nested loops": (L10 + "{% for a in l %}" * 9 + "{% endfor %}" * 9, "more than 100,000 loop"),
+    # 100,000 macro calls take about as long as the 2 s deadline, so which cap fires first depends on
+    # the machine's load: either refusal is the right one.
     "branching macro": (
         "{% macro f(n) %}{% if n %}{{ f(n-1) }}{{ f(n-1) }}{% endif %}{% endmacro %}{{ f(60) }}",
-        "more than 100,000 loop",
+        ("more than 100,000 loop", "takes longer than 2 s"),
     ),
     "unbounded recursion": ("{% macro f(n) %}{{ f(n+1) }}{% endmacro %}{{ f(0) }}", "too deeply nested"),
     "deeply nested blocks": ("{% if 1 %}" * 30 + "x" + "{% endif %}" * 30, "nests blocks more than 10 deep"),
@@ -37,6 +39,10 @@ HOSTILE = {
 }
 
 
+def _names_a_cap(message: str, fragment: str | tuple[str, ...]) -> bool:
+    return any(f in message for f in ((fragment,) if isinstance(fragment, str) else fragment))
+
+
 def _render(sql: str):  # type: ignore[no-untyped-def]
     return render_sql(sql, lambda _kind, name: name, {"X": "a"}, lambda _path: [1, 2])
 
@@ -48,7 +54,7 @@ def test_hostile_template_is_refused_quickly(case: str) -> None:
     rendered = _render(sql)
     assert time.monotonic() - started < 3  # caps, not exhaustion: the 2 s render deadline is the worst case
     assert rendered.sql is None and rendered.error is not None
-    assert fragment in rendered.error
+    assert _names_a_cap(rendered.error, fragment)
 
 
 @pytest.mark.parametrize(
@@ -82,7 +88,7 @@ def test_hostile_template_is_e105_through_the_cli(case: str, mode: str, streamt_
     if mode == "json":
         errors = run.envelope["errors"]
         assert [e["code"] for e in errors] == ["E105_JINJA_SYNTAX_ERROR"]
-        assert fragment in errors[0]["message"] and "model 'bad'" in errors[0]["message"]
+        assert _names_a_cap(errors[0]["message"], fragment) and "model 'bad'" in errors[0]["message"]
         assert errors[0]["suggestion"]
     else:
-        assert "E105_JINJA_SYNTAX_ERROR" in run.stderr and fragment in run.stderr
+        assert "E105_JINJA_SYNTAX_ERROR" in run.stderr and _names_a_cap(run.stderr, fragment)
