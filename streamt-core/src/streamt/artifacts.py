@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from typing import Any
 
 import attrs
@@ -109,7 +110,15 @@ class Artifact:
 
     @property
     def checksum(self) -> str:
-        return sha256_checksum(self.canonical_bytes)
+        # A full canonical encoding of ``spec``, read several times per artifact (manifest, plan actions,
+        # state): computed once per artifact. ``spec`` is never changed in place once the artifact exists.
+        cached = _CHECKSUMS.get(id(self))
+        if cached is not None and cached[0]() is self:
+            return cached[1]
+        value = sha256_checksum(self.canonical_bytes)
+        key = id(self)
+        _CHECKSUMS[key] = (weakref.ref(self, lambda _ref: _CHECKSUMS.pop(key, None)), value)
+        return value
 
     @property
     def sort_key(self) -> tuple[str, str]:
@@ -117,6 +126,11 @@ class Artifact:
 
     def resource_id(self, project: str, env: str) -> str:
         return resource_id(project, env, self.kind, self.name)
+
+
+# Artifact -> checksum, beside the class so that its fields stay what plugins see: ``id`` -> (a weak
+# reference, to tell a reused ``id`` apart and drop the entry with the artifact; the checksum).
+_CHECKSUMS: dict[int, tuple[weakref.ref[Artifact], str]] = {}
 
 
 def resource_id(project: str, env: str, kind: str, logical_name: str) -> str:
