@@ -9,6 +9,7 @@ import re
 from typing import Any, TextIO
 
 from streamt.errors import Diagnostic
+from streamt.indented_json import dumps_indented
 from streamt.result import Result
 
 TEXT = "text"
@@ -40,6 +41,14 @@ def color_enabled(stream: TextIO) -> bool:
 
 
 def to_json_text(document: Any) -> str:
+    try:
+        text = dumps_indented(document, _json_default)
+    except Exception:  # whatever the fast encoder leaves alone, json.dumps renders (or refuses) as always
+        return _dumps_text(document)
+    return valid_utf8(text, escape="\\\\") + "\n"
+
+
+def _dumps_text(document: Any) -> str:
     try:
         text = json.dumps(document, indent=2, ensure_ascii=False, default=_json_default, allow_nan=False)
     except ValueError:

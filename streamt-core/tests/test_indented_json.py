@@ -1,0 +1,58 @@
+"""The fast indented encoder writes what ``json.dumps(indent=2, ...)`` writes, or leaves the value to it."""
+
+from __future__ import annotations
+
+import collections
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from streamt.indented_json import Unsupported, dumps_indented
+from streamt.output import _json_default, to_json_text
+
+
+class _Item:
+    def to_json(self) -> dict[str, Any]:
+        return {"b": [1, 2.5, None], "a": 'x\u00e9\n"', "n": {}}
+
+
+def _reference(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=_json_default, allow_nan=False)
+
+
+_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
+_keys = st.text() | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False, allow_infinity=False)
+_values = st.recursive(
+    _scalars | st.just(_Item()) | st.frozensets(st.integers(), max_size=3),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(_keys, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+# A shared 2-CPU machine makes generation slow at times; the data, not its speed, is the point.
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(_values)
+def test_same_text_as_json_dumps(value: Any) -> None:
+    assert dumps_indented(value, _json_default) == _reference(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [float("nan"), [1, float("inf")], {1.5j: 1}, {(1, 2): 1}, collections.OrderedDict(a=1), object()],
+)
+def test_unusual_values_are_left_to_json_dumps(value: Any) -> None:
+    with pytest.raises((Unsupported, TypeError)):
+        dumps_indented(value, _json_default)
+
+
+def test_envelope_text_falls_back_unchanged() -> None:
+    # Non-finite numbers are shown as strings by the fallback, as before.
+    assert to_json_text({"x": float("inf"), "y": [float("nan")]}) == '{\n  "x": "inf",\n  "y": [\n    "nan"\n  ]\n}\n'
+    with pytest.raises(TypeError):
+        to_json_text({"x": object()})
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    with pytest.raises((ValueError, RecursionError)):
+        to_json_text(cycle)
