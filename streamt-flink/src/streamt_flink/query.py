@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
+from typing import Any, NamedTuple
 
 import attrs
-import sqlparse
 from sqlparse import tokens as T
-from sqlparse.engine import FilterStack
+from sqlparse.engine.statement_splitter import StatementSplitter
+
+from streamt_flink import sqllex
 
 WINDOW_FUNCTIONS = frozenset({"TUMBLE", "HOP", "SESSION", "CUMULATE"})
 # dsl.md section 9.2, step 4: the patterns that make a query stateful.
@@ -95,26 +97,63 @@ def unquote(name: str) -> str:
     return name
 
 
-def _tokens(sql: str) -> list[sqlparse.sql.Token]:
-    """The first statement's tokens, lexed and split but not grouped.
+class Lexeme(NamedTuple):
+    """One token of a query: what ``analyze`` reads of an ``sqlparse.sql.Token`` (same values)."""
+
+    ttype: Any
+    value: str
+    normalized: str  # the upper-cased text for keywords, as sqlparse's Token has it
+
+
+class _Within(dict[Any, bool]):
+    """``ttype in parent``, remembered per token type (sqlparse answers it in Python on every call)."""
+
+    def __init__(self, parent: Any) -> None:
+        super().__init__()
+        self.parent = parent
+
+    def __missing__(self, ttype: Any) -> bool:
+        inside = self[ttype] = ttype in self.parent
+        return inside
+
+
+_NAME, _BUILTIN, _KEYWORD = _Within(T.Name), _Within(T.Name.Builtin), _Within(T.Keyword)
+_LITERAL, _DML, _SKIPPED = _Within(T.Literal), _Within(T.DML), _Within(T.Whitespace)
+_COMMENT = _Within(T.Comment)
+
+
+def _tokens(sql: str) -> list[Lexeme]:
+    """The first statement's tokens, lexed and split but not grouped, without whitespace and comments.
 
     ``sqlparse.parse`` also groups tokens into identifiers, functions ... (four fifths of its time), and
     ``analyze`` flattens that tree again: the leaf tokens are the same either way (grouping only retypes
-    an arithmetic ``*`` as an operator, a type no question here looks at). ``next`` stops the splitter
-    after the first statement.
+    an arithmetic ``*`` as an operator, a type no question here looks at). The tokens come from
+    ``sqllex`` (sqlparse's lexer, one regex per token). sqlparse's statement splitter ends a statement
+    only at a ``;`` or a ``GO`` keyword; without either the first statement is the whole text, so the
+    splitter (and its Token objects) is needed only when one occurs.
     """
-    statement = next(FilterStack().run(sql), None)
-    if statement is None:
-        return []
-    return [t for t in statement.flatten() if not t.is_whitespace and t.ttype not in T.Comment]
+    pairs = list(sqllex.tokenize(sql))
+    if any((ttype is T.Punctuation and value == ";") or _go(ttype, value) for ttype, value in pairs):
+        statement = next(StatementSplitter().process(pairs), None)
+        pairs = [(t.ttype, t.value) for t in statement.flatten()] if statement is not None else []
+    return [
+        Lexeme(ttype, value, value.upper() if _KEYWORD[ttype] else value)
+        for ttype, value in pairs
+        if not _SKIPPED[ttype] and not _COMMENT[ttype]
+    ]
 
 
-def _keyword(token: sqlparse.sql.Token) -> str | None:
-    return " ".join(token.normalized.upper().split()) if token.ttype in T.Keyword else None
+def _go(ttype: Any, value: str) -> bool:
+    """The splitter's other statement end (``GO``, ``GO 2``), tested as it tests it."""
+    return ttype is T.Keyword and value.split()[0] == "GO"
 
 
-def _split_top(items: list[sqlparse.sql.Token]) -> Iterator[list[sqlparse.sql.Token]]:
-    depth, current = 0, list[sqlparse.sql.Token]()
+def _keyword(token: Lexeme) -> str | None:
+    return " ".join(token.normalized.upper().split()) if _KEYWORD[token.ttype] else None
+
+
+def _split_top(items: list[Lexeme]) -> Iterator[list[Lexeme]]:
+    depth, current = 0, list[Lexeme]()
     for token in items:
         if token.value == "(":
             depth += 1
@@ -129,7 +168,7 @@ def _split_top(items: list[sqlparse.sql.Token]) -> Iterator[list[sqlparse.sql.To
         yield current
 
 
-def _text(items: list[sqlparse.sql.Token]) -> str:
+def _text(items: list[Lexeme]) -> str:
     out = ""
     for token in items:
         value = token.value
@@ -139,15 +178,15 @@ def _text(items: list[sqlparse.sql.Token]) -> str:
     return out
 
 
-def _output_name(items: list[sqlparse.sql.Token]) -> str | None:
+def _output_name(items: list[Lexeme]) -> str | None:
     last = items[-1]
-    if last.ttype in T.Name or last.ttype in T.Keyword:
+    if _NAME[last.ttype] or _KEYWORD[last.ttype]:
         if len(items) >= 2 and _keyword(items[-2]) == "AS":
             return unquote(last.value)
         if len(items) == 1 or (len(items) >= 2 and items[-2].value == "."):
             return unquote(last.value)
         # `expr alias` without AS: the alias follows a closing parenthesis or a name.
-        if items[-2].value == ")" or items[-2].ttype in T.Name or items[-2].ttype in T.Literal:
+        if items[-2].value == ")" or _NAME[items[-2].ttype] or _LITERAL[items[-2].ttype]:
             return unquote(last.value)
     return None
 
@@ -158,20 +197,16 @@ _TIME_ARGUMENT_CALLS = frozenset(
 )
 
 
-def _declares(previous: sqlparse.sql.Token | None) -> bool:
+def _declares(previous: Lexeme | None) -> bool:
     """Does the name after ``previous`` declare an alias (``AS x``, ``expr x``, ``(...) x``, ``t x``)?"""
     if previous is None:
         return False
-    if previous.ttype in T.Keyword:
+    if _KEYWORD[previous.ttype]:
         return _keyword(previous) == "AS"
-    return (
-        previous.value == ")"
-        or (previous.ttype in T.Name and previous.ttype not in T.Name.Builtin)
-        or (previous.ttype in T.Literal)
-    )
+    return previous.value == ")" or (_NAME[previous.ttype] and not _BUILTIN[previous.ttype]) or _LITERAL[previous.ttype]
 
 
-def _qualifier(following: sqlparse.sql.Token | None) -> bool:
+def _qualifier(following: Lexeme | None) -> bool:
     """``t`` in ``t.col`` qualifies a column: only the column counts as a referenced name."""
     return following is not None and following.value == "."
 
@@ -191,8 +226,8 @@ def analyze(sql: str) -> QueryShape:
     """The shape of ``sql``; cached: a compile asks for each job query twice (the job, the model's relation)."""
     tokens = _tokens(sql)
     depth = 0
-    select: list[sqlparse.sql.Token] = []
-    group: list[sqlparse.sql.Token] = []
+    select: list[Lexeme] = []
+    group: list[Lexeme] = []
     section = None
     functions: set[str] = set()
     references: set[tuple[str, str]] = set()
@@ -207,9 +242,9 @@ def analyze(sql: str) -> QueryShape:
         following = tokens[index + 1] if index + 1 < len(tokens) else None
         is_call = following is not None and following.value == "("
         keyword = _keyword(token)
-        if is_call and (token.ttype in T.Name or token.ttype in T.Keyword):
+        if is_call and (_NAME[token.ttype] or _KEYWORD[token.ttype]):
             functions.add(token.value.upper())
-        elif token.ttype in T.Name and token.ttype not in T.Name.Builtin and not _qualifier(following):
+        elif _NAME[token.ttype] and not _BUILTIN[token.ttype] and not _qualifier(following):
             name = unquote(token.value)
             if expect_table:
                 table, expect_table = name, False
@@ -231,12 +266,12 @@ def analyze(sql: str) -> QueryShape:
             expect_table = False
         if token.value == "(":
             depth += 1
-            calls.append(previous.value.upper() if previous is not None and previous.ttype in T.Name else "")
+            calls.append(previous.value.upper() if previous is not None and _NAME[previous.ttype] else "")
         elif token.value == ")":
             depth -= 1
             if calls:
                 calls.pop()
-        if depth == 0 and token.ttype in T.DML and token.value.upper() == "SELECT" and section is None:
+        if depth == 0 and _DML[token.ttype] and token.value.upper() == "SELECT" and section is None:
             section = "select"
             continue
         if depth == 0 and keyword in ("FROM", "WHERE", "HAVING", "ORDER BY", "LIMIT", "WINDOW", "UNION"):

@@ -1,0 +1,97 @@
+"""sqlparse's lexer with one regex call per token instead of one per rule.
+
+sqlparse tries its rules (``Lexer._SQL_REGEX``, ~60 regexes) one after another at each position and
+takes the first that matches; a Flink model's SQL made it the largest single cost of a compile. An
+alternation of the same patterns, in the same order and with the same flags, matches what that loop
+matches (a regex alternation also takes its first matching branch), so one ``match`` per token gives
+the same ``(token type, text)`` stream. The keyword lookup is sqlparse's own, remembered per word.
+
+Where that argument would not hold, the text goes to sqlparse itself: a rule using a back-reference
+or a conditional group (group numbers shift in an alternation), a text holding ``$`` or ``/*`` (the
+lexer pairs dollar quotes and block comments outside its rules), a rule matching the empty string
+(sqlparse fails there). ``tests/test_sqllex.py`` compares both on the project's SQL and on fuzzed text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sqlparse import keywords, lexer
+from sqlparse import tokens as T
+
+Token = tuple[Any, str]
+
+
+class _Combined:
+    """The default lexer's rules as one pattern; ``actions[i]`` is what group ``i`` (a whole rule) yields."""
+
+    def __init__(self, pattern: re.Pattern[str], actions: dict[int, Any], keyword: Callable[[str], Token]) -> None:
+        self.pattern = pattern
+        self.actions = actions
+        self.keyword = keyword
+        self.words: dict[str, Any] = {}
+
+
+def _combine() -> _Combined | None:
+    instance = lexer.Lexer.get_default_instance()
+    rules = getattr(instance, "_SQL_REGEX", None)
+    if not isinstance(rules, list) or not rules:
+        return None
+    branches: list[str] = []
+    actions: dict[int, Any] = {}
+    flags = None
+    group = 1
+    for rule in rules:
+        match, action = rule
+        compiled = getattr(match, "__self__", None)
+        if not isinstance(compiled, re.Pattern) or not isinstance(compiled.pattern, str):
+            return None
+        if re.search(r"\\\d|\(\?P=|\(\?\(", compiled.pattern):  # back-references and conditionals
+            return None
+        if flags is None:
+            flags = compiled.flags
+        if compiled.flags != flags:
+            return None
+        if not (isinstance(action, T._TokenType) or action is keywords.PROCESS_AS_KEYWORD):
+            return None
+        actions[group] = action
+        branches.append(f"({compiled.pattern})")
+        group += 1 + compiled.groups
+    pattern = re.compile("|".join(branches), flags or 0)
+    return _Combined(pattern, actions, instance.is_keyword)
+
+
+_COMBINED = _combine()
+
+
+def tokenize(text: str) -> Iterable[Token]:
+    """``sqlparse.lexer.tokenize(text)``: the same ``(ttype, value)`` pairs."""
+    combined = _COMBINED
+    if combined is None or "$" in text or "/*" in text:
+        return lexer.tokenize(text)
+    out: list[Token] = []
+    pattern, actions, words = combined.pattern.match, combined.actions, combined.words
+    position, length = 0, len(text)
+    while position < length:
+        found = pattern(text, position)
+        if found is None:
+            out.append((T.Error, text[position]))
+            position += 1
+            continue
+        end = found.end()
+        if end == position:
+            return lexer.tokenize(text)  # an empty match: sqlparse's own behaviour, whatever it is
+        value = found.group()
+        action = actions[found.lastindex]  # type: ignore[index]
+        if action is keywords.PROCESS_AS_KEYWORD:
+            upper = value.upper()
+            ttype = words.get(upper)
+            if ttype is None:
+                ttype = words[upper] = combined.keyword(value)[0]
+            out.append((ttype, value))
+        else:
+            out.append((action, value))
+        position = end
+    return out
