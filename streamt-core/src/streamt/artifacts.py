@@ -37,11 +37,12 @@ The compile contract between core and providers:
 from __future__ import annotations
 
 import hashlib
-import json
 import weakref
 from typing import Any
 
 import attrs
+
+from streamt.json_fast import sorted_compact
 
 # The artifact kinds core knows how to lay out; a plugin may add others (they
 # go under ``<kind>/`` in the output directory and ``artifacts.<kind>`` in the
@@ -60,8 +61,14 @@ OWNERSHIP_MODES = ("managed", "external", "adopted")
 
 
 def canonical_json(value: Any) -> bytes:
-    """The one canonical byte form: sorted keys, no insignificant spaces, UTF-8."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    """The one canonical byte form: sorted keys, no insignificant spaces, UTF-8.
+
+    ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``, encoded.
+    """
+    return _CANONICAL(value).encode("utf-8")
+
+
+_CANONICAL = sorted_compact(",", ":")
 
 
 def sha256_checksum(data: bytes) -> str:

@@ -9,7 +9,7 @@ import re
 from typing import Any, TextIO
 
 from streamt.errors import Diagnostic
-from streamt.indented_json import dumps_indented
+from streamt.json_fast import dumps_indented
 from streamt.result import Result
 
 TEXT = "text"

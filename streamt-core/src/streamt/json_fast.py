@@ -1,5 +1,9 @@
-"""``json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False, default=...)``, the same text, faster.
+"""The standard library's JSON text, written faster: the same bytes, fewer Python calls per value.
 
+``sorted_compact``: ``json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=...).encode``
+without the per-call layers around the C encoder (a 5,000-model compile makes 300,000 such calls).
+
+``dumps_indented``: ``json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False, default=...)``.
 With ``indent`` set, the standard library leaves its C encoder for a pure-Python one that yields
 through a chain of generators per value (seconds for the 5 MB envelope of a 5,000-model plan).
 This builds the same layout with one call per value and the C string escaper. It handles the
@@ -12,8 +16,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from json.encoder import encode_basestring  # the C escaper when available, as json.dumps uses
+from json import encoder as _stdlib
+from json.encoder import JSONEncoder, encode_basestring  # the C escaper when available, as json.dumps uses
 from typing import Any
+
+# The C encoder JSONEncoder builds on each call (absent without the accelerator; untyped in typeshed).
+c_make_encoder: Any = getattr(_stdlib, "c_make_encoder", None)
+
+
+def sorted_compact(item_separator: str, key_separator: str) -> Callable[[Any], str]:
+    """``JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(item_separator, key_separator)).encode``."""
+    reference = JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(item_separator, key_separator))
+    if c_make_encoder is None:  # an interpreter without the C accelerator: the reference is all there is
+        return reference.encode
+    default = reference.default
+
+    def encode(value: Any) -> str:
+        if isinstance(value, str):
+            return encode_basestring(value)
+        # What JSONEncoder.iterencode(_one_shot=True) builds, minus its Python closures; a fresh markers
+        # map per call, as there, so a cycle is reported the same way and calls never share state.
+        encoder = c_make_encoder({}, default, encode_basestring, None, key_separator, item_separator, True, False, True)
+        return "".join(encoder(value, 0))
+
+    return encode
 
 
 class Unsupported(Exception):

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from streamt.indented_json import Unsupported, dumps_indented
+from streamt.json_fast import Unsupported, dumps_indented, sorted_compact
 from streamt.output import _json_default, to_json_text
 
 
@@ -56,3 +56,29 @@ def test_envelope_text_falls_back_unchanged() -> None:
     cycle.append(cycle)
     with pytest.raises((ValueError, RecursionError)):
         to_json_text(cycle)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(_values.filter(lambda v: "_Item" not in repr(v)))
+def test_sorted_compact_is_the_stdlib_encoder(value: Any) -> None:
+    for separators in ((",", ":"), (", ", ": ")):
+        reference = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=separators).encode
+        try:
+            expected: Any = reference(value)
+        except (TypeError, ValueError) as exc:  # mixed key types cannot be sorted; sets are not JSON
+            expected = type(exc)
+        try:
+            got: Any = sorted_compact(*separators)(value)
+        except (TypeError, ValueError) as exc:
+            got = type(exc)
+        assert got == expected
+
+
+def test_sorted_compact_reports_a_cycle_as_the_stdlib_does_and_forgets_it() -> None:
+    encode = sorted_compact(",", ":")
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        encode(cycle)
+    shared = [1]
+    assert encode([shared, shared, float("inf")]) == "[[1],[1],Infinity]"
