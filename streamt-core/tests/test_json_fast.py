@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from streamt.json_fast import Unsupported, dumps_indented, sorted_compact
+from streamt.json_fast import Unsupported, dumps_indented, indented_pieces, sorted_compact
 from streamt.output import _json_default, to_json_text
 
 
@@ -36,6 +36,8 @@ _values = st.recursive(
 @given(_values)
 def test_same_text_as_json_dumps(value: Any) -> None:
     assert dumps_indented(value, _json_default) == _reference(value)
+    for levels in (0, 1, 3):
+        assert "".join(indented_pieces(value, _json_default, levels)) == _reference(value)
 
 
 @pytest.mark.parametrize(

@@ -120,11 +120,10 @@ class Artifact:
         # A full canonical encoding of ``spec``, read several times per artifact (manifest, plan actions,
         # state): computed once per artifact. ``spec`` is never changed in place once the artifact exists.
         cached = _CHECKSUMS.get(id(self))
-        if cached is not None and cached[0]() is self:
-            return cached[1]
+        if cached is not None and cached() is self:
+            return cached.checksum
         value = sha256_checksum(self.canonical_bytes)
-        key = id(self)
-        _CHECKSUMS[key] = (weakref.ref(self, lambda _ref: _CHECKSUMS.pop(key, None)), value)
+        _CHECKSUMS[id(self)] = _Remembered(self, value)
         return value
 
     @property
@@ -135,9 +134,30 @@ class Artifact:
         return resource_id(project, env, self.kind, self.name)
 
 
-# Artifact -> checksum, beside the class so that its fields stay what plugins see: ``id`` -> (a weak
-# reference, to tell a reused ``id`` apart and drop the entry with the artifact; the checksum).
-_CHECKSUMS: dict[int, tuple[weakref.ref[Artifact], str]] = {}
+class _Remembered(weakref.ref[Artifact]):
+    """An artifact's checksum, held beside it: the artifact's fields stay what plugins see."""
+
+    __slots__ = ("checksum", "key")
+    checksum: str
+    key: int
+
+    def __new__(cls, artifact: Artifact, checksum: str) -> _Remembered:
+        self = super().__new__(cls, artifact, _forget)
+        self.key, self.checksum = id(artifact), checksum
+        return self
+
+    def __init__(self, artifact: Artifact, checksum: str) -> None:
+        super().__init__(artifact, _forget)  # type: ignore[call-arg]  # typeshed omits ref.__init__
+
+
+def _forget(ref: _Remembered) -> None:
+    # Runs as the artifact is freed, before its ``id`` can be reused.
+    if _CHECKSUMS.get(ref.key) is ref:
+        del _CHECKSUMS[ref.key]
+
+
+# ``id(artifact)`` -> its checksum; the weak reference tells a reused ``id`` apart and drops the entry.
+_CHECKSUMS: dict[int, _Remembered] = {}
 
 
 def resource_id(project: str, env: str, kind: str, logical_name: str) -> str:

@@ -9,7 +9,7 @@ import re
 from typing import Any, TextIO
 
 from streamt.errors import Diagnostic
-from streamt.json_fast import dumps_indented
+from streamt.json_fast import indented_pieces
 from streamt.result import Result
 
 TEXT = "text"
@@ -41,11 +41,17 @@ def color_enabled(stream: TextIO) -> bool:
 
 
 def to_json_text(document: Any) -> str:
+    return "".join(json_pieces(document))
+
+
+def json_pieces(document: Any) -> list[str]:
+    """``to_json_text``'s text in pieces, to be written one by one (a lone surrogate is one character, so
+    escaping piece by piece is escaping the whole)."""
     try:
-        text = dumps_indented(document, _json_default)
+        pieces = indented_pieces(document, _json_default)
     except Exception:  # whatever the fast encoder leaves alone, json.dumps renders (or refuses) as always
-        return _dumps_text(document)
-    return valid_utf8(text, escape="\\\\") + "\n"
+        return [_dumps_text(document)]
+    return [*(valid_utf8(piece, escape="\\\\") for piece in pieces), "\n"]
 
 
 def _dumps_text(document: Any) -> str:
@@ -81,7 +87,8 @@ def _json_default(value: Any) -> Any:
 def render(result: Result, fmt: str, stdout: TextIO, stderr: TextIO) -> int:
     """Write ``result`` and return its exit code."""
     if fmt == JSON:
-        stdout.write(to_json_text(result.envelope()))
+        for piece in json_pieces(result.envelope()):
+            stdout.write(piece)
         stdout.flush()
         return result.exit_code
     if result.text:
