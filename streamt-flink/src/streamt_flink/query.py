@@ -133,7 +133,8 @@ def _tokens(sql: str) -> list[Lexeme]:
     splitter (and its Token objects) is needed only when one occurs.
     """
     pairs = list(sqllex.tokenize(sql))
-    if any((ttype is T.Punctuation and value == ";") or _go(ttype, value) for ttype, value in pairs):
+    # A `;` token needs a ";" in the text and the GO test compares with "GO" exactly: most texts have neither.
+    if (";" in sql or "GO" in sql) and any(_ends_statement(ttype, value) for ttype, value in pairs):
         statement = next(StatementSplitter().process(pairs), None)
         pairs = [(t.ttype, t.value) for t in statement.flatten()] if statement is not None else []
     return [
@@ -143,9 +144,9 @@ def _tokens(sql: str) -> list[Lexeme]:
     ]
 
 
-def _go(ttype: Any, value: str) -> bool:
-    """The splitter's other statement end (``GO``, ``GO 2``), tested as it tests it."""
-    return ttype is T.Keyword and value.split()[0] == "GO"
+def _ends_statement(ttype: Any, value: str) -> bool:
+    """A ``;`` or a ``GO`` (``GO 2``) keyword, tested as the splitter tests them."""
+    return (ttype is T.Punctuation and value == ";") or (ttype is T.Keyword and value.split()[0] == "GO")
 
 
 def _keyword(token: Lexeme) -> str | None:

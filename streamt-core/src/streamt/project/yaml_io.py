@@ -58,6 +58,73 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 
 
+class _NotPlain(Exception):
+    """The document needs PyYAML's own constructor (merge keys, recursion, a duplicate key, other tags)."""
+
+
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_PLAIN_SCALARS = {
+    f"tag:yaml.org,2002:{name}": _Loader.yaml_constructors[f"tag:yaml.org,2002:{name}"]
+    for name in ("int", "float", "bool", "null")
+}
+_SPECIAL_KEYS = ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value")
+# Deeper than any project file; PyYAML's own frames run out sooner than this walk's, so past it the
+# document goes to PyYAML, which reports what it always did.
+_PLAIN_DEPTH = 100
+
+
+def _construct_document(loader: _Loader, node: yaml.Node) -> Any:
+    """PyYAML's construction of plain documents (maps, lists, the core scalars), in one direct walk.
+
+    ``SafeConstructor.construct_document`` dispatches every node through ``construct_object`` and
+    generators (most of the load time PyYAML spends in Python). This walk builds the same values for
+    the same nodes (one object per node, so aliases share it, as there) with PyYAML's own scalar
+    constructors; anything else raises ``_NotPlain`` before any node is changed, and the document is
+    constructed by PyYAML itself, errors included.
+    """
+    try:
+        return _plain(loader, node, {}, 0)
+    except Exception:
+        return yaml.CSafeLoader.construct_document(loader, node)
+
+
+def _plain(loader: _Loader, node: yaml.Node, built: dict[int, Any], depth: int) -> Any:
+    tag = node.tag
+    if tag == _STR and isinstance(node, yaml.ScalarNode):
+        return node.value
+    if isinstance(node, yaml.ScalarNode):
+        construct = _PLAIN_SCALARS.get(tag)
+        if construct is None:
+            raise _NotPlain(tag)
+        return construct(loader, node)
+    if id(node) in built:
+        shared = built[id(node)]
+        if shared is None:  # still being built: a recursive alias
+            raise _NotPlain("recursive")
+        return shared
+    if depth > _PLAIN_DEPTH:
+        raise _NotPlain("deep")
+    built[id(node)] = None
+    if tag == _SEQ and isinstance(node, yaml.SequenceNode):
+        value: Any = [_plain(loader, child, built, depth + 1) for child in node.value]
+    elif tag == _MAP and isinstance(node, yaml.MappingNode):
+        value = {}
+        for key_node, value_node in node.value:
+            if key_node.tag in _SPECIAL_KEYS:
+                raise _NotPlain("merge")
+            key = _plain(loader, key_node, built, depth + 1)
+            if isinstance(key, (list, dict)) or key in value:
+                raise _NotPlain("key")
+            value[key] = _plain(loader, value_node, built, depth + 1)
+    else:
+        raise _NotPlain(tag)
+    built[id(node)] = value
+    return value
+
+
+_Loader.construct_document = _construct_document  # type: ignore[method-assign,assignment]
+
+
 def display_path(path: Path, root: Path) -> str:
     try:
         return path.relative_to(root).as_posix()

@@ -1,0 +1,106 @@
+"""The direct construction of plain documents gives what PyYAML's own constructor gives, or defers to it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from streamt.errors import StreamtError
+from streamt.project import yaml_io
+
+
+class _PyYAML(yaml_io._Loader):
+    """The project's loader with PyYAML's generic construction (what the direct walk replaces)."""
+
+
+_PyYAML.construct_document = yaml.CSafeLoader.construct_document  # type: ignore[method-assign]
+
+
+def _reference(text: str) -> Any:
+    try:
+        return ("ok", yaml.load(text, Loader=_PyYAML))
+    except yaml.YAMLError as exc:
+        return ("error", str(exc))
+    except RecursionError:
+        return ("error", "recursion")
+
+
+def _ours(text: str) -> Any:
+    try:
+        return ("ok", yaml.load(text, Loader=yaml_io._Loader))
+    except yaml.YAMLError as exc:
+        return ("error", str(exc))
+    except RecursionError:
+        return ("error", "recursion")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "models:\n  - name: a\n    sql: 'SELECT 1'\n    advanced: {flink: {ttl: 60000}, topic: {partitions: 3}}\n",
+        "a: 0x1F\nb: 1_000\nc: 1:20\nd: .inf\ne: -.nan\nf: yes\ng: Off\nh: ~\ni: null\nj: 2026-01-01\n",
+        "k: 1e3\nl: 0o17\nm: 017\nn: +12\no: 1.5e+3\n",
+        "base: &b {x: 1, y: [1, 2]}\nuse: *b\nlist: [*b, *b]\n",
+        "base: &b {x: 1}\nmerged:\n  <<: *b\n  y: 2\n",
+        "a: 1\na: 2\n",
+        "? [1, 2]\n: x\n",
+        "a: !!binary aGVsbG8=\nb: !!set {x, y}\nc: !!omap [{a: 1}]\n",
+        "a: !custom x\n",
+        "r: &r [1, *r]\n",
+        "m: &m {self: *m}\n",
+        "= : value-key\n",
+        "'1': a\n1: b\n1.0: c\n",
+        "true: a\nnull: b\n",
+        "!!str 5: x\ny: !!int '7'\nz: !!float '1'\n",
+        "",
+        "- [[[[[[[[[[1]]]]]]]]]]\n",
+        "[" * 150 + "]" * 150,
+    ],
+)
+def test_same_document_as_pyyaml(text: str) -> None:
+    assert _ours(text) == _reference(text)
+
+
+def test_shared_nodes_stay_shared() -> None:
+    loaded = yaml.load("base: &b {x: [1]}\nuse: *b\n", Loader=yaml_io._Loader)
+    assert loaded["base"] is loaded["use"]
+
+
+def test_the_direct_walk_is_what_runs_for_plain_documents(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without this, every comparison above could be PyYAML against itself.
+    def refuse(*_args: Any) -> Any:
+        raise AssertionError("fell back to PyYAML's constructor")
+
+    monkeypatch.setattr(yaml.CSafeLoader, "construct_document", refuse)
+    assert yaml.load("a: [1, {b: c}]\n", Loader=yaml_io._Loader) == {"a": [1, {"b": "c"}]}
+
+
+def test_loader_errors_are_unchanged() -> None:
+    with pytest.raises(StreamtError, match="duplicate key 'a'"):
+        yaml_io.parse_yaml("a: 1\na: 2\n", "x.yml")
+
+
+_scalar_text = st.sampled_from(
+    ["1", "-2", "0x10", "1.5", ".5", "1e3", "yes", "No", "on", "~", "null", "''", "'q'", '"d"', "abc", "2020-01-01"]
+)
+_keys = st.sampled_from(["a", "b", "1", "true", "null", "<<", "'<<'", "="])
+
+
+@st.composite
+def _documents(draw: Any, depth: int = 0) -> str:
+    if depth > 2 or draw(st.booleans()):
+        return draw(_scalar_text)
+    if draw(st.booleans()):
+        items = draw(st.lists(_documents(depth + 1), max_size=3))
+        return "[" + ", ".join(items) + "]"
+    pairs = draw(st.lists(st.tuples(_keys, _documents(depth + 1)), max_size=3))
+    return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(_documents())
+def test_fuzzed_flow_documents_match_pyyaml(text: str) -> None:
+    assert _ours(text) == _reference(text)
