@@ -83,7 +83,18 @@ def _walk(value: Any, path: Path, env: Mapping[str, str], missing: set[str], exe
     if isinstance(value, str):
         return value if exempt(path) else substitute(value, env, missing, budget.keep_missing)
     if isinstance(value, dict):
-        return {_key(k): _walk(v, (*path, _key(k)), env, missing, exempt, budget) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            key = _key(k)
+            # Most leaves are text without "$" or plain numbers: they come back unchanged whatever the
+            # path (``substitute`` returns such text as is), so no path is built for them.
+            kind = type(v)
+            if (kind is str and "$" not in v) or kind is int or kind is bool or v is None:
+                budget.spend()
+                out[key] = v
+            else:
+                out[key] = _walk(v, (*path, key), env, missing, exempt, budget)
+        return out
     if isinstance(value, list):
         return [_walk(v, (*path, i), env, missing, exempt, budget) for i, v in enumerate(value)]
     if value is None or isinstance(value, (bool, int, float)):
