@@ -61,10 +61,8 @@ OWNERSHIP_MODES = ("managed", "external", "adopted")
 
 
 def canonical_json(value: Any) -> bytes:
-    """The one canonical byte form: sorted keys, no insignificant spaces, UTF-8.
-
-    ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``, encoded.
-    """
+    """The one canonical byte form: sorted keys, no insignificant spaces, UTF-8."""
+    # json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False), encoded
     return _CANONICAL(value).encode("utf-8")
 
 
