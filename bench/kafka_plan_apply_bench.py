@@ -10,17 +10,23 @@ project of N managed topic models (each declaring ``retention.ms``), then
 
 * ``floor``           — the broker's own time for the same N topics (fresh names): one kafka-python
   ``create_topics`` call with all of them up to 3,000 (KRaft refuses larger ones, see ``FLOOR_BATCH``),
-  then until metadata shows every one (what apply also waits for), measured right after, so
-  ``apply / floor`` compares like with like under the same load.
+  then until metadata shows every one with a leader (what apply also waits for, read the same cheap
+  way: ``topic_reads.wait_until_ready``; kafka-python's ``wait_for_topics`` spends seconds of client
+  CPU per poll at 10,000 topics), measured right after, so ``apply / floor`` compares like with like
+  under the same load.
 
 Admin requests are counted per phase by wrapping ``RequestCounter.add`` (every batched admin call
-goes through it). Every topic (unique prefix per run) is deleted afterwards. Usage:
-``./dev bench kafka_plan_apply_bench [sizes...]``; needs the devstack (``./dev stack up --only kafka``).
+goes through it). Every topic (unique prefix per run, ``--prefix NAME`` to choose its first part) is
+deleted afterwards. ``--profile FILE`` writes a cProfile of the ``plan (existing)`` phase. Usage:
+``./dev bench kafka_plan_apply_bench [--prefix NAME] [--profile FILE] [sizes...]``; needs the devstack
+(``./dev stack up --only kafka``; ``STREAMT_STACK_ENDPOINTS`` names another endpoints file).
 """
 
 from __future__ import annotations
 
+import cProfile
 import json
+import os
 import sys
 import tempfile
 import time
@@ -29,6 +35,7 @@ from collections import Counter
 from pathlib import Path
 
 from streamt.testing import write_project
+from streamt_kafka.topic_reads import wait_until_ready
 from streamt_kafka.topics_live import RequestCounter
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,20 +70,26 @@ def project(root: Path, bootstrap: str, prefix: str, size: int) -> Path:
     return write_project(root, files)
 
 
-def phase(name: str, fn):  # type: ignore[no-untyped-def]
+def phase(name: str, fn, profile: str | None = None):  # type: ignore[no-untyped-def]
     REQUESTS.clear()
+    profiler = cProfile.Profile() if profile else None
     started = time.perf_counter()
+    if profiler is not None:
+        profiler.enable()
     result = fn()
-    return result, {"phase": name, "seconds": round(time.perf_counter() - started, 2), "requests": dict(REQUESTS)}
+    seconds = time.perf_counter() - started
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
+    return result, {"phase": name, "seconds": round(seconds, 2), "requests": dict(REQUESTS)}
 
 
-def run(size: int, bootstrap: str) -> list[dict]:
+def run(size: int, bootstrap: str, prefix: str, profile: str | None = None) -> list[dict]:
     from streamt.apply.executor import deployers_by_kind, execute
     from streamt.compile import load_and_compile
     from streamt.plan.online import open_backend, plan_online
     from streamt.plugins import get_plugins
 
-    prefix = f"bench-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory() as tmp:
         loaded = load_and_compile(project(Path(tmp) / "p", bootstrap, prefix, size), None)
         backend = open_backend(loaded.project, "write")
@@ -96,7 +109,9 @@ def run(size: int, bootstrap: str) -> list[dict]:
         report, row = phase("apply", apply)
         assert all(result == "created" for _, result in report.results)  # type: ignore[attr-defined]
         rows.append(row)
-        (plan, _), row = phase("plan (existing)", lambda: plan_online(loaded.project, loaded.compiled, backend))
+        (plan, _), row = phase(
+            "plan (existing)", lambda: plan_online(loaded.project, loaded.compiled, backend), profile
+        )
         assert plan.counts["noop"] == size, plan.counts
         rows.append(row)
     _cleanup(bootstrap, prefix)
@@ -130,7 +145,9 @@ def floor(bootstrap: str, prefix: str, size: int) -> dict:
             failed = [t for t in response.get("topics", []) if t.get("error_code")]
             if failed:
                 raise SystemExit(f"floor: {len(failed)} topics refused, e.g. {failed[0].get('error_message')}")
-            admin.wait_for_topics([t.name for t in batch], timeout_ms=600_000)
+            pending = wait_until_ready(admin, [t.name for t in batch], 600.0)
+            if pending:
+                raise SystemExit(f"floor: {len(pending)} topics not visible after 600 s")
         visible = time.perf_counter() - started
     finally:
         admin.close()
@@ -162,11 +179,15 @@ def _cleanup(bootstrap: str, prefix: str) -> None:
 
 
 def main() -> None:
-    sizes = [int(a) for a in sys.argv[1:]] or [100, 1000, 2000]
-    bootstrap = json.loads((ROOT / ".stack" / "endpoints.json").read_text())["kafka_bootstrap"]
+    args = sys.argv[1:]
+    options = {flag: args[args.index(flag) + 1] for flag in ("--prefix", "--profile") if flag in args}
+    sizes = [int(a) for a in args if a.isdigit() and a not in options.values()] or [100, 1000, 2000]
+    endpoints = Path(os.environ.get("STREAMT_STACK_ENDPOINTS", ROOT / ".stack" / "endpoints.json"))
+    bootstrap = json.loads(endpoints.read_text())["kafka_bootstrap"]
     print(f"{'topics':>6}  {'phase':<16} {'seconds':>7}  requests")
     for size in sizes:
-        rows = run(size, bootstrap)
+        prefix = f"{options.get('--prefix', 'bench')}-{uuid.uuid4().hex[:8]}"
+        rows = run(size, bootstrap, prefix, options.get("--profile"))
         for row in rows:
             print(f"{row['topics']:>6}  {row['phase']:<16} {row['seconds']:>7}  {row['requests']}")
         seconds = {row["phase"]: row["seconds"] for row in rows}

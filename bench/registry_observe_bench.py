@@ -7,14 +7,18 @@ observer did before: one after another, a new connection per request (``requests
 
 Per size: N subjects are registered under a unique prefix, observed with an identical schema (the
 common plan: no compatibility check needed) and with a compatible change (one compatibility check
-per subject), then every subject is deleted (soft, then permanent). Usage:
-``./dev bench registry_observe_bench [--rounds N] [sizes...]`` (default 1000, 3 rounds); needs the devstack registry
-(``./dev stack up --only schema_registry``).
+per subject), then every subject is deleted (soft, then permanent). ``--pools 8,16,32`` observes with each
+of those bounds in the same rounds (the observer's ``POOL_SIZE`` set for the call), ``--no-sequential``
+leaves the old shape out, ``--prefix NAME`` chooses the subjects' prefix. Usage:
+``./dev bench registry_observe_bench [--rounds N] [--pools A,B] [--no-sequential] [--prefix NAME] [sizes...]``
+(default 1000, 3 rounds); needs the devstack registry (``./dev stack up --only schema_registry``;
+``STREAMT_STACK_ENDPOINTS`` names another endpoints file).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
@@ -25,6 +29,7 @@ from typing import Any
 
 import requests
 import streamt_kafka.observers as observers
+import streamt_kafka.registry_live as registry_live
 from streamt.artifacts import Artifact
 from streamt_kafka.registry_live import POOL_SIZE, RegistryClient, observe_subject
 
@@ -53,8 +58,9 @@ class Counting:
         return self.inner.request(*args, **kwargs)
 
 
-def pooled(url: str, items: list[Artifact]) -> tuple[float, int]:
-    """The observer as it runs in ``plan``: bounded concurrency over one pooled session."""
+def pooled(url: str, items: list[Artifact], bound: int = POOL_SIZE) -> tuple[float, int]:
+    """The observer as it runs in ``plan``: bounded concurrency over one pooled session (``bound`` at a time)."""
+    registry_live.POOL_SIZE = bound  # read when the session is built and when the observer starts its pool
     client = RegistryClient(url)
     counting = Counting(object.__getattribute__(client, "_session"))
     object.__setattr__(client, "_session", counting)
@@ -66,6 +72,7 @@ def pooled(url: str, items: list[Artifact]) -> tuple[float, int]:
         elapsed = time.perf_counter() - started
     finally:
         observers.registry_client = original
+        registry_live.POOL_SIZE = POOL_SIZE
     assert all(o.status == "present" for o in observed.values())
     return elapsed, counting.count
 
@@ -81,8 +88,8 @@ def sequential(url: str, items: list[Artifact]) -> tuple[float, int]:
     return time.perf_counter() - started, counting.count
 
 
-def run(url: str, size: int, rounds: int) -> None:
-    prefix = f"bench-{uuid.uuid4().hex[:8]}"
+def run(url: str, size: int, rounds: int, pools: list[int], with_sequential: bool, prefix: str) -> None:
+    prefix = f"{prefix}-{uuid.uuid4().hex[:8]}"
     names = [f"{prefix}-s{i:05d}-value" for i in range(size)]
     setup = RegistryClient(url)
     try:
@@ -90,18 +97,22 @@ def run(url: str, size: int, rounds: int) -> None:
             list(pool.map(lambda n: setup.register(n, schema(1), "avro"), names))
         for label, version in (("identical", 1), ("compatible change", 2)):
             items = artifacts(names, version)
-            results: dict[str, list[tuple[float, int]]] = {"pooled": [], "sequential": []}
+            results: dict[str, list[tuple[float, int]]] = {f"pooled x{b}": [] for b in pools}
+            if with_sequential:
+                results["sequential"] = []
             for _ in range(rounds):
-                results["pooled"].append(pooled(url, items))
-                results["sequential"].append(sequential(url, items))
+                for bound in pools:
+                    results[f"pooled x{bound}"].append(pooled(url, items, bound))
+                if with_sequential:
+                    results["sequential"].append(sequential(url, items))
             medians = {k: statistics.median(s for s, _ in v) for k, v in results.items()}
-            requests_sent = {k: v[0][1] for k, v in results.items()}
-            print(
-                f"{size:>6}  {label:<18} pooled x{POOL_SIZE} {medians['pooled']:>6.2f} s"
-                f" ({requests_sent['pooled']} req)"
-                f"  sequential {medians['sequential']:>6.2f} s ({requests_sent['sequential']} req)"
-                f"  ratio {medians['sequential'] / medians['pooled']:.1f}x"
+            columns = "  ".join(f"{k} {medians[k]:>6.2f} s ({v[0][1]} req)" for k, v in results.items())
+            ratio = (
+                f"  sequential / pooled x{pools[0]} {medians['sequential'] / medians[f'pooled x{pools[0]}']:.1f}x"
+                if with_sequential
+                else ""
             )
+            print(f"{size:>6}  {label:<18} {columns}{ratio}")
     finally:
         with ThreadPoolExecutor(max_workers=POOL_SIZE) as pool:
             list(pool.map(setup.delete_subject, names))
@@ -109,12 +120,16 @@ def run(url: str, size: int, rounds: int) -> None:
 
 def main() -> None:
     args = sys.argv[1:]
-    rounds = int(args[args.index("--rounds") + 1]) if "--rounds" in args else 3
-    sizes = [int(a) for i, a in enumerate(args) if a != "--rounds" and (i == 0 or args[i - 1] != "--rounds")]
-    url = json.loads((ROOT / ".stack" / "endpoints.json").read_text())["schema_registry_url"]
+    valued = ("--rounds", "--pools", "--prefix")
+    options = {flag: args[args.index(flag) + 1] for flag in valued if flag in args}
+    rounds = int(options.get("--rounds", 3))
+    pools = [int(b) for b in options.get("--pools", str(POOL_SIZE)).split(",")]
+    sizes = [int(a) for i, a in enumerate(args) if a.isdigit() and (i == 0 or args[i - 1] not in valued)]
+    endpoints = Path(os.environ.get("STREAMT_STACK_ENDPOINTS", ROOT / ".stack" / "endpoints.json"))
+    url = json.loads(endpoints.read_text())["schema_registry_url"]
     print(f"subjects  case  (medians of {rounds}, interleaved)")
     for size in sizes or [1000]:
-        run(url, size, rounds)
+        run(url, size, rounds, pools, "--no-sequential" not in args, options.get("--prefix", "bench"))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,11 @@ from streamt_kafka.observers import desired_topic, kafka_settings, registry_clie
 from streamt_kafka.topics_live import UNKNOWN_OUTCOME, RequestCounter
 
 # Broker errors after which the change may still have happened.
-WAIT_FOR_METADATA_MS = 30_000
+WAIT_FOR_METADATA_SECONDS = 30.0
+# The KRaft controller refuses a request needing more than 10,000 metadata records ("excessively large
+# batch operation"), so a batch is bounded by records (a topic needs one, one per partition and one per
+# config), with room to spare, rather than by topics: 3,000 one-partition topics with one config each.
+MAX_BATCH_RECORDS = 9_000
 _UNCERTAIN = {UNKNOWN_OUTCOME, "RequestTimedOutError", "NotControllerError", "KafkaTimeoutError"}
 
 
@@ -46,7 +50,15 @@ class TopicDeployer:
     runtime: Any
     counter: RequestCounter = attrs.field(factory=RequestCounter)
     kinds = (KIND_TOPIC,)
-    max_batch = 500
+    max_batch = MAX_BATCH_RECORDS
+    max_batch_cost = MAX_BATCH_RECORDS
+
+    @staticmethod
+    def batch_cost(action: Action, artifact: Artifact) -> int:
+        """The metadata records the controller may write for this topic: the topic, each partition, each
+        config (an upper bound for an update, which writes only the new partitions and changed keys)."""
+        spec = artifact.spec
+        return 1 + max(0, int(spec.get("partitions", 0))) + len(spec.get("config") or {})
 
     def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         """Execute one batch of same-kind ``create`` or ``update`` actions."""
@@ -67,6 +79,7 @@ class TopicDeployer:
         raise ValueError(f"topic deployer cannot {action}")
 
     def _create(self, admin: Any, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+        from streamt_kafka.topic_reads import wait_until_ready
         from streamt_kafka.topics_live import create_topics_with_ids
 
         errors, ids = create_topics_with_ids(admin, [desired_topic(artifact) for _, artifact in pairs], self.counter)
@@ -77,7 +90,7 @@ class TopicDeployer:
             self.counter.add("wait_for_topics")
             # Acknowledged is created: a slow metadata cache is no failure.
             with contextlib.suppress(Exception):
-                admin.wait_for_topics(created, timeout_ms=WAIT_FOR_METADATA_MS)
+                wait_until_ready(admin, created, WAIT_FOR_METADATA_SECONDS)
         # The ownership record keeps the created topic's ID: a later plan can tell this topic from
         # one that was deleted and recreated under the same name outside streamt.
         return {

@@ -16,7 +16,8 @@ from typing import Any
 import attrs
 from streamt.sdk import ABSENT, PRESENT, Observation
 
-_UNKNOWN_TOPIC = 3  # Kafka protocol error UNKNOWN_TOPIC_OR_PARTITION
+from streamt_kafka.topic_reads import read_configs, read_metadata, topic_id_text
+
 UNKNOWN_OUTCOME = "UnknownOutcome"
 
 
@@ -43,68 +44,36 @@ class RequestCounter:
 def observe_topics(
     admin: Any, desired: Iterable[DesiredTopic], counter: RequestCounter | None = None
 ) -> dict[str, Observation]:
-    """Observations for every desired topic, in two requests."""
-    from kafka.admin import ConfigResource, ConfigResourceType
-
+    """Observations for every desired topic, in two requests (``topic_reads``: an error is never absent)."""
     wanted = {topic.name: topic for topic in desired}
     if not wanted:
         return {}
-    metadata = admin.describe_topics(sorted(wanted))
+    present = read_metadata(admin, wanted)
     if counter is not None:
         counter.add("describe_topics")
-    present: dict[str, dict[str, Any]] = {}
-    for entry in metadata:
-        name = entry.get("name")
-        if name in wanted and entry.get("error_code", 0) != _UNKNOWN_TOPIC:
-            present[name] = entry
-    configs: dict[str, dict[str, Any]] = {}
-    resources = [
-        ConfigResource(ConfigResourceType.TOPIC, name, configs=dict.fromkeys(sorted(wanted[name].config)))
-        for name in sorted(present)
-        if wanted[name].config
-    ]
-    if resources:
-        described = admin.describe_configs(resources, config_filter="all")
-        if counter is not None:
-            counter.add("describe_configs")
-        configs = described.get("topic", {})
+    keys = {name: wanted[name].config for name in sorted(present) if wanted[name].config}
+    configs = read_configs(admin, keys) if keys else {}
+    if keys and counter is not None:
+        counter.add("describe_configs")
     observations: dict[str, Observation] = {}
     for name, topic in wanted.items():
-        entry = present.get(name)
-        if entry is None:
+        meta = present.get(name)
+        if meta is None:
             observations[name] = Observation(ABSENT)
             continue
-        partitions = entry.get("partitions") or []
-        replicas = {len(p.get("replica_nodes") or []) for p in partitions}
         live_config = configs.get(name, {})
-        spec = {
+        spec: dict[str, Any] = {
             "name": name,
-            "partitions": len(partitions),
-            "replication_factor": max(replicas) if replicas else 0,
-            "config": {key: _config_value(live_config.get(key)) for key in sorted(topic.config)},
+            "partitions": meta.partitions,
+            "replication_factor": meta.replication_factor,
+            "config": {key: live_config.get(key) for key in sorted(topic.config)},
         }
         # The topic's identity, not just its name: a topic deleted and recreated with the same shape
         # has a new ID, so a reviewed plan (whose evidence holds it) no longer matches the live one.
-        topic_id = _topic_id(entry.get("topic_id"))
-        if topic_id is not None:
-            spec["topic_id"] = topic_id
+        if meta.topic_id is not None:
+            spec["topic_id"] = meta.topic_id
         observations[name] = Observation(PRESENT, spec)
     return observations
-
-
-_NO_TOPIC_ID = "00000000-0000-0000-0000-000000000000"
-
-
-def _topic_id(value: Any) -> str | None:
-    text = str(value) if value is not None else None
-    return None if text in (None, "", _NO_TOPIC_ID, "AAAAAAAAAAAAAAAAAAAAAA") else text
-
-
-def _config_value(entry: Any) -> str | None:
-    if entry is None:
-        return None
-    value = entry.get("value") if isinstance(entry, dict) else entry
-    return None if value is None else str(value)
 
 
 def create_topics(
@@ -134,7 +103,7 @@ def create_topics_with_ids(
     errors = _per_topic_errors(response, batch)
     ids: dict[str, str] = {}
     for entry in response.get("topics", []) if isinstance(response, dict) else []:
-        topic_id = _topic_id(entry.get("topic_id"))
+        topic_id = topic_id_text(entry.get("topic_id"))
         if errors.get(entry.get("name"), UNKNOWN_OUTCOME) is None and topic_id is not None:
             ids[entry["name"]] = topic_id
     return errors, ids

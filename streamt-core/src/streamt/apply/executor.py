@@ -122,14 +122,28 @@ def _intent(position: int, action: Action) -> dict[str, Any]:
     }
 
 
-def _batches(mutations: list[tuple[int, Action]], deployers: dict[str, Any]) -> Iterator[list[tuple[int, Action]]]:
+def _batches(
+    mutations: list[tuple[int, Action]], deployers: dict[str, Any], artifacts: dict[tuple[str, str], Artifact]
+) -> Iterator[list[tuple[int, Action]]]:
+    """Consecutive actions of one kind and action type, at most ``max_batch`` of them and, when the
+    deployer prices its actions (``batch_cost(action, artifact)``), at most ``max_batch_cost`` in total
+    (a Kafka controller refuses a request needing too many metadata records, whatever the topic count)."""
     batch: list[tuple[int, Action]] = []
+    spent = 0
     for index, action in mutations:
-        limit = max(1, int(getattr(deployers[action.kind], "max_batch", 1)))
-        if batch and ((batch[0][1].kind, batch[0][1].action) != (action.kind, action.action) or len(batch) >= limit):
+        deployer = deployers[action.kind]
+        limit = max(1, int(getattr(deployer, "max_batch", 1)))
+        budget = getattr(deployer, "max_batch_cost", None)
+        cost = int(deployer.batch_cost(action, artifacts[(action.kind, action.identity)])) if budget else 0
+        if batch and (
+            (batch[0][1].kind, batch[0][1].action) != (action.kind, action.action)
+            or len(batch) >= limit
+            or (budget and spent + cost > budget)
+        ):
             yield batch
-            batch = []
+            batch, spent = [], 0
         batch.append((index, action))
+        spent += cost
     if batch:
         yield batch
 
@@ -160,7 +174,7 @@ def execute(
     created: list[tuple[int, Action]] = []
     learnt: dict[str, dict[str, Any]] = {}
     journal = _Journal(backend, control, {a.identity: i for i, a in mutations})
-    for batch in _batches(mutations, deployers):
+    for batch in _batches(mutations, deployers, artifacts):
         indexes = [i for i, _ in batch]
         control = backend.record_progress_many(control, indexes, "started")
         boundary()

@@ -119,7 +119,10 @@ class Deployer(Protocol):
         refused before any change; otherwise ``unknown``. An identity missing
         from the answer counts as ``unknown``. Never retry a mutation whose
         outcome is unknown. A deployer may set ``max_batch`` (default 1) to
-        receive several actions of one kind in one call.
+        receive several actions of one kind in one call, and ``max_batch_cost``
+        with a ``batch_cost(action, artifact) -> int`` method to bound a batch
+        by what it costs the provider rather than by its length (a batch holds
+        one action whatever that one costs).
         """
         ...
 
