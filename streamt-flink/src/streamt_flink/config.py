@@ -7,10 +7,13 @@ back. ``check`` (run by ``validate``) reports cluster names that ``runtime.flink
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-from streamt.sdk import Codes, ConfigSection, Diagnostic, Project, Runtime
+from streamt.sdk import Codes, ConfigSection, Diagnostic
+
+if TYPE_CHECKING:  # the project model is loaded by then; naming it must not load it
+    from streamt.sdk import Project, Runtime
 
 NAME = "flink"
 

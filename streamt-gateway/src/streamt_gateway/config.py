@@ -8,10 +8,13 @@ by core, and ``url`` an alias of ``admin_url``) and keeps it in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-from streamt.sdk import ConfigSection, Runtime
+from streamt.sdk import ConfigSection
+
+if TYPE_CHECKING:  # the project model is loaded by then; naming it must not load it
+    from streamt.sdk import Runtime
 
 NAME = "conduktor"
 
