@@ -29,10 +29,18 @@ class LazyGroup(click.Group):
         self.lazy_commands: dict[str, tuple[str | Callable[[], Any], str]] = {}
         self.owners: dict[str, str] = {}  # name -> plugin that added a factory, for E901
         self.expected: dict[str, tuple[str, str]] = {}
+        self.shortened: set[str] = set()  # names whose text is a help to shorten, as click does
 
-    def add_lazy_command(self, name: str, import_path: str, short_help: str) -> None:
-        """Register ``module.path:attribute`` as subcommand ``name``."""
+    def add_lazy_command(self, name: str, import_path: str, short_help: str, *, shorten: bool = False) -> None:
+        """Register ``module.path:attribute`` as subcommand ``name``.
+
+        Listings show ``short_help`` as it is, as click shows a command's ``short_help``. With
+        ``shorten``, the text is the command's help, cut to the listing's width as click cuts an
+        imported command's help: a command that was added eagerly lists the same once it is lazy.
+        """
         self.lazy_commands[name] = (import_path, short_help)
+        if shorten:
+            self.shortened.add(name)
 
     def add_lazy_factory(self, name: str, factory: Callable[[], Any], short_help: str, owner: str) -> None:
         """Register ``factory()`` (returning a ``click.Command``) as subcommand ``name`` of plugin ``owner``."""
@@ -89,7 +97,10 @@ class LazyGroup(click.Group):
                     continue
                 rows.append((name, command.get_short_help_str(limit=formatter.width - 6 - len(name))))
             elif name in self.lazy_commands:
-                rows.append((name, self.lazy_commands[name][1]))
+                text = self.lazy_commands[name][1]
+                if name in self.shortened:  # click's own shortening, through a command that is only help
+                    text = click.Command(name, help=text).get_short_help_str(formatter.width - 6 - len(name))
+                rows.append((name, text))
             else:
                 rows.append((name, self.expected[name][1] + " (plugin not installed)"))
         if rows:
