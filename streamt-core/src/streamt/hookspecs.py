@@ -222,7 +222,10 @@ def streamt_commands(cli: LazyGroup) -> None:
     ``cli.add_command(cmd)`` or subcommands to an existing group, e.g.
     ``cli.commands["state"].add_command(init_cmd)``. Command callbacks return a
     ``streamt.sdk.Result``; core renders it. Keep this hook fast: define
-    the command here, import heavy modules inside its callback.
+    the command here, import heavy modules inside its callback, or mount a
+    command module by import path with ``group.add_lazy_command(name,
+    "pkg.module:command", help_text, shorten=True)`` so that ``--help``
+    imports nothing of it.
     """
 
 
