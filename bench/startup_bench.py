@@ -16,6 +16,8 @@ the children so that their caches are the ones a user has.
 ``--before TREE`` adds the same two commands run from another source tree of this repository
 (e.g. an earlier commit, ``git archive <rev> | tar -x -C TREE``) through ``PYTHONPATH``, in the
 same interleaved rounds, so that a change is measured before and after under the same load.
+Repeat it to compare several trees; pass the current commit's tree as one of them too, so that
+every side pays the same ``PYTHONPATH`` search (a longer path makes every import probe more).
 """
 
 from __future__ import annotations
@@ -37,15 +39,16 @@ CASES = {
 }
 
 
-def measure(rounds: int, before: Path | None = None) -> dict[str, list[float]]:
+def measure(rounds: int, trees: list[Path]) -> dict[str, list[float]]:
     env = {
         k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE",) and not k.startswith("STREAMT_")
     }
     cases = {name: (argv, env) for name, argv in CASES.items()}
-    if before is not None:
-        sources = sorted(str(p) for p in before.glob("**/src") if p.is_dir() and ".venv" not in p.parts)
+    for tree in trees:
+        sources = sorted(str(p) for p in tree.glob("**/src") if p.is_dir() and ".venv" not in p.parts)
         old = {**env, "PYTHONPATH": os.pathsep.join(sources)}
-        cases.update({f"{name} (before)": (argv, old) for name, argv in CASES.items() if name != "python -c pass"})
+        label = "before" if len(trees) == 1 else tree.name
+        cases.update({f"{name} ({label})": (argv, old) for name, argv in CASES.items() if name != "python -c pass"})
     for argv, case_env in cases.values():  # warm the page cache and write any missing bytecode
         subprocess.run(argv, env=case_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     samples: dict[str, list[float]] = {name: [] for name in cases}
@@ -67,7 +70,9 @@ def plugin_count() -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--before", type=Path, default=None, help="an earlier source tree to compare against")
+    parser.add_argument(
+        "--before", type=Path, action="append", default=[], help="a source tree to compare against (repeatable)"
+    )
     args = parser.parse_args()
     rounds = args.rounds
     samples = measure(rounds, args.before)

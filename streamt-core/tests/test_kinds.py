@@ -6,7 +6,7 @@ import types
 from typing import Any
 
 from streamt import hookimpl
-from streamt.sdk import Materialization, StateBackendRegistration
+from streamt.sdk import Exporter, Materialization, StateBackendRegistration
 
 PROJECT = {
     "stream_project.yml": {
@@ -111,3 +111,18 @@ def test_streamt_plugins_reports_a_conflict_on_its_own(streamt_plugin, streamt_c
     listed = streamt_cli("plugins")
     assert listed.error_codes == ["E906_PLUGIN_CONFLICT"]
     assert listed.envelope["errors"][0]["family"] == "materialization"
+
+
+def test_an_exporter_two_plugins_offer_is_e906_and_mounted_for_neither(streamt_plugin, streamt_cli) -> None:
+    import click
+
+    def factory() -> click.Command:
+        return click.Command("csv", callback=lambda: None)
+
+    exporter = Exporter(name="csv", group="export", description="CSV", command_factory=factory)
+    streamt_plugin(_plugin("csv_one", streamt_exporters=lambda: [exporter]), isolated=True)
+    streamt_plugin(_plugin("csv_two", streamt_exporters=lambda: [exporter]))
+    refused = streamt_cli("export", "csv")
+    assert refused.error_codes == ["E906_PLUGIN_CONFLICT"]
+    assert refused.envelope["errors"][0]["plugins"] == ["csv_one", "csv_two"]
+    assert "'csv_one' and 'csv_two'" in refused.envelope["errors"][0]["message"]

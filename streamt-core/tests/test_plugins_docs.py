@@ -78,3 +78,19 @@ def test_every_worked_example_has_a_readme_and_one_version_source() -> None:
     for root in {r for r, _, _ in WORKED_EXAMPLES}:
         assert (root / "README.md").is_file(), root
         assert (root / "pyproject.toml").read_text().count("version = ") == 1, root
+
+
+def test_the_config_section_example_runs_as_written(streamt_plugin, streamt_project) -> None:
+    import types
+
+    from streamt.sdk import load_project
+
+    section = DOC.read_text().split("### `streamt_config_sections()`", 1)[1]
+    (code,) = re.findall(r"^```python\n(.*?)^```$", section.split("\n### ", 1)[0], re.M | re.S)
+    module = types.ModuleType("docs_lake")
+    exec(compile(code, "docs/plugins.md", "exec"), module.__dict__)
+    streamt_plugin(module)
+    runtime = {"kafka": {"bootstrap_servers": "k:9092"}, "lake": {"warehouse": "s3://lake"}}
+    project = load_project(streamt_project({"stream_project.yml": {"project": {"name": "p"}, "runtime": runtime}}))
+    assert project.runtime.section("lake") == module.LakeRuntime(warehouse="s3://lake")
+    assert project.runtime.enables("lake_table")

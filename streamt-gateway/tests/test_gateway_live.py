@@ -11,6 +11,7 @@ import attrs
 import pytest
 from streamt.artifacts import KIND_GATEWAY_RULE, Artifact
 from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, SafetyBlocker
+from streamt_gateway.config import ConduktorRuntime
 from streamt_gateway.deployers import GatewayRuleDeployer
 from streamt_gateway.live import GatewayRuleObserver, GatewayRulePlanner
 from streamt_gateway.rule import gateway_rule
@@ -29,7 +30,12 @@ class _Gateway:
 
 @attrs.frozen
 class _Runtime:
+    """The one section the Gateway plugin reads: ``runtime.conduktor`` with its ``gateway``."""
+
     gateway: _Gateway
+
+    def section(self, name: str) -> ConduktorRuntime | None:
+        return ConduktorRuntime(gateway=self.gateway) if name == "conduktor" else None  # type: ignore[arg-type]
 
 
 @pytest.fixture

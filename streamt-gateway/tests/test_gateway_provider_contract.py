@@ -10,6 +10,7 @@ import attrs
 import pytest
 from streamt.sdk import KIND_GATEWAY_RULE, Artifact
 from streamt.testing.contracts import ProviderContract
+from streamt_gateway.config import ConduktorRuntime
 from streamt_gateway.deployers import GatewayRuleDeployer
 from streamt_gateway.live import GatewayRuleObserver, GatewayRulePlanner
 from streamt_gateway.rule import gateway_rule
@@ -28,7 +29,12 @@ class _Gateway:
 
 @attrs.frozen
 class _Runtime:
+    """The one section the Gateway plugin reads: ``runtime.conduktor`` with its ``gateway``."""
+
     gateway: _Gateway
+
+    def section(self, name: str) -> ConduktorRuntime | None:
+        return ConduktorRuntime(gateway=self.gateway) if name == "conduktor" else None  # type: ignore[arg-type]
 
 
 def _rule(alias: str, where: str = "tier = 'GOLD'", method: str = "redact") -> Artifact:

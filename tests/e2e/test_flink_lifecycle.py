@@ -463,6 +463,7 @@ def _as_before_scoped_names(project: CountProject, tmp_path: Path) -> str:
     from streamt.artifacts import Artifact, canonical_json
     from streamt.fsutil import atomic_write
     from streamt.state.records import OwnershipRecord, OwnershipState
+    from streamt_flink.config import FlinkCluster, FlinkRuntime
     from streamt_flink.deployers import FlinkJobDeployer
     from streamt_flink.identity import legacy_checksum, statements_for
 
@@ -477,8 +478,9 @@ def _as_before_scoped_names(project: CountProject, tmp_path: Path) -> str:
         requests.patch(f"{project.endpoints['rest']}/jobs/{job['jid']}?mode=cancel", timeout=10)
     project.wait_state("CANCELED")
 
-    cluster = SimpleNamespace(rest_url=project.endpoints["rest"], sql_gateway_url=project.endpoints["gateway"])
-    runtime = SimpleNamespace(flink=SimpleNamespace(clusters={"local": cluster}))  # what the deployer reads
+    cluster = FlinkCluster(rest_url=project.endpoints["rest"], sql_gateway_url=project.endpoints["gateway"])
+    flink = FlinkRuntime(clusters={"local": cluster})
+    runtime = SimpleNamespace(section={"flink": flink}.get)  # what the deployer reads: runtime.flink
     legacy = FlinkJobDeployer(runtime)._submit(artifact, statements_for(artifact, project.model))
     assert legacy.outcome.ok, legacy
 

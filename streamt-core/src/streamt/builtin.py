@@ -14,6 +14,7 @@ from streamt import hookimpl
 from streamt.capabilities import (
     ASSERTION,
     COMMAND,
+    CONFIG_SECTION,
     DISCOVERER,
     EXECUTOR,
     EXPORTER,
@@ -111,6 +112,9 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
         "distribution", "foreign_key", "custom_sql", "unique", "expression",
     )),
     KnownKind(DISCOVERER, "topic", "kafka"),
+    *(KnownKind(CONFIG_SECTION, path, extra) for path, extra in (
+        ("runtime.flink", "flink"), ("runtime.conduktor", "gateway"), ("deployment_state.postgres", "postgres"),
+    )),
     *(KnownKind(EXPORTER, name, "exporters") for name in (
         "strimzi", "odcs", "datahub", "backstage", "openlineage", "asyncapi",
     )),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -108,6 +108,52 @@ class AssertionKind:
     test_types: tuple[str, ...] = ()
 
 
+@attrs.frozen
+class ConfigSection:
+    """A configuration section a plugin owns and validates, from ``streamt_config_sections``.
+
+    Core reads only the sections it owns (``runtime.kafka``, ``runtime.connect`` ...); any other
+    section of ``runtime`` or ``deployment_state`` belongs to the plugin that declares it here. Core
+    checks its keys, structures it into ``model`` at load time (a value of the wrong type is
+    ``E501`` at its position, as for core's own blocks) and keeps the result, opaque to core, in
+    ``project.runtime.sections`` / ``project.deployment_state.sections`` under its last name part.
+
+    * ``path`` — ``runtime.<name>`` or ``deployment_state.<name>``: where users write the section.
+    * ``model`` — an ``attrs`` class: scalars are type-checked strictly (no coercion), nested
+      ``attrs`` classes, ``tuple[...]`` and ``dict[str, ...]`` are structured recursively.
+    * ``keys`` — the accepted keys as written: ``{key: None}`` for a value,
+      ``{key: {...}}`` for a map with known keys, ``{"*": {...}}`` for a map of any keys whose
+      values have the given keys. Any other key is ``W401`` (legacy) or ``E501`` (strict).
+    * ``extra`` — the ``streamt`` extra that installs the plugin (for ``E903`` when it is missing).
+    * ``check`` — ``check(value, project) -> [Diagnostic]``: value checks beyond the types
+      (enumerations, ranges), run by ``validate``; ``value`` is the structured ``model``.
+    * ``enables`` — ``enables(value) -> [materialization]``: the materializations whose runtime
+      the written section configures (``flink`` for ``runtime.flink``; ``virtual_topic`` when
+      ``runtime.conduktor`` has a ``gateway``). Core's materialization inference (dsl.md §9.2)
+      and its "runtime missing" checks (E201, E202, E207) ask this, never the value itself.
+    * ``interpolate`` — ``False`` for a section whose values are names of environment variables,
+      not values: ``${...}`` in it is kept as written.
+    """
+
+    path: str
+    model: type[Any]
+    keys: Mapping[str, Any]
+    extra: str
+    check: Callable[[Any, Any], list[Any]] | None = None
+    enables: Callable[[Any], Iterable[str]] | None = None
+    interpolate: bool = True
+
+    @property
+    def block(self) -> str:
+        """``runtime`` or ``deployment_state``."""
+        return self.path.split(".", 1)[0]
+
+    @property
+    def name(self) -> str:
+        """The key of the section in its block (``flink`` for ``runtime.flink``)."""
+        return self.path.split(".", 1)[1]
+
+
 # The families of kinds (``KnownKind.family``; see ``streamt.kinds``).
 MATERIALIZATION = "materialization"
 EXECUTOR = "executor"
@@ -117,6 +163,7 @@ ASSERTION = "assertion"
 DISCOVERER = "discoverer"
 EXPORTER = "exporter"
 COMMAND = "command"
+CONFIG_SECTION = "config_section"
 
 
 @attrs.frozen
@@ -128,8 +175,9 @@ class KnownKind:
     missing, and list the kind among the valid values.
 
     * ``family`` — ``materialization``, ``executor``, ``state_backend``,
-      ``test_type``, ``assertion``, ``exporter`` or ``command``.
-    * ``name`` — the kind's name (for ``command``: ``<group> <name>``).
+      ``test_type``, ``assertion``, ``exporter``, ``command`` or ``config_section``.
+    * ``name`` — the kind's name (for ``command``: ``<group> <name>``; for
+      ``config_section``: its path, ``runtime.flink``).
     * ``extra`` — the ``streamt`` extra that installs its plugin.
     * ``description`` — one line (for ``command``: the help shown while it is missing).
     * ``capability`` — for ``command``: the capability named when it is

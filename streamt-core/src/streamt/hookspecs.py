@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     # Only for type checkers (as tox 4's plugin/spec.py does): importing these
     # at run time would load the project model for every ``--help``.
     from streamt.artifacts import Artifact
-    from streamt.capabilities import AssertionKind, Exporter, KnownKind, Materialization, TestType
+    from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.lazy import LazyGroup
     from streamt.docs_site.extensions import DocsNodeDetail, DocsPage
@@ -86,6 +86,25 @@ def streamt_materializations() -> list[Materialization] | None:
     installs it (``flink`` for ``pip install 'streamt[flink]'``). Core uses
     this to tell users which extra to install when a project needs a
     materialization that no installed plugin provides.
+    """
+
+
+@hookspec
+def streamt_config_sections() -> list[ConfigSection] | None:
+    """Declare the configuration sections this plugin owns (``runtime.flink``, ``deployment_state.postgres``).
+
+    Return a list of ``streamt.sdk.ConfigSection``: the section's ``path``, the
+    ``attrs`` class it is structured into, its accepted ``keys``, the ``extra``
+    that installs the plugin and optional ``check`` / ``enables`` functions.
+    Core checks the keys and types while loading the project (``E501`` at the
+    position, ``W401`` for an unknown key in legacy mode), runs ``check`` during
+    ``validate``, and keeps the structured value in
+    ``project.runtime.sections[name]`` (``project.deployment_state.sections``
+    for ``deployment_state.*``); core itself never reads it. A section no
+    installed plugin claims is kept as a read-only mapping of what was written,
+    and ``validate`` reports ``E903_PLUGIN_REQUIRED`` when the known-kinds
+    catalog names its plugin (family ``config_section``). Two plugins claiming
+    one path is ``E906_PLUGIN_CONFLICT``. Called on every load: keep it cheap.
     """
 
 
@@ -203,7 +222,10 @@ def streamt_commands(cli: LazyGroup) -> None:
     ``cli.add_command(cmd)`` or subcommands to an existing group, e.g.
     ``cli.commands["state"].add_command(init_cmd)``. Command callbacks return a
     ``streamt.sdk.Result``; core renders it. Keep this hook fast: define
-    the command here, import heavy modules inside its callback.
+    the command here, import heavy modules inside its callback, or mount a
+    command module by import path with ``group.add_lazy_command(name,
+    "pkg.module:command", help_text, shorten=True)`` so that ``--help``
+    imports nothing of it.
     """
 
 

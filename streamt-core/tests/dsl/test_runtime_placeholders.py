@@ -64,7 +64,8 @@ def test_mixed_text_and_fallbacks_are_returned_as_written(single: Path) -> None:
 
 def test_legacy_gateway_block_uses_the_runtime_attribute_path(single: Path) -> None:
     project = load_project(single, process_env=ENV)
-    assert project.runtime.gateway is not None and project.runtime.gateway.password == "gw-secret"
+    gateway = project.runtime.section("conduktor").gateway
+    assert gateway is not None and gateway.password == "gw-secret"
     assert project.runtime_placeholder("conduktor.gateway.password") == "${GW_PW}"
 
 

@@ -46,7 +46,19 @@ from collections.abc import Callable
 from typing import Any
 
 import attrs
-from streamt.sdk import CREATE, DONE, FAILED, UNKNOWN, UPDATE, Action, Artifact, Codes, Outcome, StreamtError
+from streamt.sdk import (
+    CREATE,
+    DONE,
+    FAILED,
+    UNKNOWN,
+    UPDATE,
+    Action,
+    Artifact,
+    Codes,
+    MaybeSent,
+    Outcome,
+    StreamtError,
+)
 
 from streamt_flink.ddl import set_statement
 from streamt_flink.identity import pipeline_of, record_attributes
@@ -146,6 +158,11 @@ class FlinkJobDeployer:
         try:
             rest = rest_client(self.runtime, artifact)
             rest.cancel(old)
+        except StreamtError as exc:  # never sent, or refused: the old job was not touched
+            return Outcome(FAILED, _code(exc))
+        except MaybeSent as exc:
+            return Outcome(UNKNOWN, str(exc))
+        try:
             if self._wait_terminal(rest, old) != "CANCELED":
                 return Outcome(UNKNOWN, "CancelNotConfirmed")
         except StreamtError as exc:
@@ -162,9 +179,10 @@ class FlinkJobDeployer:
         try:
             rest = rest_client(self.runtime, artifact)
             trigger = rest.stop_with_savepoint(old)
-        except StreamtError as exc:
-            # Refused (HTTP error) or unanswered: the job's own state tells whether it stopped.
-            return Outcome(UNKNOWN, _code(exc))
+        except StreamtError as exc:  # never sent, or refused: the job keeps running as it was
+            return Outcome(FAILED, _code(exc))
+        except MaybeSent as exc:  # the stop may be under way: the job's own state will tell
+            return Outcome(UNKNOWN, str(exc))
         journal(artifact.identity, {"savepoint_trigger": trigger})
         status, path = self._wait_savepoint(rest, old, trigger)
         if status == "FAILED":
@@ -225,16 +243,22 @@ class FlinkJobDeployer:
             session = gateway.open_session(f"streamt-apply-{artifact.identity}")
         except StreamtError as exc:
             return Submitted(Outcome(FAILED, _code(exc)))
+        except MaybeSent as exc:  # at most an idle session, which the gateway expires: no job
+            return Submitted(Outcome(FAILED, str(exc)))
         try:
             try:
                 for index, statement in enumerate(setup):
                     gateway.execute(session, statement, f"statement {index + 1} of job '{artifact.identity}'")
             except StreamtError as exc:
                 return Submitted(Outcome(FAILED, _code(exc)))  # session-scoped statements only: no job
+            except MaybeSent as exc:
+                return Submitted(Outcome(FAILED, str(exc)))  # likewise: SET and CREATE start no job
             try:
                 result = gateway.execute(session, insert, f"the INSERT of job '{artifact.identity}'")
             except StreamtError as exc:
                 return Submitted(self._after_refusal(rest, name, before, exc))
+            except MaybeSent as exc:  # the INSERT may have been submitted
+                return Submitted(Outcome(UNKNOWN, str(exc)))
             except Exception as exc:
                 return Submitted(Outcome(UNKNOWN, type(exc).__name__))
             job_id = result.job_id or (str(result.rows[0][0]) if result.rows and result.rows[0] else None)
@@ -243,7 +267,7 @@ class FlinkJobDeployer:
             return Submitted(self._confirm(rest, job_id, running), job_id)
         finally:
             # The gateway expires idle sessions; a submitted job keeps running either way.
-            with contextlib.suppress(StreamtError):
+            with contextlib.suppress(StreamtError, MaybeSent):
                 gateway.close_session(session)
 
     @staticmethod
@@ -256,9 +280,12 @@ class FlinkJobDeployer:
 
     @staticmethod
     def _after_refusal(rest: Any, name: str, before: set[str], exc: StreamtError) -> Outcome:
-        """A refused INSERT is ``failed`` only when the cluster shows no new job with the name."""
+        """An INSERT that never reached the gateway is ``failed``; a refused one only when the
+        cluster shows no new job with the name."""
+        if _code(exc) == Codes.E406_CONNECTION_REFUSED.code:
+            return Outcome(FAILED, _code(exc))  # provably never sent (MaybeSent otherwise)
         if _code(exc) != Codes.E403_FLINK_SQL_ERROR.code:
-            return Outcome(UNKNOWN, _code(exc))  # no answer: the submission may have happened
+            return Outcome(UNKNOWN, _code(exc))
         try:
             after = {j.job_id for j in rest.jobs() if j.name == name}
         except StreamtError:
@@ -323,6 +350,6 @@ class FlinkJobDeployer:
                 if rest.job_state(job_id) == "CANCELED":
                     return True
                 time.sleep(0.5)
-        except StreamtError:
+        except (StreamtError, MaybeSent):
             return False
         return False

@@ -4,12 +4,17 @@ One session per unit of work, one statement per call, results fetched by followi
 ``nextResultUri`` until ``EOS``. Every request has a bounded timeout, and so does the wait for a
 statement's result.
 
-Failures are ``StreamtError`` with a registered code: ``E406_CONNECTION_REFUSED`` when the gateway
-cannot be reached or does not answer in time, ``E403_FLINK_SQL_ERROR`` when it refuses a request or
-a statement fails. The user-facing message names only the failing step and, for a statement, the
-Java exception class and the ``line x, column y`` position; the gateway's raw answer (a stack trace
-that can echo option values, e.g. a resolved JAAS line) stays on ``GatewayError.raw`` for developers
-and is never put in the message, the suggestion or the details.
+Failures are classified by the shared ``streamt.sdk`` HTTP helper. ``StreamtError`` with a
+registered code when nothing happened: ``E406_CONNECTION_REFUSED`` when a request provably never
+reached the gateway (or a read got no answer), ``E403_FLINK_SQL_ERROR`` when it refuses a request
+(a ``4xx``) or a statement fails. ``MaybeSent`` when a statement may have been submitted and no
+answer says what became of it: a write that timed out or got a ``408``/``5xx``, or a statement
+whose result could not be read after the gateway accepted it.
+
+The user-facing message names only the failing step and, for a statement, the Java exception class
+and the ``line x, column y`` position; the gateway's raw answer (a stack trace that can echo option
+values, e.g. a resolved JAAS line) stays on ``GatewayError.raw`` for developers and is never put in
+the message, the suggestion or the details.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 import attrs
-from streamt.sdk import Codes, ErrorCode, StreamtError
+from streamt.sdk import Codes, ErrorCode, MaybeSent, StreamtError, never_sent, refused_before_change
 
 API = "/v2"
 CONNECT_TIMEOUT_SECONDS = 5.0
@@ -83,6 +88,8 @@ class SqlGatewayClient:
                 timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
             )
         except requests.exceptions.RequestException as e:
+            if method != "GET" and not never_sent(e):
+                raise MaybeSent(type(e).__name__) from None
             raise GatewayError(
                 Codes.E406_CONNECTION_REFUSED,
                 f"The Flink SQL Gateway did not answer ({what or method.lower()}).",
@@ -90,6 +97,8 @@ class SqlGatewayClient:
                 raw=repr(e),
             ) from None
         if response.status_code >= 400:
+            if method != "GET" and not refused_before_change(response.status_code):
+                raise MaybeSent(f"HTTP{response.status_code}")
             raise GatewayError(
                 Codes.E403_FLINK_SQL_ERROR,
                 f"The Flink SQL Gateway refused to {what or method.lower()} (HTTP {response.status_code}: "
@@ -127,14 +136,30 @@ class SqlGatewayClient:
             yield handle
         finally:
             # The gateway expires idle sessions itself; the caller's outcome matters more.
-            with suppress(GatewayError):
+            with suppress(GatewayError, MaybeSent):
                 self.close_session(handle)
 
     def execute(self, session: str, statement: str, label: str = "statement") -> StatementResult:
-        """Run one statement and return its whole result; a failure is ``E403`` naming ``label``."""
+        """Run one statement and return its whole result; a failure is ``E403`` naming ``label``.
+
+        Once the gateway has accepted the statement, a result that cannot be read (no answer, a
+        timeout) is ``MaybeSent``: the statement may be running.
+        """
         what = f"run {label}"
         operation = self._request("POST", f"{API}/sessions/{session}/statements", {"statement": statement}, what)
-        base = f"{API}/sessions/{session}/operations/{operation['operationHandle']}"
+        handle = operation.get("operationHandle") if isinstance(operation, dict) else None
+        if not handle:
+            raise MaybeSent("NoOperationHandle")
+        base = f"{API}/sessions/{session}/operations/{handle}"
+        try:
+            return self._result(base, label, what)
+        except GatewayError as exc:
+            if exc.diagnostics[0].code is Codes.E406_CONNECTION_REFUSED:
+                raise MaybeSent("ResultUnreadable") from None
+            raise
+
+    def _result(self, base: str, label: str, what: str) -> StatementResult:
+        """Every row of the accepted statement at ``base``, following ``nextResultUri`` until ``EOS``."""
         uri: str | None = f"{base}/result/0?rowFormat=JSON"
         columns: tuple[str, ...] = ()
         rows: list[tuple[Any, ...]] = []
@@ -144,11 +169,7 @@ class SqlGatewayClient:
         while uri:
             if time.monotonic() > deadline:
                 self._cancel(base)
-                raise GatewayError(
-                    Codes.E406_CONNECTION_REFUSED,
-                    f"The Flink SQL Gateway did not finish {label} within {self.statement_timeout:.0f} s.",
-                    "Check the Flink cluster's load and the SQL Gateway log.",
-                )
+                raise MaybeSent("StatementTimeout")  # accepted and unfinished: it may still run
             body = self._request("GET", uri, what=what)
             if body.get("resultType") == "NOT_READY":
                 time.sleep(_POLL_SECONDS[min(polls, len(_POLL_SECONDS) - 1)])
@@ -163,5 +184,5 @@ class SqlGatewayClient:
         return StatementResult(columns, tuple(rows), job_id)
 
     def _cancel(self, base: str) -> None:
-        with suppress(GatewayError):  # best effort: the timeout is what gets reported
+        with suppress(GatewayError, MaybeSent):  # best effort: the timeout is what gets reported
             self._request("POST", f"{base}/cancel", what="cancel a statement")

@@ -15,6 +15,7 @@ import attrs
 from streamt.sdk import KIND_FLINK_JOB, KIND_TOPIC, Artifact, Codes, StreamtError
 
 from streamt_flink import ddl, options
+from streamt_flink.config import flink_runtime
 from streamt_flink.jobquery import job_tables, render_query
 from streamt_flink.masking import mask_expression
 from streamt_flink.query import QueryShape, analyze, unquote
@@ -58,7 +59,7 @@ def group_id(project: Any, job: str) -> str:
 
 
 def cluster_of(project: Any, explicit: str | None, default: str | None) -> str | None:
-    flink = project.runtime.flink
+    flink = flink_runtime(project.runtime)
     return explicit or default or (flink.default_cluster if flink else None)
 
 
@@ -216,7 +217,7 @@ def compile_model(project: Any, model: Any) -> Artifact:
             "Name every SELECT expression (expr AS name) or declare 'columns' on the model.",
         )
     masks = {}
-    if project.runtime.gateway is None and model.security is not None:
+    if not project.runtime.enables("virtual_topic") and model.security is not None:
         masks = {p.column: p.method for p in model.security.policies if p.kind == "mask" and p.column}
     sink = _sink(project, model, shape, output, masks, tables[ddl.sink_key(model.topic_name)], relations)
 

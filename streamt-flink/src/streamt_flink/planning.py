@@ -51,6 +51,7 @@ from streamt.sdk import (
 )
 
 from streamt_flink.compat import incompatibilities
+from streamt_flink.config import flink_runtime
 from streamt_flink.identity import (
     definition_checksum,
     job_name,
@@ -69,7 +70,7 @@ SAVEPOINT, STATELESS, RESUBMIT = "savepoint", "stateless", "resubmit"
 
 def cluster_config(runtime: Any, artifact: Artifact) -> tuple[str, Any]:
     name = artifact.spec.get("cluster")
-    flink = runtime.flink
+    flink = flink_runtime(runtime)
     config = flink.clusters.get(name) if flink is not None and name else None
     if config is None:
         raise StreamtError(

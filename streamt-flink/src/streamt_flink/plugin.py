@@ -28,6 +28,13 @@ def streamt_materializations() -> list[Any]:
 
 
 @hookimpl
+def streamt_config_sections() -> list[Any]:
+    from streamt_flink.config import SECTION
+
+    return [SECTION]
+
+
+@hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
     from streamt_flink.validation import check
 

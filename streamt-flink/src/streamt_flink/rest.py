@@ -4,8 +4,12 @@ Only what online plan, status, apply and rollback need: ``GET /jobs/overview`` (
 ``jid``, ``name`` and ``state`` in one call), ``GET /jobs/<jid>/checkpoints`` (the last retained
 savepoint or checkpoint of a job that stopped), ``POST /jobs/<jid>/stop`` and
 ``GET /jobs/<jid>/savepoints/<trigger>`` (stop-with-savepoint) and ``PATCH /jobs/<jid>?mode=cancel``.
-Every request has a bounded timeout; a cluster that cannot be reached or answers with an error is
-``E406_CONNECTION_REFUSED`` (never "no jobs": an unreadable cluster must not look empty).
+Every request has a bounded timeout. A read that fails is ``E406_CONNECTION_REFUSED`` (never "no
+jobs": an unreadable cluster must not look empty). A write (stop, cancel) is classified by the
+shared ``streamt.sdk`` HTTP helper: a ``StreamtError`` only when the request provably changed
+nothing (never sent, or refused with a ``4xx``: ``E404`` for credentials, else ``E407``), and
+``MaybeSent`` when it may have reached the cluster (a read timeout, ``408``, a ``5xx``): its
+outcome is unknown.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.sdk import Codes, StreamtError
+from streamt.sdk import Codes, MaybeSent, StreamtError, code_for_status, never_sent, refused_before_change
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 READ_TIMEOUT_SECONDS = 15.0
@@ -59,14 +63,19 @@ class FlinkRestClient:
                 json=body,
                 timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
             )
-        except requests.exceptions.RequestException:
+        except requests.exceptions.RequestException as exc:
+            if method != "GET" and not never_sent(exc):
+                raise MaybeSent(type(exc).__name__) from None
             raise _unreachable(what) from None
-        if missing_ok and response.status_code == 404:
+        status = response.status_code
+        if missing_ok and status == 404:
             return None
-        if response.status_code >= 400:
+        if status >= 400:
+            if method != "GET" and not refused_before_change(status):
+                raise MaybeSent(f"HTTP{status}")
             raise StreamtError(
-                Codes.E406_CONNECTION_REFUSED,
-                f"The Flink REST API refused to {what} (HTTP {response.status_code}).",
+                Codes.E406_CONNECTION_REFUSED if method == "GET" else code_for_status(status),
+                f"The Flink REST API refused to {what} (HTTP {status}).",
                 "Check that rest_url points at the Flink JobManager REST endpoint.",
             )
         if not response.content:
@@ -74,6 +83,8 @@ class FlinkRestClient:
         try:
             return response.json()
         except ValueError:
+            if method != "GET":  # accepted, and the answer cannot say what happened
+                raise MaybeSent("UnreadableAnswer") from None
             raise StreamtError(
                 Codes.E406_CONNECTION_REFUSED,
                 f"The Flink REST API answered ({what}) with something that is not JSON.",
@@ -104,7 +115,10 @@ class FlinkRestClient:
         return None
 
     def cancel(self, job_id: str) -> None:
-        """Ask the cluster to cancel exactly ``job_id`` (asynchronous: poll ``job_state``)."""
+        """Ask the cluster to cancel exactly ``job_id`` (asynchronous: poll ``job_state``).
+
+        ``StreamtError`` when the cluster provably did nothing, ``MaybeSent`` when it may have.
+        """
         self._request("PATCH", f"/jobs/{job_id}?mode=cancel", "cancel a job")
 
     def restore_point(self, job_id: str) -> str | None:
@@ -128,16 +142,13 @@ class FlinkRestClient:
         """Trigger stop-with-savepoint without draining (the job keeps its event time); the trigger id.
 
         The savepoint goes to the cluster's configured savepoint directory
-        (``execution.checkpointing.savepoint-dir``).
+        (``execution.checkpointing.savepoint-dir``). ``StreamtError`` when the cluster provably did
+        nothing, ``MaybeSent`` when the stop may be under way.
         """
         body = self._request("POST", f"/jobs/{job_id}/stop", "stop a job with a savepoint", {"drain": False})
         trigger = body.get("request-id") if isinstance(body, dict) else None
-        if not trigger:
-            raise StreamtError(
-                Codes.E406_CONNECTION_REFUSED,
-                "The Flink REST API answered stop-with-savepoint without a request id.",
-                "Check that rest_url points at the Flink JobManager REST endpoint.",
-            )
+        if not trigger:  # accepted without a trigger to follow: the stop may be under way
+            raise MaybeSent("NoTriggerId")
         return str(trigger)
 
     def savepoint_status(self, job_id: str, trigger: str) -> tuple[str, str | None]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from streamt.sdk import Codes, Diagnostic, Notice, StreamtError
 
+from streamt_flink.config import flink_runtime
 from streamt_flink.job import UPGRADE_MODES
 from streamt_flink.placement import runs_on_flink
 from streamt_flink.query import analyze, maybe_ml, maybe_stateful
@@ -30,7 +31,7 @@ def flink_models(project: Any) -> list[Any]:
 
 def check(project: Any) -> list[Any]:
     found: list[Any] = []
-    flink = project.runtime.flink
+    flink = flink_runtime(project.runtime)
     has_confluent = flink is not None and any(c.type == "confluent" for c in flink.clusters.values())
     for model in flink_models(project):
         where = project.locations.get(("model", model.name))
@@ -106,7 +107,7 @@ def _unbounded_state(model: Any) -> bool:
 
 def sql_gateway_url(project: Any, cluster: str | None) -> str:
     """The SQL Gateway address a job is submitted to; missing -> ``E206`` (raised at plan/apply time)."""
-    flink = project.runtime.flink
+    flink = flink_runtime(project.runtime)
     config = flink.clusters.get(cluster) if flink is not None and cluster else None
     if config is None or not config.sql_gateway_url:
         raise StreamtError(

@@ -50,6 +50,7 @@ from streamt.sdk import (
 )
 
 from streamt_gateway.client import PASSTHROUGH, GatewayClient
+from streamt_gateway.config import gateway_runtime
 
 SQL_PLUGIN = "io.conduktor.gateway.interceptor.VirtualSqlTopicPlugin"
 MASK_PLUGIN = "io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin"
@@ -60,7 +61,7 @@ _PLAIN_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def client_for(runtime: Any) -> GatewayClient:
-    gateway = runtime.gateway if runtime is not None else None
+    gateway = gateway_runtime(runtime)
     if gateway is None or not gateway.admin_url:
         raise StreamtError(
             Codes.E201_GATEWAY_REQUIRED,

@@ -26,6 +26,13 @@ def streamt_materializations() -> list[Any]:
 
 
 @hookimpl
+def streamt_config_sections() -> list[Any]:
+    from streamt_gateway.config import SECTION
+
+    return [SECTION]
+
+
+@hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
     from streamt_gateway.compiler import filter_warning, upstream_problem
 

@@ -13,6 +13,25 @@ from typing import Any
 
 from streamt.sdk import Materialization, hookimpl
 
+# name -> (import path, the command's help). Command modules are imported only when the command
+# runs (or its own --help is asked for): `streamt --help` pays for none of them.
+_RUNTIME_COMMANDS = {
+    "build": (
+        "streamt_kstreams.commands:build_command",
+        "Build the packaged Kafka Streams runner image (no tag, no push).",
+    ),
+}
+_STATE_COMMANDS = {
+    "runner-status": (
+        "streamt_kstreams.state_commands:runner_status_command",
+        "Inspect one reviewed Kafka Streams replacement (read-only, under the state lock).",
+    ),
+    "resume": (
+        "streamt_kstreams.state_commands:resume_command",
+        "Continue one interrupted Kafka Streams replacement (same plan file and operation UUID).",
+    ),
+}
+
 
 @hookimpl
 def streamt_materializations() -> list[Any]:
@@ -76,11 +95,9 @@ def streamt_deployers(runtime: Any) -> list[Any]:
 
 @hookimpl
 def streamt_commands(cli: Any) -> None:
-    from streamt_kstreams.commands import build_command
-    from streamt_kstreams.state_commands import resume_command, runner_status_command
-
     runtime = cli.add_group("runtime", "Build and inspect packaged runtimes.")
-    runtime.add_command(build_command)
+    for name, (path, help_text) in _RUNTIME_COMMANDS.items():
+        runtime.add_lazy_command(name, path, help_text, shorten=True)
     state = cli.add_group("state", "Inspect and administer deployment state.")
-    state.add_command(runner_status_command)
-    state.add_command(resume_command)
+    for name, (path, help_text) in _STATE_COMMANDS.items():
+        state.add_lazy_command(name, path, help_text, shorten=True)

@@ -45,3 +45,10 @@ def streamt_commands(cli: Any) -> None:
     state = cli.add_group("state", "Inspect and administer deployment state.")
     for name, (path, help_text) in _COMMANDS.items():
         state.add_lazy_command(name, path, help_text)
+
+
+@hookimpl
+def streamt_config_sections() -> list[Any]:
+    from streamt_postgres_state.config import SECTION
+
+    return [SECTION]

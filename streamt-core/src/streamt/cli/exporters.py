@@ -4,7 +4,10 @@ the commands of known plugins that are not installed.
 Exporters mount lazily, like every other command: the group lists
 ``Exporter.description`` in ``--help`` and calls ``command_factory`` only when
 the command runs (or its own ``--help`` is asked for), so an installed
-exporter costs nothing at start-up.
+exporter costs nothing at start-up. Two plugins offering the same
+``<group> <name>`` follow the one precedence rule of ``streamt.kinds``: neither
+is mounted, every command carries ``E906_PLUGIN_CONFLICT`` naming both, and
+running that command fails with it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ _GROUP_HELP = {
 
 
 def mount_exporters(cli: LazyGroup, plugins: Plugins) -> None:
+    claims: dict[tuple[str, str], list[tuple[str, Exporter]]] = {}
     for plugin_name, batch in plugins.call_each("streamt_exporters"):
         for exporter in batch or []:
             if not isinstance(exporter, Exporter):
@@ -31,8 +35,17 @@ def mount_exporters(cli: LazyGroup, plugins: Plugins) -> None:
                     "returned something other than streamt.sdk.Exporter from streamt_exporters",
                 )
                 continue
-            group = cli.add_group(exporter.group, _GROUP_HELP.get(exporter.group, exporter.group))
-            group.add_lazy_factory(exporter.name, exporter.command_factory, exporter.description, plugin_name)
+            claims.setdefault((exporter.group, exporter.name), []).append((plugin_name, exporter))
+    for (group_name, name), claimed in claims.items():
+        group = cli.add_group(group_name, _GROUP_HELP.get(group_name, group_name))
+        owners = tuple(sorted({plugin for plugin, _ in claimed}))
+        if len(owners) > 1:
+            conflict = kinds.conflict_diagnostic(kinds.EXPORTER, f"{group_name} {name}", owners)
+            plugins.add_diagnostic(conflict)
+            group.add_conflict(name, conflict)
+            continue
+        plugin_name, exporter = claimed[0]  # a plugin's own duplicates keep its first
+        group.add_lazy_factory(name, exporter.command_factory, exporter.description, plugin_name)
 
 
 def mount_expected(cli: LazyGroup, plugins: Plugins) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from streamt.errors import Codes, StreamtError
+from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.kinds import install_hint
 
 
@@ -29,15 +29,29 @@ class LazyGroup(click.Group):
         self.lazy_commands: dict[str, tuple[str | Callable[[], Any], str]] = {}
         self.owners: dict[str, str] = {}  # name -> plugin that added a factory, for E901
         self.expected: dict[str, tuple[str, str]] = {}
+        self.shortened: set[str] = set()  # names whose text is a help to shorten, as click does
+        self.conflicts: dict[str, Diagnostic] = {}  # name -> E906: two plugins offer it, neither is used
 
-    def add_lazy_command(self, name: str, import_path: str, short_help: str) -> None:
-        """Register ``module.path:attribute`` as subcommand ``name``."""
+    def add_lazy_command(self, name: str, import_path: str, short_help: str, *, shorten: bool = False) -> None:
+        """Register ``module.path:attribute`` as subcommand ``name``.
+
+        Listings show ``short_help`` as it is, as click shows a command's ``short_help``. With
+        ``shorten``, the text is the command's help, cut to the listing's width as click cuts an
+        imported command's help: a command that was added eagerly lists the same once it is lazy.
+        """
         self.lazy_commands[name] = (import_path, short_help)
+        if shorten:
+            self.shortened.add(name)
 
     def add_lazy_factory(self, name: str, factory: Callable[[], Any], short_help: str, owner: str) -> None:
         """Register ``factory()`` (returning a ``click.Command``) as subcommand ``name`` of plugin ``owner``."""
         self.lazy_commands[name] = (factory, short_help)
         self.owners[name] = owner
+
+    def add_conflict(self, name: str, conflict: Diagnostic) -> None:
+        """Subcommand ``name`` that two plugins offer: neither is mounted, running it fails with ``conflict``."""
+        self.lazy_commands.pop(name, None)
+        self.conflicts[name] = conflict
 
     def expect(self, name: str, capability: str, short_help: str) -> None:
         """Declare a subcommand that a plugin normally provides.
@@ -58,13 +72,17 @@ class LazyGroup(click.Group):
         return group
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands) | set(self.expected))
+        return sorted(
+            set(super().list_commands(ctx)) | set(self.lazy_commands) | set(self.expected) | set(self.conflicts)
+        )
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             return command
         if cmd_name not in self.lazy_commands:
+            if cmd_name in self.conflicts:
+                return _refusing_command(cmd_name, self.conflicts[cmd_name])
             if cmd_name in self.expected:
                 return _missing_plugin_command(cmd_name, *self.expected[cmd_name])
             return None
@@ -89,12 +107,30 @@ class LazyGroup(click.Group):
                     continue
                 rows.append((name, command.get_short_help_str(limit=formatter.width - 6 - len(name))))
             elif name in self.lazy_commands:
-                rows.append((name, self.lazy_commands[name][1]))
+                text = self.lazy_commands[name][1]
+                if name in self.shortened:  # click's own shortening, through a command that is only help
+                    text = click.Command(name, help=text).get_short_help_str(formatter.width - 6 - len(name))
+                rows.append((name, text))
+            elif name in self.conflicts:
+                rows.append((name, "(offered by two plugins; neither is used)"))
             else:
                 rows.append((name, self.expected[name][1] + " (plugin not installed)"))
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+def _refusing_command(name: str, problem: Diagnostic) -> click.Command:
+    def callback(**_: Any) -> None:
+        raise StreamtError.from_diagnostics([problem])
+
+    return click.Command(
+        name,
+        callback=callback,
+        help=problem.message,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+        add_help_option=False,
+    )
 
 
 def _missing_plugin_command(name: str, capability: str, short_help: str) -> click.Command:

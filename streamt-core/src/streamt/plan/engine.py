@@ -42,6 +42,7 @@ from streamt.plan.model import (
 )
 from streamt.plan.tombstones import authorize, is_removal, prior_resource_id, refuse_offline_artifacts
 from streamt.plugins import get_plugins
+from streamt.project import sections as plugin_sections
 from streamt.redact import without_secrets
 
 NOT_REQUESTED = Observation("not_requested")
@@ -192,6 +193,17 @@ def _ownership_requirement(
 
 
 _SECRET_WORDS = ("password", "secret", "api_key", "token", "dsn")
+# Fields of `Runtime` that hold plugin sections or facts derived from them, not settings.
+_NOT_SETTINGS = ("sections", "enabled")
+
+
+def _plain(value: Any) -> Any:
+    """A section nobody claims (read-only maps and tuples) as JSON-like data."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 def environment_fingerprint(project: Any) -> str:
@@ -205,9 +217,16 @@ def environment_fingerprint(project: Any) -> str:
     def keep(attribute: attrs.Attribute, _value: Any) -> bool:  # type: ignore[type-arg]
         return attribute.repr is not False and not any(w in attribute.name for w in _SECRET_WORDS)
 
+    runtime = project.runtime
+    settings = attrs.asdict(runtime, filter=lambda a, v: a.name not in _NOT_SETTINGS and keep(a, v))
+    # Every section a plugin claims is a setting of its own, `None` when not written: the same
+    # digest as when those sections were fields of `Runtime`.
+    for name in plugin_sections.registry().names("runtime"):
+        value = runtime.section(name)
+        settings[name] = attrs.asdict(value, filter=keep) if attrs.has(type(value)) else _plain(value)
     body = {
         "environment": project.env,
         "project": project.name,
-        "runtime": without_secrets(attrs.asdict(project.runtime, filter=keep)),
+        "runtime": without_secrets(settings),
     }
     return sha256_checksum(canonical_json(body))

@@ -10,12 +10,12 @@ Public API (everything a compiler or command needs)::
     project.sources / .models / .tests / .exposures        # tuples of Source / Model / Test / Exposure
     project.source(name), project.model(name), project.test(name), project.exposure(name)  # or None
     project.runtime                               # Runtime for the selected environment:
-        .kafka (KafkaRuntime, .internal_servers), .schema_registry, .flink (.default_cluster, .clusters),
-        .connect (.default_cluster), .gateway (= .conduktor.gateway), .kafka_streams
+        .kafka (KafkaRuntime, .internal_servers), .schema_registry, .connect (.default_cluster),
+        .kafka_streams, .section("flink") (a plugin's section: its own class), .enables("flink")
     project.defaults                              # Defaults; .partitions, .replication_factor, .topic_config,
                                                   #   .sample_size resolve the documented precedence
     project.rules, project.safety, project.environment (.protected, .confirm_apply, .multi)
-    project.deployment_state (.backend "local"|"postgres", .namespace, .postgres.*_env names)
+    project.deployment_state (.backend "local"|"postgres", .namespace, .section("postgres"))
     project.lifecycle (.gateway_rule_removals, .connector_removals)   # tombstones
     project.runtime_placeholder("kafka.sasl_password")  # "${KAFKA_PW}" as written, or None if a literal;
                                                   #   write this (never the resolved secret) into artifacts

@@ -17,6 +17,7 @@ import attrs
 
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project import environments, normalize, schema
+from streamt.project import sections as plugin_sections
 from streamt.project.dotenv import effective_environment
 from streamt.project.interpolation import interpolate, missing_error, placeholders
 from streamt.project.model import Defaults as DefaultsBlock
@@ -34,6 +35,7 @@ from streamt.project.model import (
     Source,
     Test,
 )
+from streamt.project.readonly import ReadOnlyMap, read_only
 from streamt.project.sqlmodels import build_models
 from streamt.project.structure import StructureError, structure
 from streamt.project.yaml_io import Locator, SourcePosition, display_path, load_yaml
@@ -192,6 +194,12 @@ def load_project(
             )
         )
     missing: set[str] = set()
+    sections = plugin_sections.registry()
+    kept = sections.not_interpolated()
+
+    def _exempt(path: tuple[Any, ...]) -> bool:
+        return _exempt_path(path) or (len(path) >= 2 and (path[0], path[1]) in kept)
+
     project_doc = interpolate(raw_project, variables, project_path.name, missing, _exempt)
     files = [_File(project_path, project_path.name, project_doc)]
     env_file: _File | None = None
@@ -207,24 +215,22 @@ def load_project(
         files.append(_File(path, shown, interpolate(document, variables, shown, missing, _exempt)))
     if missing:
         raise missing_error(missing)
-    project = _build(root, files, env_file, selection, variables, api_version, load_warnings)
+    project = _build(root, files, env_file, selection, variables, api_version, load_warnings, sections)
     # Placeholder text is recorded from the raw runtime block, normalised like the runtime itself
     # (legacy keys renamed), so the paths match the attribute names on ``project.runtime``.
     runtime_placeholders = placeholders(normalize.runtime(raw_runtime)) if isinstance(raw_runtime, dict) else {}
     return attrs.evolve(project, runtime_placeholders=runtime_placeholders)
 
 
-def _exempt(path: tuple[Any, ...]) -> bool:
-    """Values resolved at apply/test time, or holding variable names (dsl.md §2.2)."""
+def _exempt_path(path: tuple[Any, ...]) -> bool:
+    """Values resolved at apply/test time (dsl.md §2.2); plugin sections may keep theirs as well."""
     if len(path) >= 3 and path[0] == "models" and path[2] == "sql":
         return True
     if len(path) >= 4 and path[0] == "models" and path[2] in ("sink", "connector") and path[3] == "config":
         return True
     if len(path) >= 5 and path[0] == "models" and path[2:4] == ("advanced", "sink") and path[4] == "config":
         return True
-    if len(path) >= 3 and path[0] == "tests" and path[2] == "on_failure":
-        return True
-    return len(path) >= 2 and path[0] == "deployment_state" and path[1] == "postgres"
+    return len(path) >= 3 and path[0] == "tests" and path[2] == "on_failure"
 
 
 def _build(
@@ -235,14 +241,16 @@ def _build(
     variables: dict[str, str],
     api_version: Any,
     load_warnings: list[Diagnostic],
+    sections: plugin_sections.Registry,
 ) -> Project:
     strict = api_version is not None
     problems = _Problems()
     warnings = list(load_warnings)
     project_file = files[0]
-    _check_keys(project_file, schema.PROJECT_FILE, strict, problems, warnings)
+    _check_keys(project_file, plugin_sections.accepted_keys(schema.PROJECT_FILE, sections), strict, problems, warnings)
     if env_file is not None:
-        _check_keys(env_file, schema.ENVIRONMENT_FILE, strict, problems, warnings)
+        env_keys = plugin_sections.accepted_keys(schema.ENVIRONMENT_FILE, sections)
+        _check_keys(env_file, env_keys, strict, problems, warnings)
     declarations: dict[str, list[tuple[_File, tuple[Any, ...], dict[str, Any]]]] = {k: [] for k in KINDS}
     for file in files:
         document = file.document
@@ -279,7 +287,11 @@ def _build(
         problems.add(runtime_file, (), "Missing 'runtime' section", "Add runtime.kafka.bootstrap_servers.")
         runtime = None
     else:
-        runtime = _structure_block(problems, runtime_file, ("runtime",), _map(runtime_raw, normalize.runtime), Runtime)
+        runtime = _with_sections(
+            problems, runtime_file, "runtime", _map(runtime_raw, normalize.runtime), Runtime, sections
+        )
+        if runtime is not None:
+            runtime = attrs.evolve(runtime, enabled=plugin_sections.enabled(runtime.sections, sections))
     defaults = _optional(problems, project_file, "defaults", DefaultsBlock)
     if "rules" in doc and "governance" in doc:
         problems.add(project_file, ("governance",), "Both 'rules' and 'governance' are set", "Keep only 'rules'.")
@@ -287,7 +299,12 @@ def _build(
     rules = _optional(problems, project_file, rules_key, Rules)
     lifecycle = _optional(problems, project_file, "lifecycle", Lifecycle)
     state_file = env_file if env_file is not None and "deployment_state" in env_file.document else project_file
-    deployment_state = _optional(problems, state_file, "deployment_state", DeploymentState)
+    state_raw = state_file.document.get("deployment_state")
+    deployment_state = (
+        _with_sections(problems, state_file, "deployment_state", state_raw, DeploymentState, sections)
+        if state_raw is not None
+        else None
+    )
     safety_file = env_file if env_file is not None else project_file
     safety = _optional(problems, safety_file, "safety", Safety)
     env_block = env_file.document.get("environment") if env_file is not None else None
@@ -348,8 +365,8 @@ def _build(
         model_topics,
         variables,
         doc,
-        has_gateway=runtime.gateway is not None,
-        has_flink=runtime.flink is not None,
+        has_gateway=runtime.enables("virtual_topic"),
+        has_flink=runtime.enables("flink"),
         structure_model=lambda file, keys, data: _structure_block(problems, file, keys, data, Model, "model"),
     )
     problems.raise_if_any()
@@ -398,6 +415,33 @@ def _check_keys(file: _File, node: Any, strict: bool, problems: _Problems, warni
                     SourcePosition(file.shown, file.path, (*unknown.path, unknown.key)),
                 )
             )
+
+
+def _with_sections(
+    problems: _Problems, file: _File, block: str, data: Any, cls: type[Any], sections: plugin_sections.Registry
+) -> Any:
+    """``cls`` from the core keys of ``data``, with the plugin sections in its ``sections``.
+
+    A claimed section is structured into its owner's ``model`` (problems at their position, as
+    for core's keys); one nobody claims is kept as written, read-only, for ``validate`` to report.
+    """
+    if not isinstance(data, dict):
+        return _structure_block(problems, file, (block,), data, cls)
+    owned = set(sections.names(block))
+    core = {k: v for k, v in data.items() if k not in owned and k != "sections"}
+    value = _structure_block(problems, file, (block,), core, cls)
+    found: dict[str, Any] = {}
+    for name, raw in data.items():
+        if name not in owned or raw is None:
+            continue
+        section = sections.claimed.get(f"{block}.{name}")
+        if section is None:
+            found[name] = read_only(raw)
+            continue
+        structured = _structure_block(problems, file, (block, name), raw, section.model)
+        if structured is not None:
+            found[name] = structured
+    return attrs.evolve(value, sections=ReadOnlyMap(found)) if value is not None else None
 
 
 def _optional(problems: _Problems, file: _File, key: str, cls: type[Any]) -> Any:

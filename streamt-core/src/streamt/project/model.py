@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from streamt.project.readonly import ReadOnlyMap
 from streamt.refs import Ref
 
 OWNERSHIP_MODES = ("managed", "external", "adopted")
@@ -353,36 +354,6 @@ class SchemaRegistryRuntime:
 
 
 @attrs.frozen(kw_only=True)
-class FlinkCluster:
-    type: str = "rest"
-    rest_url: str | None = None
-    sql_gateway_url: str | None = None
-    version: str | None = None
-    environment: str | None = None
-    api_key: str | None = None
-    api_secret: str | None = attrs.field(default=None, repr=False)
-    username: str | None = None
-    password: str | None = attrs.field(default=None, repr=False)
-    namespace: str | None = None
-    service_account: str | None = None
-    image: str | None = None
-    compute_pool_id: str | None = None
-    region: str | None = None
-
-
-@attrs.frozen(kw_only=True)
-class FlinkRuntime:
-    default: str | None = None
-    clusters: dict[str, FlinkCluster] = attrs.field(factory=dict)
-
-    @property
-    def default_cluster(self) -> str | None:
-        if self.default:
-            return self.default
-        return next(iter(self.clusters)) if len(self.clusters) == 1 else None
-
-
-@attrs.frozen(kw_only=True)
 class ConnectCluster:
     rest_url: str
     username: str | None = None
@@ -406,27 +377,6 @@ class ConnectRuntime:
 
 
 @attrs.frozen(kw_only=True)
-class GatewayRuntime:
-    admin_url: str | None = None
-    proxy_bootstrap: str | None = None
-    username: str = "admin"
-    password: str = attrs.field(default="conduktor", repr=False)
-    virtual_cluster: str | None = None
-
-
-@attrs.frozen(kw_only=True)
-class ConsoleRuntime:
-    url: str
-    api_key: str | None = attrs.field(default=None, repr=False)
-
-
-@attrs.frozen(kw_only=True)
-class ConduktorRuntime:
-    gateway: GatewayRuntime | None = None
-    console: ConsoleRuntime | None = None
-
-
-@attrs.frozen(kw_only=True)
 class KafkaStreamsRuntime:
     image: str
     docker_network: str
@@ -439,21 +389,29 @@ class Runtime:
     """The ``runtime`` configuration of the selected environment (secrets resolved in memory only).
 
     * ``kafka`` — brokers and client security; ``schema_registry`` — the registry, or ``None``.
-    * ``flink``, ``connect`` — named clusters with a default, or ``None``.
-    * ``conduktor`` — the Gateway and Console (``gateway`` is a shorthand for ``conduktor.gateway``).
+    * ``connect`` — named Connect clusters with a default, or ``None``.
     * ``kafka_streams`` — the packaged runner settings, or ``None``.
+    * ``sections`` — every other section (``flink``, ``conduktor`` ...), read-only, by name: the
+      value the owning plugin's ``ConfigSection`` structured, or what was written when no
+      installed plugin claims it. Core never reads inside; the owning plugin does.
+    * ``enabled`` — the materializations whose runtime those sections configure (``flink``,
+      ``virtual_topic``), as their plugins report it: what dsl.md §9.2 inference asks.
     """
 
     kafka: KafkaRuntime
     schema_registry: SchemaRegistryRuntime | None = None
-    flink: FlinkRuntime | None = None
     connect: ConnectRuntime | None = None
-    conduktor: ConduktorRuntime | None = None
     kafka_streams: KafkaStreamsRuntime | None = None
+    sections: ReadOnlyMap = attrs.field(factory=ReadOnlyMap)
+    enabled: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
 
-    @property
-    def gateway(self) -> GatewayRuntime | None:
-        return self.conduktor.gateway if self.conduktor else None
+    def section(self, name: str) -> Any:
+        """The section ``runtime.<name>`` (its owning plugin's value), or ``None`` when not written."""
+        return self.sections.get(name)
+
+    def enables(self, materialization: str) -> bool:
+        """Whether a configured section provides the runtime of ``materialization``."""
+        return materialization in self.enabled
 
 
 # --- defaults, rules, safety, state, lifecycle --------------------------------------------------
@@ -574,21 +532,22 @@ class Safety:
 
 
 @attrs.frozen(kw_only=True)
-class PostgresState:
-    """Names of environment variables (never their values)."""
-
-    dsn_env: str | None = None
-    writer_dsn_env: str | None = None
-    writer_role_env: str | None = None
-    schema: str = "streamt"
-
-
-@attrs.frozen(kw_only=True)
 class DeploymentState:
+    """``deployment_state``: which backend holds ownership state, and the backends' own sections.
+
+    * ``backend`` — the backend name (``local`` or a plugin's); ``namespace`` — the state namespace.
+    * ``lock_timeout_seconds`` — how long a command waits for the state lock.
+    * ``sections`` — backend settings (``postgres`` ...), read-only, by name, as for ``Runtime``.
+    """
+
     backend: str = "local"
     namespace: str | None = None
     lock_timeout_seconds: int = 30
-    postgres: PostgresState | None = None
+    sections: ReadOnlyMap = attrs.field(factory=ReadOnlyMap)
+
+    def section(self, name: str) -> Any:
+        """The section ``deployment_state.<name>`` (its owning plugin's value), or ``None``."""
+        return self.sections.get(name)
 
 
 @attrs.frozen(kw_only=True)

@@ -113,7 +113,8 @@ EXPOSURE = {
 }
 
 _SSL = ("ssl_ca_location", "ssl_certificate_location", "ssl_key_location", "ssl_key_password")
-_GATEWAY_RUNTIME = _leaves("admin_url", "url", "proxy_bootstrap", "username", "password", "virtual_cluster")
+# Plugin sections (runtime.flink, runtime.conduktor, deployment_state.postgres ...) are grafted in
+# from their owners' ConfigSection keys by ``streamt.project.sections.accepted_keys``.
 RUNTIME = {
     "kafka": _leaves(
         "bootstrap_servers",
@@ -125,18 +126,7 @@ RUNTIME = {
         *_SSL,
     ),
     "schema_registry": _leaves("url", "username", "password", *_SSL),
-    "flink": {
-        "default": ANY,
-        "clusters": MapOf(
-            _leaves(
-                *("type", "rest_url", "sql_gateway_url", "version", "environment", "api_key", "api_secret"),
-                *("username", "password", "namespace", "service_account", "image", "compute_pool_id", "region"),
-            )
-        ),
-    },
     "connect": {"default": ANY, "clusters": MapOf(_leaves("rest_url", "username", "password", *_SSL))},
-    "conduktor": {"gateway": _GATEWAY_RUNTIME, "console": _leaves("url", "api_key")},
-    "gateway": _GATEWAY_RUNTIME,
     "kafka_streams": _leaves("image", "docker_network", "bootstrap_servers", "initial_offset"),
 }
 
@@ -163,10 +153,7 @@ RULES = {
 }
 
 SAFETY = _leaves("confirm_apply", "allow_destructive", "require_reviewed_plan", "require_remote_state")
-DEPLOYMENT_STATE = {
-    **_leaves("backend", "namespace", "lock_timeout_seconds"),
-    "postgres": _leaves("dsn_env", "writer_dsn_env", "writer_role_env", "schema"),
-}
+DEPLOYMENT_STATE = _leaves("backend", "namespace", "lock_timeout_seconds")
 LIFECYCLE = {
     "gateway_rule_removals": [
         {

@@ -11,7 +11,7 @@ layout may change in any release. The names fall into four groups:
   ``streamt.hookspecs`` (the hook contract, typed with the names below).
 * **Registrations** — what capability hooks return: ``Materialization``,
   ``Exporter``, ``StateBackendRegistration``, ``TestType``,
-  ``AssertionKind``, ``KnownKind``, ``ErrorCode``.
+  ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``ErrorCode``.
 * **Protocols** — the objects hooks return (``streamt.sdk.protocols``):
   ``Compiler``, ``Validator``, ``Observer``, ``Planner``, ``Deployer``,
   ``StateBackend`` (including the recovery methods), ``StateBackendFactory``,
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
         sha256_checksum,
     )
     from streamt.boundary import boundary
-    from streamt.capabilities import AssertionKind, Exporter, KnownKind, Materialization, TestType
+    from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.options import env_option, project_dir_option, project_options
     from streamt.compile.engine import CompiledProject
@@ -165,6 +165,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "TestType": ("streamt.capabilities", "TestType"),
     "AssertionKind": ("streamt.capabilities", "AssertionKind"),
     "KnownKind": ("streamt.capabilities", "KnownKind"),
+    "ConfigSection": ("streamt.capabilities", "ConfigSection"),
     # streamt test runners (hook streamt_test_runners)
     **{name: ("streamt.testrun", name) for name in ("TestRunner", "TestCase", "RunnerReport", "AssertionResult")},
     # protocols
@@ -381,6 +382,7 @@ __all__ = [
     "CommandFactory",
     "CompiledProject",
     "Compiler",
+    "ConfigSection",
     "Deployer",
     "Diagnostic",
     "DiscoverySource",

@@ -104,7 +104,7 @@ def check(project: Project) -> tuple[list[Diagnostic], list[Notice]]:
         declared = {c.name for c in source.columns}
         if event_time and event_time.column and declared and event_time.column not in declared:
             out.append(_missing_source_column(source.name, event_time.column, "event_time", location))
-    has_gateway = project.runtime.gateway is not None
+    has_gateway = project.runtime.enables("virtual_topic")
     for model in project.models:
         location = loc(("model", model.name))
         out += _model_checks(project, model, outputs, location)

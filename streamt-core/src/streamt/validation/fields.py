@@ -2,7 +2,8 @@
 
 Structuring guarantees each field's type; this module checks the values that compilers, planners and
 exporters later rely on (enumerations, ranges, shapes of free-form maps), so that a project
-``validate`` accepts never fails later with an internal error.
+``validate`` accepts never fails later with an internal error. The values of a plugin's section
+are checked by that plugin: ``deployment_state.*`` here, ``runtime.*`` with the runtime requirements.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from streamt.errors import Codes, Diagnostic
+from streamt.project import sections as plugin_sections
 from streamt.project.model import Column, Project
 from streamt.sql.types import declared_type_problem
 
@@ -23,7 +25,6 @@ SCHEMA_FORMATS = ("avro", "json", "protobuf")
 MAX_DEFINITION_DEPTH = 64
 # The declared column types the Flink DDL generator accepts (dsl.md §8: a Flink SQL type string).
 
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TEMPLATE_LEFTOVER = re.compile(r"\{\{|\{%|\{#")
 _SCALAR = (str, int, float, bool)
 
@@ -36,7 +37,7 @@ def check(project: Project) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     out += _project_info(project)
     out += _kafka(project)
-    out += _state(project)
+    out += plugin_sections.check(project, "deployment_state")
     loc = project.locations.get
     defaults = project.defaults
     for block, where in ((defaults.topic, "defaults.topic"), (defaults.models and defaults.models.topic, None)):
@@ -113,26 +114,6 @@ def _kafka(project: Project) -> list[Diagnostic]:
             )
     if not kafka.bootstrap_servers.strip():
         out.append(_e501("runtime.kafka.bootstrap_servers is empty", "List at least one host:port.", None))
-    return out
-
-
-def _state(project: Project) -> list[Diagnostic]:
-    postgres = project.deployment_state.postgres
-    if postgres is None:
-        return []
-    out: list[Diagnostic] = []
-    for field in ("dsn_env", "writer_dsn_env", "writer_role_env"):
-        value = getattr(postgres, field)
-        if value is not None and not _ENV_NAME.match(value):
-            # The value is most likely the DSN itself, with its password: never repeat it.
-            out.append(
-                _e501(
-                    f"deployment_state.postgres.{field} must name an environment variable "
-                    "(letters, digits and '_'), not hold a value",
-                    f"Export the DSN as a variable and write its name: {field}: STREAMT_STATE_DSN.",
-                    None,
-                )
-            )
     return out
 
 

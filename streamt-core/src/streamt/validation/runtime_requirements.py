@@ -2,21 +2,24 @@
 
 These checks need only the parsed project, so core owns them and provider plugins need not repeat
 them: E201 gateway, E202 flink, E204 sink config, E205 connect, E207 continuous tests, E208 other config.
+Whether a plugin's section provides a materialization's runtime is the plugin's answer
+(``Runtime.enables``); what is inside the section (cluster names ...) is checked by its owner.
 """
 
 from __future__ import annotations
 
 from streamt.errors import Codes, Diagnostic
+from streamt.project import sections as plugin_sections
 from streamt.project.model import Project
 
 
 def check(project: Project) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     runtime = project.runtime
-    flink_clusters = set(runtime.flink.clusters) if runtime.flink else set()
+    has_gateway, has_flink = runtime.enables("virtual_topic"), runtime.enables("flink")
     for model in project.models:
         location = project.locations.get(("model", model.name))
-        if model.materialized == "virtual_topic" and runtime.gateway is None:
+        if model.materialized == "virtual_topic" and not has_gateway:
             out.append(
                 Diagnostic(
                     Codes.E201_GATEWAY_REQUIRED,
@@ -25,7 +28,7 @@ def check(project: Project) -> list[Diagnostic]:
                     location,
                 )
             )
-        if model.materialized == "flink" and runtime.flink is None:
+        if model.materialized == "flink" and not has_flink:
             out.append(
                 Diagnostic(
                     Codes.E202_FLINK_REQUIRED,
@@ -62,11 +65,9 @@ def check(project: Project) -> list[Diagnostic]:
                     location,
                 )
             )
-        if model.flink_cluster and runtime.flink is not None and model.flink_cluster not in flink_clusters:
-            out.append(_unknown_cluster(f"model '{model.name}'", model.flink_cluster, flink_clusters, location))
     for test in project.tests:
         location = project.locations.get(("test", test.name))
-        if test.type == "continuous" and runtime.flink is None:
+        if test.type == "continuous" and not has_flink:
             out.append(
                 Diagnostic(
                     Codes.E207_CONTINUOUS_TEST_WITHOUT_FLINK,
@@ -75,18 +76,4 @@ def check(project: Project) -> list[Diagnostic]:
                     location,
                 )
             )
-        if test.flink_cluster and runtime.flink is not None and test.flink_cluster not in flink_clusters:
-            out.append(_unknown_cluster(f"test '{test.name}'", test.flink_cluster, flink_clusters, location))
-    flink = runtime.flink
-    if flink is not None and flink.default and flink.default not in flink_clusters:
-        out.append(_unknown_cluster("runtime.flink.default", flink.default, flink_clusters, None))
-    return out
-
-
-def _unknown_cluster(where: str, name: str, known: set[str], location: str | None) -> Diagnostic:
-    return Diagnostic(
-        Codes.E208_MISSING_CONFIG,
-        f"{where} names Flink cluster '{name}', which is not in runtime.flink.clusters",
-        "Known clusters: " + (", ".join(sorted(known)) or "(none)"),
-        location,
-    )
+    return out + plugin_sections.check(project, "runtime")

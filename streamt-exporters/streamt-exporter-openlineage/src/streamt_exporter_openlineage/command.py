@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import Any
 
 import click
 from streamt.sdk import Codes, Diagnostic, Result, env_option, project_dir_option
@@ -67,7 +69,7 @@ def openlineage_command(
         chosen["kafka"], problem = ns.derive_kafka_uri(kafka)
         derived_problems["kafka"] = problem or ""
     if chosen["gateway"] is None:
-        gateway = runtime.gateway.proxy_bootstrap if runtime.gateway else None
+        gateway = _proxy_bootstrap(runtime)
         chosen["gateway"], problem = ns.derive_kafka_uri(gateway)
         derived_problems["gateway"] = problem or ""
 
@@ -105,3 +107,21 @@ def _with_reason(error: Diagnostic, problems: dict[str, str]) -> Diagnostic:
 
 def _error(message: str, suggestion: str) -> Diagnostic:
     return Diagnostic(Codes.E506_OPENLINEAGE_INVALID, message, suggestion)
+
+
+def _proxy_bootstrap(runtime: Any) -> str | None:
+    """The Gateway's Kafka proxy address (``runtime.conduktor.gateway.proxy_bootstrap``), if written.
+
+    ``runtime.conduktor`` is the Gateway plugin's section; an exporter may not import that plugin,
+    so it reads the one attribute it needs, whichever object (or read-only map) holds it.
+    """
+    conduktor = runtime.section("conduktor")
+    gateway = _field(conduktor, "gateway")
+    value = _field(gateway, "proxy_bootstrap")
+    return value if isinstance(value, str) else None
+
+
+def _field(value: Any, name: str) -> Any:
+    if isinstance(value, Mapping):
+        return value.get(name)
+    return getattr(value, name, None)

@@ -1,0 +1,58 @@
+"""``runtime.conduktor``: the Conduktor Gateway (and Console) a project deploys virtual topics to.
+
+Declared to core as this plugin's section: core structures it into ``ConduktorRuntime`` while
+loading (``runtime.gateway`` is the dsl.md §19 shorthand of ``runtime.conduktor.gateway``, folded
+by core, and ``url`` an alias of ``admin_url``) and keeps it in
+``project.runtime.sections["conduktor"]``; ``gateway_runtime`` reads the Gateway part back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+from streamt.sdk import ConfigSection
+
+if TYPE_CHECKING:  # the project model is loaded by then; naming it must not load it
+    from streamt.sdk import Runtime
+
+NAME = "conduktor"
+
+_GATEWAY_KEYS = dict.fromkeys(("admin_url", "url", "proxy_bootstrap", "username", "password", "virtual_cluster"))
+KEYS: dict[str, Any] = {"gateway": _GATEWAY_KEYS, "console": dict.fromkeys(("url", "api_key"))}
+
+
+@attrs.frozen(kw_only=True)
+class GatewayRuntime:
+    """The Gateway admin API (``admin_url``, credentials, virtual cluster) and its Kafka proxy address."""
+
+    admin_url: str | None = None
+    proxy_bootstrap: str | None = None
+    username: str = "admin"
+    password: str = attrs.field(default="conduktor", repr=False)
+    virtual_cluster: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ConsoleRuntime:
+    url: str
+    api_key: str | None = attrs.field(default=None, repr=False)
+
+
+@attrs.frozen(kw_only=True)
+class ConduktorRuntime:
+    gateway: GatewayRuntime | None = None
+    console: ConsoleRuntime | None = None
+
+
+def gateway_runtime(runtime: Runtime | None) -> GatewayRuntime | None:
+    """The configured Gateway (``runtime.conduktor.gateway``), or ``None``."""
+    value = runtime.section(NAME) if runtime is not None else None
+    return value.gateway if isinstance(value, ConduktorRuntime) else None
+
+
+def _enables(conduktor: ConduktorRuntime) -> tuple[str, ...]:
+    return ("virtual_topic",) if conduktor.gateway is not None else ()
+
+
+SECTION = ConfigSection(path=f"runtime.{NAME}", model=ConduktorRuntime, keys=KEYS, extra="gateway", enables=_enables)
