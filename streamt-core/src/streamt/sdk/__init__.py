@@ -128,6 +128,7 @@ if TYPE_CHECKING:
         Validator,
     )
     from streamt.sql.types import FlinkType, FlinkTypeError, declared_type_problem, parse_type
+    from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION
     from streamt.state.records import (
         CLEAR,
         IN_PROGRESS,
@@ -317,6 +318,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "open_backend": ("streamt.plan.online", "open_backend"),
     **{name: ("streamt.plan.planfile", name) for name in ("read_plan_file", "require_authorizing")},
     **{name: ("streamt.state.selection", name) for name in ("READ", "WRITE", "ADMIN")},
+    # the operation kind a runner-replacement coordinator begins (generic recovery refuses it)
+    "RUNNER_REPLACEMENT_OPERATION": ("streamt.state.operations", "RUNNER_REPLACEMENT_OPERATION"),
     # the project read view
     **{
         name: ("streamt.project.model", name)
@@ -362,6 +365,7 @@ __all__ = [
     "READ",
     "RECOVERY_REQUIRED",
     "RESOLVED",
+    "RUNNER_REPLACEMENT_OPERATION",
     "RUNNING",
     "SKIPPED",
     "SKIPPED_AFTER_OUTAGE",
