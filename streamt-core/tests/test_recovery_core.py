@@ -203,3 +203,12 @@ def test_recover_refuses_evidence_of_a_runner_replacement_before_touching_state(
     out = _recover(streamt_cli, root, tmp_path / "q.json", forged)
     assert out.error_codes == ["E419_STATE_RECOVERY_REQUIRED"]
     assert _state_files(root) == before
+
+
+def test_apply_blocked_by_a_pending_replacement_names_state_resume(streamt_project, streamt_cli):
+    root = streamt_project(PROJECT)
+    _replacement_blocked(root)
+    out = streamt_cli("apply", "-p", root)
+    assert out.error_codes == ["E419_STATE_RECOVERY_REQUIRED"]
+    suggestion = out.envelope["errors"][0]["suggestion"]
+    assert "state resume" in suggestion and "recovery-plan" not in suggestion

@@ -533,6 +533,9 @@ def test_generic_recovery_refuses_a_runner_replacement_and_writes_no_row(
         assert out.data["operation_id"] == control.operation_id
         assert out.data["next_steps"][1] == f"streamt state resume --plan FILE --operation-id {control.operation_id}"
         assert not (tmp_path / "r.json").exists()
+    blocked = streamt_cli("apply", "-p", v2_project)
+    assert blocked.error_codes == ["E419_STATE_RECOVERY_REQUIRED"]
+    assert "state resume" in blocked.envelope["errors"][0]["suggestion"]
     assert rows() == before
     status = streamt_cli("state", "status", "-p", v2_project)
     assert status.data["operation_status"]["operation_kind"] == RUNNER_REPLACEMENT_OPERATION

@@ -128,7 +128,7 @@ if TYPE_CHECKING:
         Validator,
     )
     from streamt.sql.types import FlinkType, FlinkTypeError, declared_type_problem, parse_type
-    from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION
+    from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION, unfinished_operation_commands
     from streamt.state.records import (
         CLEAR,
         IN_PROGRESS,
@@ -319,7 +319,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     **{name: ("streamt.plan.planfile", name) for name in ("read_plan_file", "require_authorizing")},
     **{name: ("streamt.state.selection", name) for name in ("READ", "WRITE", "ADMIN")},
     # the operation kind a runner-replacement coordinator begins (generic recovery refuses it)
-    "RUNNER_REPLACEMENT_OPERATION": ("streamt.state.operations", "RUNNER_REPLACEMENT_OPERATION"),
+    **{
+        name: ("streamt.state.operations", name)
+        for name in ("RUNNER_REPLACEMENT_OPERATION", "unfinished_operation_commands")
+    },
     # the project read view
     **{
         name: ("streamt.project.model", name)
@@ -468,6 +471,7 @@ __all__ = [
     "sha256_checksum",
     "state_address",
     "substitute",
+    "unfinished_operation_commands",
     "validate_and_compile",
     "verify_bindings",
     "write_outcome",

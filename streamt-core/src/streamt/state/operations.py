@@ -21,6 +21,16 @@ RUNNER_REPLACEMENT_OPERATION = "kafka_streams_replacement"
 GENERIC_RECOVERY_OPERATIONS = (APPLY_OPERATION, ADOPT_OPERATION)
 
 
+def unfinished_operation_commands(kind: str | None) -> str:
+    """The commands that finish an unfinished operation of ``kind``, for an ``E419`` suggestion."""
+    if kind == RUNNER_REPLACEMENT_OPERATION:
+        return (
+            "`streamt state runner-status` / `streamt state resume` with the original format-6 plan file and "
+            "this operation id"
+        )
+    return "`streamt state recovery-plan` / `streamt state recover`"
+
+
 def runner_replacement_steps(operation_id: str, env: str | None) -> list[str]:
     """The commands that diagnose and continue one replacement (the original plan file in place of FILE)."""
     where = f" -e {env}" if env and env != "default" else ""
