@@ -495,3 +495,47 @@ def test_recovery_history_is_exact_and_a_different_entry_is_refused(project, str
     with pytest.raises(StreamtError) as tampered:
         writer.read_recovery(plan["recovery_operation_id"])
     assert tampered.value.diagnostics[0].code.code == "E411_STATE_INVALID"
+
+
+# -- a runner replacement belongs to state runner-status / state resume -------------------
+
+
+def test_generic_recovery_refuses_a_runner_replacement_and_writes_no_row(
+    v2_project, streamt_cli, owner_sql, schema, tmp_path
+) -> None:
+    """The kind the coordinator's journal records is refused under the writer lock: no evidence, no DML."""
+    from streamt.project import load_project
+    from streamt.sdk import RUNNER_REPLACEMENT_OPERATION
+    from streamt.state.selection import open_state_backend
+
+    backend = open_state_backend(load_project(v2_project, None), v2_project, "write")
+    intent = {"position": 0, "action": "replace", "kind": "kafka_streams_job", "name": "m", "identity": "m",
+              "checksum": "sha256:" + "1" * 64, "from_checksum": "sha256:" + "0" * 64,
+              "plan_checksum": "sha256:" + "2" * 64}  # fmt: skip
+    with backend.operation_lock():
+        control = backend.begin_operation(RUNNER_REPLACEMENT_OPERATION, [intent])
+        backend.record_progress_many(control, [0], "started", evidence={"boundary": "candidate_created"})
+
+    def rows() -> list[Any]:
+        return [
+            owner_sql(f"SELECT status, operation_id::text, document::text, updated_at FROM {schema}.operation_control"),
+            _events(owner_sql, schema),
+            owner_sql(f"SELECT * FROM {schema}.ownership_history"),
+            owner_sql(f"SELECT * FROM {schema}.ownership_state"),
+        ]
+
+    before = rows()
+    for resolution in ("observed", "rolled_back", "abandoned_before_mutation"):
+        out = streamt_cli(
+            "state", "recovery-plan", "-p", v2_project, "--resolution", resolution, "--out", tmp_path / "r.json"
+        )
+        assert out.error_codes == ["E419_STATE_RECOVERY_REQUIRED"], out.envelope
+        assert out.data["operation_id"] == control.operation_id
+        assert out.data["next_steps"][1] == f"streamt state resume --plan FILE --operation-id {control.operation_id}"
+        assert not (tmp_path / "r.json").exists()
+    blocked = streamt_cli("apply", "-p", v2_project)
+    assert blocked.error_codes == ["E419_STATE_RECOVERY_REQUIRED"]
+    assert "state resume" in blocked.envelope["errors"][0]["suggestion"]
+    assert rows() == before
+    status = streamt_cli("state", "status", "-p", v2_project)
+    assert status.data["operation_status"]["operation_kind"] == RUNNER_REPLACEMENT_OPERATION

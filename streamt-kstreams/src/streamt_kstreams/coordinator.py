@@ -31,14 +31,15 @@ from collections.abc import Callable
 from typing import Any
 
 import attrs
-from streamt.sdk import Artifact, Codes, StreamtError, boundary
+from streamt.sdk import RUNNER_REPLACEMENT_OPERATION, Artifact, Codes, StreamtError, boundary
 
 from streamt_kstreams import engine, offsets
 from streamt_kstreams.container import create_options, plan_archive
 from streamt_kstreams.definition import LABEL_GENERATION, read_plan
 from streamt_kstreams.online import LABEL_CHECKSUM
 
-OPERATION_KIND = "kafka_streams_replacement"
+# Core's generic reviewed recovery recognises this kind in the control record and refuses it.
+OPERATION_KIND = RUNNER_REPLACEMENT_OPERATION
 LABEL_OPERATION = "io.streamt.operation-id"
 # Test-only: after the named step's real effect, before its journal write, behave as if the provider's (or, for
 # control_cleared, the state commit's) answer was lost. Inert unless set.

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -82,11 +83,25 @@ class KafkaStreamsDeployer:
         return {"offset_lower_bounds": bounds}
 
     def replace(
-        self, backend: Any, binding: dict[str, Any], artifact: Artifact, verify: Any, plan_path: str, env: str | None
+        self,
+        backend: Any,
+        binding: dict[str, Any],
+        artifact: Artifact,
+        verify: Any,
+        plan_path: str,
+        env: str | None,
+        on_begin: Callable[[Any], None] | None = None,
     ) -> dict[str, Any]:
-        """Begin and drive one reviewed replacement under the caller's lock (``operation``)."""
+        """Begin and drive one reviewed replacement under the caller's lock (``operation``).
+
+        ``on_begin(control)`` runs once the durable intent exists, before the first provider call
+        (the OpenLineage START of ``apply --emit-openlineage``, like the generic executor's).
+        """
         coordinator = Coordinator(self.runtime, backend, binding, artifact, self.timeout(), verify)
-        return drive(coordinator, begin(backend, binding), plan_path, env)
+        control = begin(backend, binding)
+        if on_begin is not None:
+            on_begin(control)
+        return drive(coordinator, control, plan_path, env)
 
     def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         if action != CREATE:

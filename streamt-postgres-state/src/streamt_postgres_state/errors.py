@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.sdk import Codes, StreamtError
+from streamt.sdk import Codes, StreamtError, unfinished_operation_commands
 
 _STATUS_HINT = "Inspect `streamt state status`; never edit the catalog by hand."
 
@@ -85,12 +85,13 @@ def release_failed(operation_id: str | None = None) -> StreamtError:
     )
 
 
-def recovery_required(status: str, operation_id: str | None) -> StreamtError:
+def recovery_required(control: Any) -> StreamtError:
+    """``E419`` for ``control``'s unfinished operation, naming the commands that finish its kind."""
     return StreamtError(
         Codes.E419_STATE_RECOVERY_REQUIRED,
-        f"An unfinished operation ({status}) blocks changes at this state address.",
+        f"An unfinished operation ({control.status}) blocks changes at this state address.",
         "Keep the marker; inspect it with `streamt state status` and use "
-        "`streamt state recovery-plan` / `streamt state recover`.",
-        details=_op(operation_id),
-        data=_op(operation_id),
+        f"{unfinished_operation_commands(control.operation_kind)}.",
+        details=_op(control.operation_id),
+        data=_op(control.operation_id),
     )

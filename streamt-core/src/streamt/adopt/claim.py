@@ -8,6 +8,7 @@ from streamt.artifacts import Artifact
 from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import ABSENT, PRESENT, SafetyBlocker
+from streamt.state.operations import ADOPT_OPERATION
 from streamt.state.records import OwnershipRecord
 
 
@@ -132,7 +133,7 @@ def commit(backend: Any, artifact: Artifact, resource_id: str, attributes: dict[
         "checksum": artifact.checksum,
         "resource_id": resource_id,
     }
-    control = backend.begin_operation("adopt", [intent])
+    control = backend.begin_operation(ADOPT_OPERATION, [intent])
     boundary()
     try:
         return control.operation_id, backend.commit(control, records)

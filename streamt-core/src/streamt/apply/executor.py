@@ -31,6 +31,7 @@ from streamt.errors import Codes, StreamtError
 from streamt.kinds import KindTable
 from streamt.plan.model import CREATE, DELETE, UPDATE, Action, Plan
 from streamt.plan.tombstones import is_removal, prior_resource_id
+from streamt.state.operations import APPLY_OPERATION
 from streamt.state.records import OwnershipRecord
 
 MUTATING = (CREATE, UPDATE)
@@ -166,7 +167,7 @@ def execute(
     if not mutations and records == (current.records if current is not None else ()):
         # Nothing to change and nothing new to own: no operation, the serial stays.
         return ApplyReport(tuple((a, "unchanged") for a in plan.actions))
-    control = backend.begin_operation("apply", [_intent(i, a) for i, a in mutations])
+    control = backend.begin_operation(APPLY_OPERATION, [_intent(i, a) for i, a in mutations])
     boundary()
     if on_begin is not None:
         on_begin(control)

@@ -23,6 +23,8 @@ from streamt.plan.model import Action, Plan
 from streamt.plan.planfile import REPLACEMENT_KEY, ReviewedPlan
 from streamt.project.loader import load_project
 from streamt.result import Result
+from streamt.runlineage.lifecycle import begin_hook, guarded
+from streamt.runlineage.run import COMPLETE, CommandRun
 
 BLOCKER_SUFFIX = "_reviewed_replacement"
 
@@ -170,8 +172,14 @@ def apply_replacement(
     deployers: Any,
     dry_run: bool,
     warnings: tuple[Any, ...],
+    run: CommandRun | None = None,
 ) -> Result:
-    """``apply --plan <format 6>`` after ``verify_replan``, under the lock: the coordinator, not the executor."""
+    """``apply --plan <format 6>`` after ``verify_replan``, under the lock: the coordinator, not the executor.
+
+    ``run`` (``apply --emit-openlineage``) is the same lifecycle as an ordinary apply's: START once the
+    durable intent exists (run ID = operation UUID), FAIL on any error (a lost acknowledgement too),
+    COMPLETE after the verified commit and receipt, before the lock is released.
+    """
     action = require_sole_replacement(reviewed, plan)
     binding = {**(reviewed.replacement or {}), "plan_checksum": reviewed.document["integrity"]["checksum"]}
     deployer = deployers.get(action.kind)
@@ -188,7 +196,18 @@ def apply_replacement(
         return Result("apply", data=data, text=f"Dry run: {action.identity} would be replaced.", warnings=warnings)
     artifact = next(a for a in compiled.artifacts if (a.kind, a.identity) == (action.kind, action.identity))
     verify = reviewed_verifier(project_dir, env, reviewed, backend)
-    replaced = deployer.replace(backend, binding, artifact, verify, reviewed.path, env)
+    try:
+        with guarded(run):
+            replaced = deployer.replace(
+                backend, binding, artifact, verify, reviewed.path, env, on_begin=begin_hook(run)
+            )
+    except StreamtError as exc:
+        if run is None or not run.warnings:
+            raise
+        # Reported exactly as without emission, plus only the W112 delivery warnings.
+        return Result("apply", data=exc.data, errors=tuple(exc.diagnostics), warnings=tuple(run.warnings))
+    if run is not None:
+        run.finish(COMPLETE)
     results = tuple((a, "replaced" if a is action else "unchanged") for a in plan.actions)
     report = ApplyReport(results, replaced["operation_id"], replaced["serial"], replaced["state_checksum"])
     data = {**apply_data(plan, results, report, reviewed.path), REPLACEMENT_KEY: replaced}
@@ -196,4 +215,4 @@ def apply_replacement(
         f"Replaced runner {action.identity}: candidate {str(replaced['candidate_container_id'])[:12]} is RUNNING; "
         f"state serial {replaced['serial']}."
     )
-    return Result("apply", data=data, text=text, warnings=warnings)
+    return Result("apply", data=data, text=text, warnings=warnings + tuple(run.warnings if run is not None else ()))

@@ -116,6 +116,7 @@ def apply_command(
                 deployers=deployers,
                 dry_run=dry_run,
                 warnings=warnings,
+                run=run,
             )
         gates.refuse_blocked(plan)
         gates.refuse_unauthorized(plan, reviewed is not None, force)

@@ -2,7 +2,8 @@
 
 A managed input topic, one transformation in the runner's SQL subset, a metadata-only downstream
 application, sample events and a README walkthrough (build the image, apply, produce, read, apply
-again: no changes). Topic names carry the project name so two starters never share a topic.
+again: no changes; then a predicate update through a reviewed replacement, and how to resume it).
+Topic names carry the project name so two starters never share a topic.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ models:
         type: BOOLEAN
 
   # Runs on the packaged Kafka Streams runner: plain columns, AND-joined comparisons.
+  # Once it runs, only the WHERE clause may change: a reviewed replacement (see README.md).
   - name: eligible_orders
     description: Paid orders of at least 100 units
     ownership:
@@ -125,8 +127,26 @@ streamt apply         # no changes
 streamt status --health
 ```
 
-Changing the SQL of a running runner is refused at plan time (`kafka_streams_update`): a reviewed
-replacement is not available yet. See docs/providers/kstreams.md.
+## Change the predicate: a reviewed replacement
+
+The `WHERE` clause is the one thing of a running runner you can change. Edit it (say
+`amount >= 300`), then save and apply the reviewed plan; the new runner resumes from the committed
+offsets of the same application id:
+
+```sh
+streamt -o json plan --out filter-change.json   # format 6: data.kafka_streams_replacement.saved
+streamt -o json apply --plan filter-change.json # keep data.operation_id
+```
+
+If that apply is interrupted, do not replan or apply again: diagnose, then continue the same operation:
+
+```sh
+streamt -o json state runner-status --plan filter-change.json --operation-id <UUID>
+streamt -o json state resume        --plan filter-change.json --operation-id <UUID>
+```
+
+Any other change of a running runner (columns, schema, image, identity) is refused at plan time
+(`kafka_streams_update`). See docs/runner-replacement.md and docs/providers/kstreams.md.
 """
 
 

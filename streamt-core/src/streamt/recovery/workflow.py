@@ -12,6 +12,7 @@ from streamt.plan.model import Observation
 from streamt.plan.tombstones import is_removal, prior_resource_id
 from streamt.recovery import evidence as ev
 from streamt.recovery.targets import CANDIDATE, artifacts_for, check_resolution, classify, record_attributes
+from streamt.state.operations import require_generic_recovery
 from streamt.state.records import CLEAR, OwnershipRecord, OwnershipState
 
 
@@ -128,6 +129,7 @@ def candidate_state(backend: Any, state: Any, targets: list[dict[str, Any]], art
 def create(project: Any, backend: Any, resolution: str, out: Path) -> dict[str, Any]:
     with backend.operation_lock():
         state, control = _preimage(backend)
+        require_generic_recovery(control.operation_kind, str(control.operation_id), project.env)
         if resolution == "abandoned_before_mutation":
             if control.progress:
                 raise StreamtError(
@@ -171,6 +173,9 @@ def create(project: Any, backend: Any, resolution: str, out: Path) -> dict[str, 
 def execute(project: Any, backend: Any, document: dict[str, Any]) -> dict[str, Any]:
     """Revalidate everything under the lock, then commit state + history + control through the backend."""
     blocked = document["blocked_operation_id"]
+    if not isinstance(document.get("preimage"), dict):
+        raise ev.invalid("The recovery plan has no preimage of the blocked operation.")
+    require_generic_recovery(document["preimage"].get("operation_kind"), blocked, project.env)
     if document["address"] != backend.address:
         raise StreamtError(Codes.E411_STATE_INVALID, "The recovery plan belongs to another state address.")
     candidate_doc = document["candidate_state"]
@@ -210,6 +215,8 @@ def _execute_locked(
     expected = entry["state_checksum"]
     state, control = backend.read_state(), backend.read_control()
     current = state.checksum if state else None
+    if control.status != CLEAR:
+        require_generic_recovery(control.operation_kind, str(control.operation_id), project.env)
     if control.status == CLEAR:
         if current == expected and backend.read_recovery(document["recovery_operation_id"]) == entry:
             return _result(backend, document, state, changed=False)

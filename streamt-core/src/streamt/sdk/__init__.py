@@ -128,6 +128,7 @@ if TYPE_CHECKING:
         Validator,
     )
     from streamt.sql.types import FlinkType, FlinkTypeError, declared_type_problem, parse_type
+    from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION, unfinished_operation_commands
     from streamt.state.records import (
         CLEAR,
         IN_PROGRESS,
@@ -318,6 +319,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "open_backend": ("streamt.plan.online", "open_backend"),
     **{name: ("streamt.plan.planfile", name) for name in ("read_plan_file", "require_authorizing")},
     **{name: ("streamt.state.selection", name) for name in ("READ", "WRITE", "ADMIN")},
+    # the operation kind a runner-replacement coordinator begins (generic recovery refuses it)
+    **{
+        name: ("streamt.state.operations", name)
+        for name in ("RUNNER_REPLACEMENT_OPERATION", "unfinished_operation_commands")
+    },
     # the project read view
     **{
         name: ("streamt.project.model", name)
@@ -363,6 +369,7 @@ __all__ = [
     "READ",
     "RECOVERY_REQUIRED",
     "RESOLVED",
+    "RUNNER_REPLACEMENT_OPERATION",
     "RUNNING",
     "SKIPPED",
     "SKIPPED_AFTER_OUTAGE",
@@ -466,6 +473,7 @@ __all__ = [
     "sha256_checksum",
     "state_address",
     "substitute",
+    "unfinished_operation_commands",
     "validate_and_compile",
     "verify_bindings",
     "write_outcome",

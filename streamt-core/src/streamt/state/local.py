@@ -32,6 +32,7 @@ from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
 from streamt.fsutil import atomic_write, create_exclusive, fsync_dir
 from streamt.state.lock import exclusive_lock
+from streamt.state.operations import unfinished_operation_commands
 from streamt.state.records import (
     CLEAR,
     IN_PROGRESS,
@@ -146,7 +147,7 @@ class LocalStateBackend:
                 Codes.E419_STATE_RECOVERY_REQUIRED,
                 f"An unfinished operation ({control.status}) blocks changes to {self.env!r}.",
                 "Keep .streamt/state/ as it is; inspect it with `streamt state status` and use "
-                "`streamt state recovery-plan` / `streamt state recover`.",
+                f"{unfinished_operation_commands(control.operation_kind)}.",
                 details={"operation_id": control.operation_id},
                 data={"operation_id": control.operation_id},
             )
