@@ -36,11 +36,13 @@ import pytest
 
 from streamt.sdk import (
     ABSENT,
+    ASSUMED_ABSENT,
     CREATE,
     DONE,
     FAILED,
     NOOP,
     PRESENT,
+    UNAVAILABLE,
     UNKNOWN,
     UPDATE,
     Action,
@@ -253,6 +255,10 @@ class ProviderContract:
       as it is;
     * ``refused`` — a managed artifact whose ``create`` the provider refuses
       before changing anything (e.g. an invalid setting), or ``None``;
+    * ``unanswered`` — the same trio configured against a service that does
+      not answer (a closed port), or ``None``: its observer must raise a
+      ``StreamtError`` or observe ``unavailable`` (never ``absent``), and its
+      deployer's create must be ``failed`` or ``unknown`` (never ``done``);
     * ``keeps_history`` — ``True`` when the service keeps listing what it ran
       after it stopped (a Flink cluster lists cancelled jobs until they
       expire): after a rollback the kit then accepts a ``present``
@@ -287,6 +293,10 @@ class ProviderContract:
     @pytest.fixture
     def keeps_history(self) -> bool:
         return False
+
+    @pytest.fixture
+    def unanswered(self) -> tuple[Observer, Planner, Deployer] | None:
+        return None
 
     def _plan(self, planner: Planner, artifact: Artifact, observer: Observer, record: Any) -> list[Any]:
         observation = observer.observe([artifact])[artifact.identity]
@@ -376,6 +386,21 @@ class ProviderContract:
         outcome = self._apply(deployer, CREATE, action, refused)
         assert outcome.status == FAILED and outcome.error, outcome
         assert observer.observe([refused])[refused.identity].status == ABSENT
+
+    def test_a_service_that_does_not_answer_is_never_absent_nor_done(
+        self, unanswered: tuple[Observer, Planner, Deployer] | None, desired: Artifact
+    ) -> None:
+        if unanswered is None:
+            pytest.skip("this provider declares no unanswered service")
+        observer, _planner, deployer = unanswered
+        try:
+            observation = observer.observe([desired]).get(desired.identity)
+        except StreamtError as error:
+            assert error.diagnostics, error  # a structured error (E406), never a guess
+        else:
+            assert observation is not None and observation.status == UNAVAILABLE, observation
+        outcome = self._apply(deployer, CREATE, Action.for_artifact(CREATE, desired, "", ASSUMED_ABSENT), desired)
+        assert outcome.status in (FAILED, UNKNOWN), outcome
 
 
 def _record_after(
