@@ -9,6 +9,7 @@ from pathlib import Path
 import attrs
 import pytest
 from streamt.sdk import KIND_GATEWAY_RULE, Artifact
+from streamt.testing import closed_port
 from streamt.testing.contracts import ProviderContract
 from streamt_gateway.config import ConduktorRuntime
 from streamt_gateway.deployers import GatewayRuleDeployer
@@ -50,6 +51,11 @@ class TestGatewayRuleProvider(ProviderContract):
         yield GatewayRuleObserver(runtime), GatewayRulePlanner(), GatewayRuleDeployer(runtime)
         server.shutdown()
         server.server_close()
+
+    @pytest.fixture
+    def unanswered(self) -> tuple[GatewayRuleObserver, GatewayRulePlanner, GatewayRuleDeployer]:
+        runtime = _Runtime(_Gateway(f"http://127.0.0.1:{closed_port()}"))
+        return GatewayRuleObserver(runtime), GatewayRulePlanner(), GatewayRuleDeployer(runtime)
 
     @pytest.fixture
     def desired(self) -> Artifact:

@@ -7,17 +7,11 @@ would answer ``E420`` instead of ``E418``, and one that reached a provider ``E40
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from streamt.testing import closed_port
 
 
 def tombstone_project(root: Path, *, with_tombstones: bool = True, local_state: bool = False) -> Path:

@@ -9,7 +9,6 @@ import datetime
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -24,7 +23,7 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
-from streamt.testing import run_cli
+from streamt.testing import closed_port, run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = REPO.parent / "shared" / "schemas" / "openlineage" / "spec"
@@ -95,12 +94,6 @@ def receiver() -> Iterator[Receiver]:
 
 def parse_time(text: str) -> datetime.datetime:
     return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def transport_file(tmp_path: Path, transport: dict[str, Any]) -> Path:

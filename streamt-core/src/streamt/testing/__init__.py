@@ -31,6 +31,9 @@ import:
 plugin's suite subclasses (with ``pass``) to check its state backend,
 provider trio, exporter or compiler against the contract.
 
+``closed_port()`` is a local TCP port nothing listens on (bound, then
+released): the address of a service that does not answer.
+
 ``write_distribution`` builds a minimal installed distribution (module plus
 ``.dist-info``) in a directory, to test discovery through real entry points
 by putting that directory on ``sys.path`` or ``PYTHONPATH``.
@@ -41,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import socket
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -113,6 +117,13 @@ def run_cli(*args: str | Path) -> CliOutcome:
     if not isinstance(envelope, dict) or set(envelope) != {"status", "command", "data", "errors", "warnings"}:
         raise AssertionError(f"not a streamt envelope:\n{text}")
     return CliOutcome(exit_code, envelope, text, stderr.getvalue())
+
+
+def closed_port() -> int:
+    """A 127.0.0.1 port nothing listens on: the operating system hands it out, then it is released."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def write_project(root: Path, files: Mapping[str, Any]) -> Path:

@@ -16,8 +16,8 @@ core's own ``local`` backend, the PostgreSQL backend and any third party's.
 * ``StateBackendContract`` — locking, atomic commit, marker and recovery
   semantics, history, idempotent repeat, concurrent writers.
 * ``ProviderContract`` — an observer/planner/deployer trio: create -> no-op
-  -> update -> failure -> rollback, and an unknown outcome never reported as
-  success.
+  -> update (or its safety blocker) -> failure -> rollback, and an unknown
+  outcome never reported as success.
 * ``ExporterContract`` — one envelope, deterministic bytes, atomic
   ``--output-file``, no secrets.
 * ``CompilerContract`` — the same project compiles to the same bytes.
@@ -36,10 +36,13 @@ import pytest
 
 from streamt.sdk import (
     ABSENT,
+    ASSUMED_ABSENT,
     CREATE,
     DONE,
+    FAILED,
     NOOP,
     PRESENT,
+    UNAVAILABLE,
     UNKNOWN,
     UPDATE,
     Action,
@@ -47,9 +50,11 @@ from streamt.sdk import (
     Deployer,
     Observer,
     OperationControl,
+    Outcome,
     OwnershipRecord,
     OwnershipState,
     Planner,
+    SafetyBlocker,
     StateBackend,
     StreamtError,
     canonical_json,
@@ -241,10 +246,32 @@ class ProviderContract:
     * ``provider`` — ``(observer, planner, deployer)`` for the kind;
     * ``desired`` — a managed ``Artifact`` that does not exist live yet
       (unique per test: the class creates it, so clean it up in the fixture);
-    * ``changed`` — ``changed(artifact)``: the same identity with a spec the
-      planner plans as ``update``, or ``None`` when the kind has no updates;
+    * ``changed`` — ``changed(artifact)``: the same identity with another spec,
+      or ``None`` when the kind has no updates. The planner plans it as an
+      ``update`` the kit applies (one whose ``evidence.requires`` asks for a
+      reviewed plan or ``--force`` is applied as ``apply --plan --force``
+      would: the kit stands in for the review), or refuses it with a
+      ``SafetyBlocker`` beside the action, when the live resource must stay
+      as it is;
     * ``refused`` — a managed artifact whose ``create`` the provider refuses
-      before changing anything (e.g. an invalid setting), or ``None``.
+      before changing anything (e.g. an invalid setting), or ``None``;
+    * ``unanswered`` — the same trio configured against a service that does
+      not answer (a closed port), or ``None``: its observer must raise a
+      ``StreamtError`` or observe ``unavailable`` (never ``absent``), and its
+      deployer's create must be ``failed`` or ``unknown`` (never ``done``);
+    * ``keeps_history`` — ``True`` when the service keeps listing what it ran
+      after it stopped (a Flink cluster lists cancelled jobs until they
+      expire): after a rollback the kit then accepts a ``present``
+      observation, as long as a plan without a record creates the artifact
+      again. Default ``False``: rolled back is ``absent``.
+
+    Every apply the kit makes is checked the way core reads it: the deployer
+    answers for exactly the identities it was given, with ``done``,
+    ``failed`` or ``unknown`` (an unknown outcome is never success); a
+    deployer that ``writes_evidence`` gets a journal, and what it journals
+    must be JSON. The record the kit hands the planner after an apply is the
+    one core writes: the artifact's checksum with the outcome's
+    ``attributes`` (else the action's ``record_attributes``).
     """
 
     @pytest.fixture
@@ -263,9 +290,38 @@ class ProviderContract:
     def refused(self) -> Artifact | None:
         return None
 
+    @pytest.fixture
+    def keeps_history(self) -> bool:
+        return False
+
+    @pytest.fixture
+    def unanswered(self) -> tuple[Observer, Planner, Deployer] | None:
+        return None
+
     def _plan(self, planner: Planner, artifact: Artifact, observer: Observer, record: Any) -> list[Any]:
         observation = observer.observe([artifact])[artifact.identity]
         return list(planner.plan(artifact, observation, record))
+
+    def _actions(self, planner: Planner, artifact: Artifact, observer: Observer, record: Any) -> list[Action]:
+        return [a for a in self._plan(planner, artifact, observer, record) if isinstance(a, Action)]
+
+    def _apply(self, deployer: Deployer, verb: str, action: Action, artifact: Artifact) -> Outcome:
+        journaled: list[tuple[str, dict[str, Any]]] = []
+
+        def journal(identity: str, facts: dict[str, Any]) -> None:
+            journaled.append((identity, facts))
+
+        apply: Any = deployer.apply  # `journal=` is the optional part of the protocol (writes_evidence)
+        if getattr(deployer, "writes_evidence", False):
+            outcomes = apply(verb, [(action, artifact)], journal=journal)
+        else:
+            outcomes = apply(verb, [(action, artifact)])
+        assert set(outcomes) == {artifact.identity}, outcomes  # core reads a missing identity as unknown
+        outcome = outcomes[artifact.identity]
+        assert outcome.status in (DONE, FAILED, UNKNOWN), outcome
+        assert all(identity == artifact.identity for identity, _ in journaled), journaled
+        canonical_json([facts for _, facts in journaled])  # durable progress: JSON, nothing else
+        return outcome
 
     def test_the_kind_is_served_by_all_three(
         self, provider: tuple[Observer, Planner, Deployer], desired: Artifact
@@ -281,35 +337,44 @@ class ProviderContract:
     ) -> None:
         observer, planner, deployer = provider
         assert observer.observe([desired])[desired.identity].status == ABSENT
-        (create,) = [a for a in self._plan(planner, desired, observer, None) if isinstance(a, Action)]
+        (create,) = self._actions(planner, desired, observer, None)
         assert create.action == CREATE and create.identity == desired.identity
-        outcome = deployer.apply(CREATE, [(create, desired)])[desired.identity]
+        outcome = self._apply(deployer, CREATE, create, desired)
         assert outcome.status == DONE, outcome
         assert observer.observe([desired])[desired.identity].status == PRESENT
-        record = _record_of(desired)
-        actions = [a for a in self._plan(planner, desired, observer, record) if isinstance(a, Action)]
+        record = _record_after(create, outcome, desired)
+        actions = self._actions(planner, desired, observer, record)
         assert [a.action for a in actions] == [NOOP], actions
         update = changed(desired)
         if update is None:
             return
-        record = _record_of(desired)
         items = self._plan(planner, update, observer, record)
+        blockers = [b for b in items if isinstance(b, SafetyBlocker)]
         actions = [a for a in items if isinstance(a, Action)]
-        if not actions or actions[0].action != UPDATE:  # the change is refused for review: a SafetyBlocker
-            assert items and not actions, items
+        if blockers:  # refused for review: nothing may be applied, and the live resource stays as it was
+            assert {b.identity for b in blockers} == {update.identity}, blockers
+            still = self._actions(planner, desired, observer, record)
+            assert [a.action for a in still] == [NOOP], still
             return
-        assert deployer.apply(UPDATE, [(actions[0], update)])[update.identity].status == DONE
-        after = [a for a in self._plan(planner, update, observer, _record_of(update)) if isinstance(a, Action)]
+        assert [a.action for a in actions] == [UPDATE], actions
+        updated = self._apply(deployer, UPDATE, actions[0], update)
+        assert updated.status == DONE, updated
+        after = self._actions(planner, update, observer, _record_after(actions[0], updated, update, record))
         assert [a.action for a in after] == [NOOP], after
 
     def test_rollback_removes_exactly_what_was_created(
-        self, provider: tuple[Observer, Planner, Deployer], desired: Artifact
+        self, provider: tuple[Observer, Planner, Deployer], desired: Artifact, keeps_history: bool
     ) -> None:
         observer, planner, deployer = provider
-        (create,) = [a for a in self._plan(planner, desired, observer, None) if isinstance(a, Action)]
-        assert deployer.apply(CREATE, [(create, desired)])[desired.identity].status == DONE
+        (create,) = self._actions(planner, desired, observer, None)
+        assert self._apply(deployer, CREATE, create, desired).status == DONE
         assert deployer.rollback(create, desired) is True
-        assert observer.observe([desired])[desired.identity].status == ABSENT
+        observation = observer.observe([desired])[desired.identity]
+        if keeps_history and observation.status == PRESENT:  # listed as history only: planned as new again
+            again = list(planner.plan(desired, observation, None))
+            assert [a.action for a in again if isinstance(a, Action)] == [CREATE], again
+        else:
+            assert observation.status == ABSENT, observation
 
     def test_a_refused_create_is_failed_and_changes_nothing(
         self, provider: tuple[Observer, Planner, Deployer], refused: Artifact | None
@@ -318,21 +383,37 @@ class ProviderContract:
             pytest.skip("this provider declares no refusable create")
         observer, _planner, deployer = provider
         action = Action.for_artifact(CREATE, refused, "", observer.observe([refused])[refused.identity])
-        outcome = deployer.apply(CREATE, [(action, refused)])[refused.identity]
-        assert outcome.status == "failed" and outcome.error, outcome
+        outcome = self._apply(deployer, CREATE, action, refused)
+        assert outcome.status == FAILED and outcome.error, outcome
         assert observer.observe([refused])[refused.identity].status == ABSENT
 
-    def test_an_outcome_is_never_success_without_confirmation(
-        self, provider: tuple[Observer, Planner, Deployer], desired: Artifact
+    def test_a_service_that_does_not_answer_is_never_absent_nor_done(
+        self, unanswered: tuple[Observer, Planner, Deployer] | None, desired: Artifact
     ) -> None:
-        # Asked for an identity it was not given, a deployer's answer must not claim it: core
-        # treats a missing identity as unknown, so the deployer may only answer for what it did.
-        observer, planner, deployer = provider
-        (create,) = [a for a in self._plan(planner, desired, observer, None) if isinstance(a, Action)]
-        outcomes = deployer.apply(CREATE, [(create, desired)])
-        assert set(outcomes) == {desired.identity}
-        assert all(o.status in (DONE, "failed", UNKNOWN) for o in outcomes.values())
-        deployer.rollback(create, desired)
+        if unanswered is None:
+            pytest.skip("this provider declares no unanswered service")
+        observer, _planner, deployer = unanswered
+        try:
+            observation = observer.observe([desired]).get(desired.identity)
+        except StreamtError as error:
+            assert error.diagnostics, error  # a structured error (E406), never a guess
+        else:
+            assert observation is not None and observation.status == UNAVAILABLE, observation
+        outcome = self._apply(deployer, CREATE, Action.for_artifact(CREATE, desired, "", ASSUMED_ABSENT), desired)
+        assert outcome.status in (FAILED, UNKNOWN), outcome
+
+
+def _record_after(
+    action: Action, outcome: Outcome, artifact: Artifact, previous: OwnershipRecord | None = None
+) -> OwnershipRecord:
+    """The record core writes after ``action`` was applied (``apply.executor.desired_records``)."""
+    if outcome.attributes is not None:
+        attributes = dict(outcome.attributes)
+    elif "record_attributes" in action.evidence:
+        attributes = dict(action.evidence["record_attributes"])
+    else:
+        attributes = dict(previous.attributes) if previous is not None else {}
+    return attrs.evolve(_record_of(artifact), attributes=attributes)
 
 
 def _record_of(artifact: Artifact) -> OwnershipRecord:
