@@ -7,9 +7,12 @@ project of N managed topic models (each declaring ``retention.ms``), then
 * ``apply``           — plan again under the state lock, create in batches, commit local state;
 * ``plan (existing)`` — observe N existing topics: the number to beat is < 5 s at 2,000 with a
   constant number of admin requests.
+* ``observe``         — the observation alone (``TopicObserver.observe``, its admin client included),
+  and ``observe (kafka-python)``: the same two requests through kafka-python's ``describe_topics`` and
+  ``describe_configs`` (the observer's previous shape), on the same topics in the same run.
 
-* ``floor``           — the broker's own time for the same N topics (fresh names): one kafka-python
-  ``create_topics`` call with all of them up to 3,000 (KRaft refuses larger ones, see ``FLOOR_BATCH``),
+* ``floor``           — the broker's own time for the same N topics (fresh names): one CreateTopics
+  request with all of them up to 3,000 (KRaft refuses larger ones, see ``FLOOR_BATCH``),
   then until metadata shows every one with a leader (what apply also waits for, read the same cheap
   way: ``topic_reads.wait_until_ready``; kafka-python's ``wait_for_topics`` spends seconds of client
   CPU per poll at 10,000 topics), measured right after, so ``apply / floor`` compares like with like
@@ -17,8 +20,9 @@ project of N managed topic models (each declaring ``retention.ms``), then
 
 Admin requests are counted per phase by wrapping ``RequestCounter.add`` (every batched admin call
 goes through it). Every topic (unique prefix per run, ``--prefix NAME`` to choose its first part) is
-deleted afterwards. ``--profile FILE`` writes a cProfile of the ``plan (existing)`` phase. Usage:
-``./dev bench kafka_plan_apply_bench [--prefix NAME] [--profile FILE] [sizes...]``; needs the devstack
+deleted afterwards. ``--profile PREFIX`` writes a cProfile of the ``apply`` and ``plan (existing)`` phases
+(``PREFIX-<size>-apply.prof``, ``PREFIX-<size>-plan.prof``). Usage:
+``./dev bench kafka_plan_apply_bench [--prefix NAME] [--profile PREFIX] [sizes...]``; needs the devstack
 (``./dev stack up --only kafka``; ``STREAMT_STACK_ENDPOINTS`` names another endpoints file).
 """
 
@@ -36,7 +40,7 @@ from pathlib import Path
 
 from streamt.testing import write_project
 from streamt_kafka.topic_reads import wait_until_ready
-from streamt_kafka.topics_live import RequestCounter
+from streamt_kafka.topics_live import DesiredTopic, RequestCounter, create_topics_with_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUESTS: Counter[str] = Counter()
@@ -78,7 +82,7 @@ def phase(name: str, fn, profile: str | None = None):  # type: ignore[no-untyped
         profiler.enable()
     result = fn()
     seconds = time.perf_counter() - started
-    if profiler is not None:
+    if profiler is not None and profile:
         profiler.disable()
         profiler.dump_stats(profile)
     return result, {"phase": name, "seconds": round(seconds, 2), "requests": dict(REQUESTS)}
@@ -106,17 +110,40 @@ def run(size: int, bootstrap: str, prefix: str, profile: str | None = None) -> l
                 artifacts = {(a.kind, a.identity): a for a in loaded.compiled.artifacts}
                 return execute(fresh, artifacts, deployers_by_kind(plugins, loaded.project.runtime), backend)
 
-        report, row = phase("apply", apply)
+        report, row = phase("apply", apply, profile and f"{profile}-{size}-apply.prof")
         assert all(result == "created" for _, result in report.results)  # type: ignore[attr-defined]
         rows.append(row)
         (plan, _), row = phase(
-            "plan (existing)", lambda: plan_online(loaded.project, loaded.compiled, backend), profile
+            "plan (existing)",
+            lambda: plan_online(loaded.project, loaded.compiled, backend),
+            profile and f"{profile}-{size}-plan.prof",
         )
         assert plan.counts["noop"] == size, plan.counts
         rows.append(row)
+        rows += observe_both(loaded.project.runtime, [a for a in loaded.compiled.artifacts if a.kind == "topic"])
     _cleanup(bootstrap, prefix)
     rows.append(floor(bootstrap, f"{prefix}-floor", size))
     return [dict(r, topics=size) for r in rows]
+
+
+def observe_both(runtime: object, topics: list) -> list[dict]:  # type: ignore[type-arg]
+    """The observer's own observation next to kafka-python's ``describe_topics`` + ``describe_configs``."""
+    from kafka.admin import ConfigResource, ConfigResourceType
+    from streamt_kafka.admin import admin_client
+    from streamt_kafka.observers import TopicObserver, kafka_settings
+
+    def previous() -> None:
+        with admin_client(kafka_settings(runtime)) as admin:
+            names = sorted(t.identity for t in topics)
+            present = [e["name"] for e in admin.describe_topics(names) if e.get("error_code", 0) != 3]
+            keys = {t.identity: sorted(t.spec.get("config") or {}) for t in topics}
+            wanted = [ConfigResource(ConfigResourceType.TOPIC, n, configs=dict.fromkeys(keys[n])) for n in present]
+            admin.describe_configs(wanted, config_filter="all")
+
+    observed, row = phase("observe", lambda: TopicObserver(runtime).observe(topics))
+    assert all(o.status == "present" for o in observed.values())
+    _, before = phase("observe (kafka-python)", previous)
+    return [row, before]
 
 
 # KRaft refuses a CreateTopics request that needs more than 10,000 metadata records ("Unable to perform
@@ -126,25 +153,26 @@ FLOOR_BATCH = 3000
 
 
 def floor(bootstrap: str, prefix: str, size: int) -> dict:
-    """The fewest ``create_topics`` calls the controller accepts for ``size`` topics (one up to 3,000), each
-    followed by the metadata wait apply also does; topics deleted after."""
+    """The fewest CreateTopics requests the controller accepts for ``size`` topics (one up to 3,000), each
+    followed by the metadata wait apply also does; topics deleted after. The requests are sent and read
+    the cheap way apply sends them (``create_topics_with_ids``): kafka-python's ``create_topics`` turns each
+    answer's per-topic configuration into dicts, seconds of client CPU that are not the broker's."""
     from kafka import KafkaAdminClient
-    from kafka.admin import NewTopic
 
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=600_000)
-    topics = [NewTopic(f"{prefix}.t{i:05d}", 1, 1, topic_configs={"retention.ms": "3600000"}) for i in range(size)]
+    topics = [DesiredTopic(f"{prefix}.t{i:05d}", 1, 1, {"retention.ms": "3600000"}) for i in range(size)]
     calls, created = 0, 0.0
     try:
         started = time.perf_counter()
         for start in range(0, size, FLOOR_BATCH):
             batch = topics[start : start + FLOOR_BATCH]
             call = time.perf_counter()
-            response = admin.create_topics(batch, timeout_ms=600_000, raise_errors=False)
+            errors, _ = create_topics_with_ids(admin, batch)
             created += time.perf_counter() - call
             calls += 1
-            failed = [t for t in response.get("topics", []) if t.get("error_code")]
+            failed = sorted({error for error in errors.values() if error is not None})
             if failed:
-                raise SystemExit(f"floor: {len(failed)} topics refused, e.g. {failed[0].get('error_message')}")
+                raise SystemExit(f"floor: topics refused: {failed}")
             pending = wait_until_ready(admin, [t.name for t in batch], 600.0)
             if pending:
                 raise SystemExit(f"floor: {len(pending)} topics not visible after 600 s")

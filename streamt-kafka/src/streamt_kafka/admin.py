@@ -118,11 +118,14 @@ def _auth_failures_raise() -> Iterator[None]:
 
 
 @contextmanager
-def admin_client(kafka_runtime: dict[str, Any]) -> Iterator[Any]:
-    """An open ``KafkaAdminClient``; failures become structured, secret-free errors."""
+def admin_client(kafka_runtime: dict[str, Any], request_timeout_ms: int | None = None) -> Iterator[Any]:
+    """An open ``KafkaAdminClient``; failures become structured, secret-free errors. ``request_timeout_ms``
+    replaces ``REQUEST_TIMEOUT_MS`` for a client whose requests the broker needs longer to answer."""
     from kafka import KafkaAdminClient
 
     config = client_config(kafka_runtime)
+    if request_timeout_ms is not None:
+        config["request_timeout_ms"] = request_timeout_ms
     try:
         with _auth_failures_raise():
             client = KafkaAdminClient(**config)

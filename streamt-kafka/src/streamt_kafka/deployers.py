@@ -36,6 +36,9 @@ WAIT_FOR_METADATA_SECONDS = 30.0
 # batch operation"), so a batch is bounded by records (a topic needs one, one per partition and one per
 # config), with room to spare, rather than by topics: 3,000 one-partition topics with one config each.
 MAX_BATCH_RECORDS = 9_000
+# The controller needs longer for a larger batch (~2.5 ms per record measured under load 6-7): a create
+# request may take the usual timeout plus this much per record before its outcome counts as unknown.
+TIMEOUT_MS_PER_RECORD = 5
 _UNCERTAIN = {UNKNOWN_OUTCOME, "RequestTimedOutError", "NotControllerError", "KafkaTimeoutError"}
 
 
@@ -62,11 +65,14 @@ class TopicDeployer:
 
     def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         """Execute one batch of same-kind ``create`` or ``update`` actions."""
-        from streamt_kafka.admin import admin_client
+        from streamt_kafka.admin import REQUEST_TIMEOUT_MS, admin_client
 
         names = [a.identity for a, _ in pairs]
+        records = sum(self.batch_cost(a, artifact) for a, artifact in pairs)
         try:
-            with admin_client(kafka_settings(self.runtime)) as admin:
+            with admin_client(
+                kafka_settings(self.runtime), REQUEST_TIMEOUT_MS + TIMEOUT_MS_PER_RECORD * records
+            ) as admin:
                 if action == CREATE:
                     return self._create(admin, pairs)
                 if action == UPDATE:

@@ -18,6 +18,8 @@ from typing import Any
 
 import attrs
 
+from streamt_kafka.admin_requests import send
+
 UNKNOWN_TOPIC = 3  # Kafka protocol error UNKNOWN_TOPIC_OR_PARTITION
 _TOPIC_RESOURCE = 2  # ConfigResourceType.TOPIC
 _NO_TOPIC_ID = "00000000-0000-0000-0000-000000000000"
@@ -35,13 +37,6 @@ class TopicMetadata:
     topic_id: str | None
     # Every partition answered without error and with a leader: the topic is ready to use.
     ready: bool
-
-
-def send(admin: Any, request: Any) -> Any:
-    """Send one request through the admin client's connections (the broker it routes to) and return
-    the decoded response. kafka-python's admin methods do exactly this before post-processing."""
-    manager = admin._manager  # kafka-python >= 3: the admin client's connection manager
-    return manager.run(manager.send, request)
 
 
 def read_metadata(admin: Any, names: Iterable[str]) -> dict[str, TopicMetadata]:
