@@ -417,18 +417,22 @@ def _check_keys(file: _File, node: Any, strict: bool, problems: _Problems, warni
             )
 
 
+# Fields that core fills in itself, never from what a file says (a key of that name is unknown).
+_DERIVED = ("sections", "enabled")
+
+
 def _with_sections(
     problems: _Problems, file: _File, block: str, data: Any, cls: type[Any], sections: plugin_sections.Registry
 ) -> Any:
     """``cls`` from the core keys of ``data``, with the plugin sections in its ``sections``.
 
     A claimed section is structured into its owner's ``model`` (problems at their position, as
-    for core's keys); one nobody claims is kept as written, read-only, for ``validate`` to report.
+    for core's keys); one nobody claims (its plugin is missing) is kept as written, read-only.
     """
     if not isinstance(data, dict):
         return _structure_block(problems, file, (block,), data, cls)
     owned = set(sections.names(block))
-    core = {k: v for k, v in data.items() if k not in owned and k != "sections"}
+    core = {k: v for k, v in data.items() if k not in owned and k not in _DERIVED}
     value = _structure_block(problems, file, (block,), core, cls)
     found: dict[str, Any] = {}
     for name, raw in data.items():
