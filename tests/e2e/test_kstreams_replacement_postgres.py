@@ -1,15 +1,18 @@
 """The coupled PostgreSQL acceptance of a reviewed runner replacement (fresh topology).
 
-A fresh schema in the devstack server, with its separate owner and writer roles; `state init` and
+A disposable database created by the test with its own owner and writer roles (created and dropped
+through the devstack's superuser login, never the devstack's roles); `state init` and
 `state migrate-postgres-v2` through the public CLI; a reviewed create; a predicate edit; format 6;
-`apply --plan` loses the answer after the real candidate create; a fresh process reacquires the
-advisory lock and diagnoses without DML, `state resume` finishes and commits atomically, and a
-completed-resume retry writes nothing.
+`apply --plan` interrupted after the real candidate create — its answer lost, or the CLI SIGKILLed
+right after journaling it; a fresh process reacquires the advisory lock and diagnoses without DML
+(generic recovery is refused without DML too), `state resume` finishes and commits atomically, and
+a completed-resume retry writes nothing. Everything the test created is dropped afterwards.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 import uuid
 from collections.abc import Iterator
@@ -29,16 +32,51 @@ pytestmark = [pytest.mark.kafka, pytest.mark.docker, pytest.mark.postgres]
 
 engine, env, runner_image, cleanup = runner.engine, replacement.env, runner.runner_image, runner.cleanup
 OWNER_ENV, WRITER_ENV, ROLE_ENV = "E2E_KS_PG_OWNER", "E2E_KS_PG_WRITER", "E2E_KS_PG_ROLE"
+SCHEMA = "streamt_state"
+LOSE, KILL = "STREAMT_TEST_LOSE_ACK_AT", "STREAMT_TEST_KILL_AT_BOUNDARY"
+
+
+def superuser(dsn: str, *statements: str) -> None:
+    connection = psycopg2.connect(dsn)
+    connection.autocommit = True  # CREATE/DROP DATABASE cannot run inside a transaction
+    try:
+        with connection.cursor() as cur:
+            for statement in statements:
+                cur.execute(statement)
+    finally:
+        connection.close()
 
 
 @pytest.fixture
-def schema(postgres_dsn: str) -> Iterator[str]:
-    name = "ks_" + uuid.uuid4().hex[:12]
-    yield name
-    connection = psycopg2.connect(postgres_dsn)
-    connection.autocommit = True
-    connection.cursor().execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
-    connection.close()
+def database(postgres_superuser_dsn: str) -> Iterator[dict[str, str]]:
+    """A fresh database owned by a fresh owner role, plus a fresh writer role; all dropped afterwards.
+
+    Returns the owner DSN, the writer DSN and the writer role name. The roles get random passwords
+    and no other privilege: `state init` / `migrate-postgres-v2` grant what the writer needs.
+    """
+    tag = uuid.uuid4().hex[:10]
+    name, owner, writer = f"ks_pg_{tag}", f"ks_pg_{tag}_owner", f"ks_pg_{tag}_writer"
+    owner_pw, writer_pw = secrets.token_hex(12), secrets.token_hex(12)
+    where = postgres_superuser_dsn.rsplit("@", 1)[1].rsplit("/", 1)[0]
+    superuser(
+        postgres_superuser_dsn,
+        f"CREATE ROLE {owner} LOGIN PASSWORD '{owner_pw}'",
+        f"CREATE ROLE {writer} LOGIN PASSWORD '{writer_pw}'",
+        f"CREATE DATABASE {name} OWNER {owner}",
+    )
+    try:
+        yield {
+            "owner_dsn": f"postgresql://{owner}:{owner_pw}@{where}/{name}",
+            "writer_dsn": f"postgresql://{writer}:{writer_pw}@{where}/{name}",
+            "writer_role": writer,
+        }
+    finally:
+        superuser(
+            postgres_superuser_dsn,
+            f"DROP DATABASE IF EXISTS {name} WITH (FORCE)",
+            f"DROP ROLE IF EXISTS {writer}",
+            f"DROP ROLE IF EXISTS {owner}",
+        )
 
 
 def rows(dsn: str, query: str) -> list[tuple[Any, ...]]:
@@ -51,14 +89,27 @@ def rows(dsn: str, query: str) -> list[tuple[Any, ...]]:
         connection.close()
 
 
-def test_replacement_on_postgres_v2_resumes_after_a_lost_create_answer(
-    tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup, postgres_dsn, postgres_writer_dsn, schema
+def catalog(dsn: str) -> list[list[tuple[Any, ...]]]:
+    """Every row of the state catalog the writer may change (control, history, state), as stored."""
+    tables = ("operation_control", "operation_history", "ownership_history", "ownership_state")
+    return [rows(dsn, f"SELECT * FROM {SCHEMA}.{table} ORDER BY 1, 2") for table in tables]
+
+
+FAULTS = [
+    pytest.param({LOSE: "candidate_created"}, "old_stopped", id="lost-after-create"),
+    pytest.param({KILL: "3"}, "candidate_created", id="sigkill-after-create"),
+]
+
+
+@pytest.mark.parametrize(("fault", "phase"), FAULTS)
+def test_replacement_on_postgres_v2_resumes_after_an_interrupted_create(
+    tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup, database, fault: dict[str, str], phase: str
 ):
-    role = postgres_writer_dsn.split("//", 1)[1].split(":", 1)[0]
-    pg_env = {**env, OWNER_ENV: postgres_dsn, WRITER_ENV: postgres_writer_dsn, ROLE_ENV: role}
+    owner_dsn, role = database["owner_dsn"], database["writer_role"]
+    pg_env = {**env, OWNER_ENV: owner_dsn, WRITER_ENV: database["writer_dsn"], ROLE_ENV: role}
     root, name = starter(tmp_path, runner_image, pg_env, cleanup)
     project = yaml.safe_load((root / "stream_project.yml").read_text())
-    postgres = {"dsn_env": OWNER_ENV, "writer_dsn_env": WRITER_ENV, "writer_role_env": ROLE_ENV, "schema": schema}
+    postgres = {"dsn_env": OWNER_ENV, "writer_dsn_env": WRITER_ENV, "writer_role_env": ROLE_ENV, "schema": SCHEMA}
     project["deployment_state"] = {"backend": "postgres", "namespace": "e2e", "postgres": postgres}
     (root / "stream_project.yml").write_text(yaml.safe_dump(project, sort_keys=False))
     created = ok(
@@ -87,28 +138,35 @@ def test_replacement_on_postgres_v2_resumes_after_a_lost_create_answer(
 
     plan_file = tmp_path / "filter-change.json"
     assert ok(streamt("plan", "-p", root, "--out", plan_file, env=pg_env))["kafka_streams_replacement"]["saved"]
-    serial = rows(postgres_dsn, f"SELECT serial FROM {schema}.ownership_state")[0][0]
-    lost = streamt(
-        "apply", "-p", root, "--plan", plan_file, env={**pg_env, "STREAMT_TEST_LOSE_ACK_AT": "candidate_created"}
-    )
-    data = json.loads(lost.stdout)["data"]
-    assert data["committed"] is None and data["last_acknowledged_boundary"] == "old_stopped"
-    ids = ["--plan", plan_file, "--operation-id", data["operation_id"]]
+    serial = rows(owner_dsn, f"SELECT serial FROM {SCHEMA}.ownership_state")[0][0]
+    interrupted = streamt("apply", "-p", root, "--plan", plan_file, env={**pg_env, **fault})
+    if KILL in fault:  # its session died with it: the advisory lock is free, the journal stays
+        assert interrupted.returncode == -9
+        operation_id = ok(streamt("state", "status", "-p", root, env=pg_env))["operation_status"]["operation_id"]
+    else:
+        data = json.loads(interrupted.stdout)["data"]
+        assert data["committed"] is None and data["last_acknowledged_boundary"] == phase
+        operation_id = data["operation_id"]
+    ids = ["--plan", plan_file, "--operation-id", operation_id]
+    (candidate,) = [c for c in runners(engine, name) if c.name.endswith("-g2")]  # the real create happened
 
-    history = f"SELECT count(*) FROM {schema}.operation_history"
-    before = (rows(postgres_dsn, history), rows(postgres_dsn, f"SELECT checksum FROM {schema}.ownership_state"))
+    before = catalog(owner_dsn)
     status = ok(streamt("state", "runner-status", "-p", root, *ids, env=pg_env))
-    assert (status["status"], status["next_step"]) == ("pending", "await_candidate")
-    after = (rows(postgres_dsn, history), rows(postgres_dsn, f"SELECT checksum FROM {schema}.ownership_state"))
-    assert after == before  # diagnosis under the advisory lock wrote nothing
+    assert (status["status"], status["lifecycle_phase"], status["next_step"]) == ("pending", phase, "await_candidate")
+    generic = streamt(
+        "state", "recovery-plan", "-p", root, "--resolution", "observed", "--out", tmp_path / "r.json", env=pg_env
+    )
+    assert replacement.errors(generic) == ["E419_STATE_RECOVERY_REQUIRED"] and not (tmp_path / "r.json").exists()
+    assert catalog(owner_dsn) == before  # diagnosis and the refused recovery under the advisory lock: no DML
 
-    (candidate,) = [c for c in runners(engine, name) if c.name.endswith("-g2")]
     resumed = ok(streamt("state", "resume", "-p", root, *ids, env=pg_env))
     assert resumed["status"] == "completed" and resumed["candidate_container_id"] == candidate.id  # reused
-    assert rows(postgres_dsn, f"SELECT serial FROM {schema}.ownership_state")[0][0] == serial + 1
-    done = rows(postgres_dsn, history)
+    assert rows(owner_dsn, f"SELECT serial FROM {SCHEMA}.ownership_state")[0][0] == serial + 1
+    events = [e for (e,) in rows(owner_dsn, f"SELECT event FROM {SCHEMA}.operation_history ORDER BY seq")]
+    assert events[-2:] == ["committed", "kafka_streams_replacement_receipt"] and "begun" in events  # history kept
+    done = catalog(owner_dsn)
     again = ok(streamt("state", "resume", "-p", root, *ids, env=pg_env))
-    assert again["read_only"] is True and rows(postgres_dsn, history) == done
+    assert again["read_only"] is True and catalog(owner_dsn) == done
     assert [c.id for c in runners(engine, name)] == [candidate.id]
 
     produce(kafka_bootstrap, raw, replacement.AFTER)

@@ -51,6 +51,7 @@ FIXTURE_SERVICE = {
     "postgres_dsn": "postgres",
     "postgres_writer_dsn": "postgres",
     "postgres_status_dsn": "postgres",
+    "postgres_superuser_dsn": "postgres",
     "gateway_url": "gateway",
     "gateway_credentials": "gateway",
     "docker_host": "docker",
@@ -255,6 +256,18 @@ def postgres_writer_dsn() -> str:
 @pytest.fixture(scope="session")
 def postgres_status_dsn() -> str:
     return _endpoint("postgres", "postgres_status_dsn")
+
+
+@pytest.fixture(scope="session")
+def postgres_superuser_dsn(postgres_dsn: str) -> str:
+    """The devstack's ``postgres`` superuser over TCP (its fixed loopback-only password), database ``postgres``.
+
+    Only for tests that create and drop their own databases and roles; the product never gets it.
+    """
+    from urllib.parse import urlsplit
+
+    where = urlsplit(postgres_dsn)
+    return f"postgresql://postgres:{_config.PG_SUPERUSER_PASSWORD}@{where.hostname}:{where.port}/postgres"
 
 
 @pytest.fixture(scope="session")
