@@ -32,18 +32,21 @@ SQL = 'SELECT id, UPPER(name) AS name_upper FROM {{ source("raw") }}'
 CHANGED_SQL = SQL + " WHERE name <> 'contracts'"
 REFUSED_SQL = 'SELECT id, no_such_column FROM {{ source("raw") }}'  # the SQL Gateway's planner refuses it
 CANCEL_SECONDS = 60.0
+TOPIC_WAIT_MS = 120_000  # a new topic's leader, on a loaded 2-CPU machine
 
 
 @pytest.fixture(scope="class")
 def topics(kafka_bootstrap: str) -> Iterator[tuple[str, str]]:
     from kafka import KafkaAdminClient
-    from kafka.admin import NewTopic
 
     prefix = f"contracts.{uuid.uuid4().hex[:8]}"
     names = (f"{prefix}.raw", f"{prefix}.out")
     admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)
     try:
-        admin.create_topics([NewTopic(name, 1, 1) for name in names])  # a missing input topic fails the job
+        # A job started before its input topic has a leader fails: wait for the metadata.
+        one = {"num_partitions": 1, "replication_factor": 1}
+        admin.create_topics({name: one for name in names})
+        admin.wait_for_topics(names, timeout_ms=TOPIC_WAIT_MS)
         yield names
     finally:
         admin.delete_topics(list(names))
