@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from streamt.sdk import ASSUMED_ABSENT, KIND_CONNECTOR, Action, load_and_compile
-from streamt.testing import write_project
+from streamt.testing import closed_port, write_project
 from streamt.testing.contracts import ProviderContract
 from streamt_connect.deployers import ConnectorDeployer
 from streamt_connect.live import ConnectorObserver, ConnectorPlanner
@@ -54,14 +54,19 @@ class TestConnectorProvider(ProviderContract):
     def parts(self, tmp_path: Path, kafka_bootstrap: str, connect_url: str):
         name = f"contract_{uuid.uuid4().hex[:8]}"
 
-        def make(connector: str = FILE_SINK, lines: int = 1):
-            return _connector(tmp_path, kafka_bootstrap, connect_url, name, connector, lines)
+        def make(connector: str = FILE_SINK, lines: int = 1, connect: str = connect_url):
+            return _connector(tmp_path, kafka_bootstrap, connect, name, connector, lines)
 
         return make
 
     @pytest.fixture
     def provider(self, parts):
         runtime, _ = parts()
+        return ConnectorObserver(runtime), ConnectorPlanner(), ConnectorDeployer(runtime)
+
+    @pytest.fixture
+    def unanswered(self, parts):
+        runtime, _ = parts(connect=f"http://127.0.0.1:{closed_port()}")
         return ConnectorObserver(runtime), ConnectorPlanner(), ConnectorDeployer(runtime)
 
     @pytest.fixture
