@@ -1,11 +1,12 @@
 """Flink SQL jobs keep the provider contract (streamt.testing.contracts), against the real Flink + SQL Gateway.
 
 One pair of topics per class (``contracts.<hex>.raw`` -> ``.out``), one job name per test
-(``contracts/default/contracts_<hex>_<hex>``). The update is a ``stateless`` upgrade (cancel,
-start the new SQL from scratch: the cheapest reviewed update; the savepoint path has its own
-end-to-end tests in tests/e2e/test_flink_lifecycle.py). A cancelled job stays in the cluster's
-history, so the class declares ``keeps_history``. Every job a test started is cancelled at its end
-and the topics are deleted with the class.
+(``contracts/default/contracts_<hex>``). The update is a ``stateless`` upgrade (cancel, start the
+new SQL from scratch: the cheapest reviewed update; the savepoint path has its own end-to-end
+tests in tests/e2e/test_flink_lifecycle.py). The refused create is an INSERT the SQL Gateway's
+planner rejects (an undeclared column); the unanswered trio points at closed ports. A cancelled
+job stays in the cluster's history, so the class declares ``keeps_history``. Every job a test
+started is cancelled at its end and the topics are deleted with the class.
 """
 
 from __future__ import annotations
