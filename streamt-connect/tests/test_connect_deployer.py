@@ -35,8 +35,26 @@ def run(monkeypatch: pytest.MonkeyPatch, verb: str, answers: list[Any], observat
 
     monkeypatch.setattr(ConnectClient, "request", request)
     action = Action.for_artifact(verb, ARTIFACT, "", observation)
-    deployer = deployers.ConnectorDeployer(None, attempts=2, pause_seconds=0)
+    deployer = deployers.ConnectorDeployer(None, attempts=2, pause_seconds=0, visible_seconds=0)
     return deployer.apply(verb, [(action, ARTIFACT)])["c"]
+
+
+def test_a_confirmed_create_waits_until_the_listing_shows_the_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    client = ConnectClient("http://connect", "main")
+    monkeypatch.setattr(deployers, "client_for", lambda runtime, cluster: client)
+    listed = {"c": {"info": {"config": dict(ARTIFACT.spec["config"])}}}
+    answers = iter([(201, {}), (409, None), (200, {}), (200, listed)])
+    paths: list[str] = []
+
+    def request(self: Any, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        paths.append(path)
+        return next(answers)
+
+    monkeypatch.setattr(ConnectClient, "request", request)
+    action = Action.for_artifact(CREATE, ARTIFACT, "", Observation(ABSENT))
+    outcome = deployers.ConnectorDeployer(None, pause_seconds=0).apply(CREATE, [(action, ARTIFACT)])["c"]
+    assert outcome.status == DONE
+    assert paths == ["/connectors"] + ["/connectors?expand=info"] * 3  # a rebalance, then not yet listed
 
 
 def test_a_rebalance_409_with_the_connector_still_absent_is_retried(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,10 @@ One connector per call (the REST API has no batch write). Outcomes are exact:
   write did not happen, and it is retried a few times, else failed; anything else → unknown;
 * no answer after the request may have left, or a 5xx → unknown, never success.
 
+After a confirmed write the deployer waits (bounded) until the worker's listing shows the written
+config: the worker acknowledges before its config snapshot has caught up, and a plan issued right
+after apply must not see the connector as absent or old.
+
 Placeholders are resolved in memory just before the request; the resolved config is never kept.
 Rollback deletes only a connector this run created.
 """
@@ -43,6 +47,7 @@ class ConnectorDeployer:
     runtime: Any
     attempts: int = 5
     pause_seconds: float = 1.0
+    visible_seconds: float = 15.0
     kinds = (KIND_CONNECTOR,)
     max_batch = 1
 
@@ -69,6 +74,7 @@ class ConnectorDeployer:
             except MaybeSent as exc:
                 return Outcome(UNKNOWN, str(exc))
             if status == 201 or (verb == UPDATE and status == 200):
+                self._await_listed(client, name, config)
                 # What a later reviewed removal must find live to prove the connector is this one.
                 return Outcome(DONE, attributes={"config_fingerprint": config_fingerprint(config)})
             if status == 409:
@@ -79,6 +85,25 @@ class ConnectorDeployer:
                 continue
             return write_outcome(status)
         return Outcome(FAILED, "HTTP409")
+
+    def _await_listed(self, client: ConnectClient, name: str, config: dict[str, str]) -> None:
+        """Until ``GET /connectors?expand=info`` (what the observer reads) shows ``config``, within a bound.
+
+        The write is already confirmed, so neither a lagging listing nor an error here changes the
+        outcome; this only keeps the next plan from reading a stale snapshot.
+        """
+        deadline = time.monotonic() + self.visible_seconds
+        while time.monotonic() < deadline:
+            try:
+                listing = client.read("/connectors?expand=info", "list connectors")
+            except StreamtError:
+                listing = None  # 409 while the group rebalances: ask again
+            entry = listing.get(name) if isinstance(listing, dict) else None
+            info = entry.get("info") if isinstance(entry, dict) else None
+            live = info.get("config") if isinstance(info, dict) else None
+            if isinstance(live, dict) and all(live.get(key) == value for key, value in config.items()):
+                return
+            time.sleep(0.2)
 
     def _unchanged(self, client: ConnectClient, verb: str, action: Action, artifact: Artifact) -> bool:
         """Whether the connector is provably as the plan saw it (so the refused write did nothing)."""
