@@ -62,6 +62,24 @@ def wait_committed(bootstrap: str, group: str, topic: str, at_least: int, second
         time.sleep(0.5)
 
 
+# `apply --emit-openlineage` of a format-6 plan: the ordinary apply lifecycle, through a File transport.
+LINEAGE = ["--emit-openlineage", "--openlineage-job-namespace", "streamt-e2e-replacement"]
+
+
+def lineage_log(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """The environment that points OpenLineage at a fresh JSON Lines file, and that file."""
+    log = tmp_path / "openlineage.jsonl"
+    config = tmp_path / "openlineage.yml"
+    config.write_text(json.dumps({"transport": {"type": "file", "log_file_path": str(log)}}))  # JSON is YAML
+    return {"OPENLINEAGE_CONFIG": str(config)}, log
+
+
+def lineage_events(log: Path) -> list[tuple[str, str]]:
+    """``(eventType, runId)`` of every event emitted so far."""
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [(event["eventType"], event["run"]["runId"]) for event in map(json.loads, lines)]
+
+
 def errors(completed: Any) -> list[str]:
     return [e["code"] for e in json.loads(completed.stdout)["errors"]]
 
@@ -102,11 +120,20 @@ def test_predicate_replacement_from_a_format_6_plan(tmp_path, engine, env, runne
     tampered.write_text(plan_file.read_text().replace('"generation": 1', '"generation": 7'))
     assert errors(streamt("apply", "-p", root, "--plan", tampered, env=env)) == ["E408_PLAN_FILE_INVALID"]
     assert [c.id for c in runners(engine, name)] == [old.id]
-    dry = ok(streamt("apply", "-p", root, "--plan", plan_file, "--dry-run", env=env))
+    lineage_env, log = lineage_log(tmp_path)
+    dry = ok(streamt("apply", "-p", root, "--plan", plan_file, "--dry-run", *LINEAGE, env={**env, **lineage_env}))
     assert dry["dry_run"] is True and [c.id for c in runners(engine, name)] == [old.id]
+    assert lineage_events(log) == []  # --dry-run emits nothing
 
-    applied = ok(streamt("apply", "-p", root, "--plan", plan_file, "--runner-timeout", "120", env=env))
+    applied = ok(
+        streamt(
+            "apply", "-p", root, "--plan", plan_file, "--runner-timeout", "120", *LINEAGE, env={**env, **lineage_env}
+        )
+    )
     assert applied["committed"] is True and applied["kafka_streams_replacement"]["committed"] is True
+    # The same lifecycle as an ordinary apply: START once the intent is durable, COMPLETE after the commit.
+    operation_id = applied["kafka_streams_replacement"]["operation_id"]
+    assert lineage_events(log) == [("START", operation_id), ("COMPLETE", operation_id)]
     (candidate,) = runners(engine, name)
     assert candidate.id != old.id and candidate.name == f"{app_id}-g2"
     assert [m["Name"] for m in candidate.attrs["Mounts"]] == [f"{app_id}-state"]

@@ -46,12 +46,17 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 
 def interrupted_apply(root: Path, plan_file: Path, fault: dict[str, str]) -> str:
-    """Apply the reviewed plan with ``fault``; the operation UUID it reported (or journaled, when killed)."""
+    """Apply the reviewed plan with ``fault``; the operation UUID it reported (or journaled, when killed).
+
+    With ``--emit-openlineage``: START carries the operation UUID; a lost answer ends the run with FAIL,
+    a SIGKILL leaves START alone (nothing can be emitted after it).
+    """
+    lineage_env, log = replacement.lineage_log(root.parent)
     completed = subprocess.run(
-        [*STREAMT, "-o", "json", "apply", "-p", str(root), "--plan", str(plan_file)],
+        [*STREAMT, "-o", "json", "apply", "-p", str(root), "--plan", str(plan_file), *replacement.LINEAGE],
         capture_output=True,
         text=True,
-        env={**os.environ, **env_of(root), **fault},
+        env={**os.environ, **env_of(root), **lineage_env, **fault},
         timeout=600,
     )
     if KILL in fault:
@@ -60,12 +65,15 @@ def interrupted_apply(root: Path, plan_file: Path, fault: dict[str, str]) -> str
         control = folder / "default.control.json"
         # Killed after the control clear: the operation is known from the history entry its commit wrote.
         journal = control if control.exists() else sorted((folder / "default.history").glob("0*.json"))[-1]
-        return str(json.loads(journal.read_text())["operation_id"])
+        operation_id = str(json.loads(journal.read_text())["operation_id"])
+        assert replacement.lineage_events(log) == [("START", operation_id)]
+        return operation_id
     envelope = json.loads(completed.stdout)
     assert envelope["status"] == "error", completed.stdout
     data = envelope["data"]
     assert data["committed"] is None  # an unknown outcome is neither success nor failure
     assert any(f"--plan {plan_file} --operation-id {data['operation_id']}" in step for step in data["next_steps"])
+    assert replacement.lineage_events(log) == [("START", data["operation_id"]), ("FAIL", data["operation_id"])]
     return str(data["operation_id"])
 
 
@@ -93,6 +101,13 @@ def test_interrupted_replacement_is_diagnosed_and_resumed(
     assert (status["status"], status["lifecycle_phase"], status["next_step"]) == ("pending", phase, step)
     assert status["resumable"] is True and status["next_action"].startswith("streamt state resume")
     assert status["committed"] is (step == "write_receipt")
+    # Generic reviewed recovery never resolves a replacement: E419, no evidence file, nothing written.
+    generic = streamt(
+        "state", "recovery-plan", "-p", root, "--resolution", "observed", "--out", tmp_path / "recovery.json", env=env
+    )
+    assert replacement.errors(generic) == ["E419_STATE_RECOVERY_REQUIRED"] and not (tmp_path / "recovery.json").exists()
+    if step != "write_receipt":  # still pending: the refusal names the replacement's own commands
+        assert json.loads(generic.stdout)["data"]["next_steps"][1].startswith("streamt state resume --plan FILE")
     assert snapshot(root) == before and sorted(c.id for c in runners(engine, name)) == containers  # read-only
 
     resumed = ok(streamt("state", "resume", "-p", root, *ids, env=env))
