@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.kinds import TEST_TYPE, known
+from streamt.plugins import get_plugins
 from streamt.testrun.kinds import TYPE_ORDER, assertions_of, split
 from streamt.testrun.model import (
     DEPLOYED,
@@ -29,9 +31,6 @@ from streamt.testrun.model import (
     TestResult,
 )
 from streamt.testrun.targets import target_of
-
-# The extra that provides each type's runner, named when none is installed.
-RUNNER_EXTRA = {"schema": "kafka", "sample": "kafka", "continuous": "flink"}
 
 
 def runners_by_type(batches: Sequence[tuple[str, Any]]) -> dict[str, Any]:
@@ -103,7 +102,7 @@ def _run_type(
             error = Diagnostic(
                 Codes.E903_PLUGIN_REQUIRED,
                 f"No installed plugin runs {test_type} tests.",
-                f"pip install 'streamt[{RUNNER_EXTRA.get(test_type, test_type)}]'",
+                f"pip install 'streamt[{_extra_of(test_type)}]'",
             )
         else:
             error = Diagnostic(
@@ -118,6 +117,12 @@ def _run_type(
     except StreamtError as exc:
         reports = {c.name: RunnerReport(error=exc.diagnostics[0]) for c in cases}
     return reports, int((clock() - started) * 1000)
+
+
+def _extra_of(test_type: str) -> str:
+    """The extra that installs ``test_type``'s runner, from the known-kinds catalog (else the type)."""
+    entry = known(get_plugins(), TEST_TYPE).get(test_type)
+    return entry.extra if entry is not None and entry.extra else test_type
 
 
 def _result(test: Any, report: RunnerReport, skipped: list[AssertionResult], duration_ms: int) -> TestResult:
