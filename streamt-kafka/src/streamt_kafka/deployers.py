@@ -31,7 +31,10 @@ from streamt_kafka.observers import desired_topic, kafka_settings, registry_clie
 from streamt_kafka.topics_live import UNKNOWN_OUTCOME, RequestCounter
 
 # Broker errors after which the change may still have happened.
+# How long created topics may take to show in metadata before apply moves on (acknowledged is created):
+# a broker publishes a 3,000-topic batch in tens of seconds under load.
 WAIT_FOR_METADATA_SECONDS = 30.0
+WAIT_SECONDS_PER_TOPIC = 0.01
 # The KRaft controller refuses a request needing more than 10,000 metadata records ("excessively large
 # batch operation"), so a batch is bounded by records (a topic needs one, one per partition and one per
 # config), with room to spare, rather than by topics: 3,000 one-partition topics with one config each.
@@ -96,7 +99,7 @@ class TopicDeployer:
             self.counter.add("wait_for_topics")
             # Acknowledged is created: a slow metadata cache is no failure.
             with contextlib.suppress(Exception):
-                wait_until_ready(admin, created, WAIT_FOR_METADATA_SECONDS)
+                wait_until_ready(admin, created, WAIT_FOR_METADATA_SECONDS + WAIT_SECONDS_PER_TOPIC * len(created))
         # The ownership record keeps the created topic's ID: a later plan can tell this topic from
         # one that was deleted and recreated under the same name outside streamt.
         return {
