@@ -28,6 +28,7 @@ deleted afterwards. ``--profile PREFIX`` writes a cProfile of the ``apply`` and 
 
 from __future__ import annotations
 
+import contextlib
 import cProfile
 import json
 import os
@@ -36,6 +37,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from streamt.testing import write_project
@@ -94,7 +96,7 @@ def run(size: int, bootstrap: str, prefix: str, profile: str | None = None) -> l
     from streamt.plan.online import open_backend, plan_online
     from streamt.plugins import get_plugins
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _deleted_afterwards(bootstrap, prefix):
         loaded = load_and_compile(project(Path(tmp) / "p", bootstrap, prefix, size), None)
         backend = open_backend(loaded.project, "write")
         plugins = get_plugins()
@@ -121,7 +123,6 @@ def run(size: int, bootstrap: str, prefix: str, profile: str | None = None) -> l
         assert plan.counts["noop"] == size, plan.counts
         rows.append(row)
         rows += observe_both(loaded.project.runtime, [a for a in loaded.compiled.artifacts if a.kind == "topic"])
-    _cleanup(bootstrap, prefix)
     rows.append(floor(bootstrap, f"{prefix}-floor", size))
     return [dict(r, topics=size) for r in rows]
 
@@ -185,6 +186,15 @@ def floor(bootstrap: str, prefix: str, size: int) -> dict:
         "seconds": round(visible, 2),
         "requests": {"create_topics": calls, "in create": round(created, 2)},
     }
+
+
+@contextlib.contextmanager
+def _deleted_afterwards(bootstrap: str, prefix: str) -> Iterator[None]:
+    """The topics under ``prefix`` are deleted however the block ends (a failed assertion included)."""
+    try:
+        yield
+    finally:
+        _cleanup(bootstrap, prefix)
 
 
 def _cleanup(bootstrap: str, prefix: str) -> None:

@@ -134,14 +134,19 @@ def test_observe_is_two_requests_and_reads_shape_id_and_config() -> None:
     assert [r.resource_name for r in admin._manager.requests[1].resources] == ["a"]
 
 
-def test_waiting_asks_again_only_for_topics_not_ready() -> None:
+def test_waiting_probes_one_name_then_asks_again_only_for_topics_not_ready() -> None:
     admin = Admin(
-        metadata(_metadata_topic("a"), _metadata_topic("b", leader=-1), _metadata_topic("c", error=3)),
+        metadata(_metadata_topic("a")),  # probe: the first pending name is ready...
+        metadata(_metadata_topic("a"), _metadata_topic("b", leader=-1), _metadata_topic("c", error=3)),  # ...all
+        metadata(_metadata_topic("b")),
         metadata(_metadata_topic("b"), _metadata_topic("c", error=5)),
+        metadata(_metadata_topic("c", error=3)),  # probe: not yet, so no round for every name
+        metadata(_metadata_topic("c")),
         metadata(_metadata_topic("c")),
     )
-    assert wait_until_ready(admin, ["a", "b", "c"], timeout_seconds=5) == []
-    assert [[t.name for t in r.topics] for r in admin._manager.requests] == [["a", "b", "c"], ["b", "c"], ["c"]]
+    assert wait_until_ready(admin, ["c", "b", "a"], timeout_seconds=5) == []
+    asked = [[t.name for t in r.topics] for r in admin._manager.requests]
+    assert asked == [["a"], ["a", "b", "c"], ["b"], ["b", "c"], ["c"], ["c"], ["c"]]
 
 
 def test_waiting_gives_up_at_the_deadline_with_the_pending_names() -> None:

@@ -124,23 +124,34 @@ def read_configs(admin: Any, keys: Mapping[str, Iterable[str]]) -> dict[str, dic
 
 
 def wait_until_ready(admin: Any, names: Iterable[str], timeout_seconds: float) -> list[str]:
-    """Poll Metadata for ``names`` until every one exists with a leader on every partition; the names
-    still not ready when ``timeout_seconds`` ran out (empty when all are). Only pending names are asked
-    again, so each round gets cheaper."""
-    from kafka.protocol.metadata import MetadataRequest
+    """Poll Metadata until every one of ``names`` exists with a leader on every partition; the names still
+    not ready when ``timeout_seconds`` ran out (empty when all are).
 
+    A round asks only for the first pending name, and for every pending name once that one is ready:
+    the controller commits one CreateTopics request's records together, so its topics appear together,
+    and asking for thousands of names ten times a second would load the broker that is publishing them.
+    """
     pending = sorted(set(names))
     deadline = time.monotonic() + timeout_seconds
     while pending:
-        try:
-            listed = _existing(send(admin, _metadata_request(MetadataRequest, pending)), pending, strict=False)
-        except Exception:  # a failed read is a round without news, not an answer
-            listed = {}
-        pending = [name for name in pending if not (name in listed and listed[name].ready)]
+        if pending[0] in _ready(admin, pending[:1]):
+            ready = _ready(admin, pending)
+            pending = [name for name in pending if name not in ready]
         if not pending or time.monotonic() >= deadline:
             break
         time.sleep(POLL_SECONDS)
     return pending
+
+
+def _ready(admin: Any, names: list[str]) -> set[str]:
+    """Which of ``names`` Metadata shows ready now (a failed read is a round without news, not an answer)."""
+    from kafka.protocol.metadata import MetadataRequest
+
+    try:
+        listed = _existing(send(admin, _metadata_request(MetadataRequest, names)), names, strict=False)
+    except Exception:
+        return set()
+    return {name for name, meta in listed.items() if meta.ready}
 
 
 def topic_id_text(value: Any) -> str | None:
