@@ -39,7 +39,7 @@ from streamt.sdk import (
 )
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
-from streamt_connect.live import client_for, config_fingerprint, live_view, resolved_config
+from streamt_connect.live import client_for, config_fingerprint, listed_config, live_view, resolved_config
 
 
 @attrs.define
@@ -98,10 +98,8 @@ class ConnectorDeployer:
                 listing = client.read("/connectors?expand=info", "list connectors")
             except StreamtError:
                 listing = None  # 409 while the group rebalances: ask again
-            entry = listing.get(name) if isinstance(listing, dict) else None
-            info = entry.get("info") if isinstance(entry, dict) else None
-            live = info.get("config") if isinstance(info, dict) else None
-            if isinstance(live, dict) and all(live.get(key) == value for key, value in config.items()):
+            live = listed_config(listing, name) if isinstance(listing, dict) else None
+            if live is not None and all(live.get(key) == value for key, value in config.items()):
                 return
             time.sleep(0.2)
 

@@ -181,13 +181,13 @@ class ConnectorObserver:
             for artifact in group:
                 resolved_config(artifact)  # a missing variable fails the plan (E502), before any mutation
                 name = artifact.spec["name"]
-                info = (listing.get(name) or {}).get("info") if isinstance(listing.get(name), dict) else None
+                config = listed_config(listing, name)
                 if name not in listing:
                     observed[artifact.identity] = Observation(ABSENT)
-                elif not isinstance(info, dict) or not isinstance(info.get("config"), dict):
+                elif config is None:
                     raise client.unexpected("list connectors (malformed entry)", 200)
                 else:
-                    observed[artifact.identity] = Observation(PRESENT, live_view(artifact, info["config"]))
+                    observed[artifact.identity] = Observation(PRESENT, live_view(artifact, config))
         return observed
 
     def runtime_status(self, artifacts: list[Artifact]) -> dict[str, dict[str, Any]]:
@@ -216,6 +216,14 @@ class ConnectorObserver:
         if not isinstance(payload, dict):
             raise client.unexpected("list connectors (not an object)", 200)
         return payload
+
+
+def listed_config(listing: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The config of ``name`` in a ``GET /connectors?expand=info`` answer; ``None`` if absent or malformed."""
+    entry = listing.get(name)
+    info = entry.get("info") if isinstance(entry, dict) else None
+    config = info.get("config") if isinstance(info, dict) else None
+    return config if isinstance(config, dict) else None
 
 
 def changed_keys(artifact: Artifact, live: dict[str, Any]) -> dict[str, Any]:
