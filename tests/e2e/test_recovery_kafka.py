@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -11,6 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+from streamt.errors import StreamtError
+from streamt.state.lock import exclusive_lock
 
 pytestmark = [pytest.mark.kafka, pytest.mark.schema_registry]
 
@@ -148,23 +149,16 @@ def _wait_until_held(lock: Path, holder: subprocess.Popen[str], timeout: float =
     """Return once another process holds ``lock``: a fixed sleep loses the race on a loaded machine."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and holder.poll() is None:
-        if lock.exists():
-            fd = os.open(lock, os.O_RDWR)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return
-            else:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
+        try:
+            with exclusive_lock(lock, 0):
+                pass
+        except StreamtError:  # E422: someone else holds it
+            return
         time.sleep(0.02)
     raise AssertionError(f"the recovery never took the lock (exit {holder.poll()})")
 
 
 def test_lock_timeout_and_lock_loss(kafka_project, streamt_process, streamt_cli, tmp_path):
-    from streamt.state.lock import exclusive_lock
-
     project = kafka_project()
     _killed(project, streamt_process, 1)
     plan = _plan(streamt_cli, project, "abandoned_before_mutation", tmp_path / "a.json")
