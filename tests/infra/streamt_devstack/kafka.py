@@ -44,6 +44,18 @@ def write_log4j(path) -> None:
     path.write_text(LOG4J2_XML)
 
 
+def _random_cluster_id() -> str:
+    """Kafka's Uuid.randomUuid: URL-safe base64 of 16 random bytes, no padding, never starting with '-'.
+
+    Kafka redraws an id with a leading '-' because its command-line tools would read it as an option;
+    ``StorageTool format -t -S4Q...`` failed one fresh stack in 64 here for exactly that reason.
+    """
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
 class Kafka(Service):
     name = "kafka"
     processes = ("kafka",)
@@ -106,8 +118,7 @@ log.retention.check.interval.ms=60000
         if not (self.home / "data" / "meta.properties").exists():
             cluster_id = ctx.get("kafka_cluster_id")
             if not cluster_id:
-                # Kafka's Uuid.toString: URL-safe base64 of 16 random bytes, no padding.
-                cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+                cluster_id = _random_cluster_id()
                 ctx.set("kafka_cluster_id", cluster_id)
             # Static controller.quorum.voters: no --standalone (rejected by newer 4.x).
             res = subprocess.run(
