@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from shared_material import SHARED
 from streamt.testing.contracts import CompilerContract
 
 
 class TestConnectCompiler(CompilerContract):
     @pytest.fixture
     def compiler_project(self) -> Path:
-        return Path(__file__).resolve().parents[3] / "shared" / "spec" / "examples" / "payments-pipeline"
+        return SHARED / "spec" / "examples" / "payments-pipeline"
 
     @pytest.fixture
     def compiler_kinds(self) -> list[str]:

@@ -4,14 +4,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from shared_material import SHARED
 from streamt.errors import StreamtError
 from streamt.project.loader import load_project
 from streamt_connect import plugin
 from streamt_connect.compiler import compile_sink
 from streamt_connect.connector import MASK_FIELD, connector_class, connector_config
 
-# The shared reference material sits next to the repository (../shared from its root).
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 
 
 def test_payments_connector_keeps_placeholders_literal() -> None:

@@ -7,10 +7,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from shared_material import SHARED
 from streamt.cli import run
 from streamt.testing import run_cli
 
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 
 
 def test_build_defaults_to_build_in_the_project_and_verifies_with_sha256sum(tmp_path: Path) -> None:

@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_material import SHARED
 from streamt.testing import CliOutcome, run_cli
 
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 
 
 def compile_example(name: str, *extra: str) -> CliOutcome:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from shared_material import SHARED
 from streamt.artifacts import canonical_json, sha256_checksum
 from streamt.compile import (
     CHECKSUMS,
@@ -24,7 +25,7 @@ from streamt.compile import (
 from streamt.compile.layout import canonical_parts, layered_json, layered_parts
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 SPEC_EXAMPLES = sorted(p for p in EXAMPLES.iterdir() if (p / "stream_project.yml").exists())
 PROJECTS = [*SPEC_EXAMPLES, REPO / "examples" / "quickstart"]
 

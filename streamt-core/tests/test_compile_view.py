@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from shared_material import SHARED
 from streamt.compile import compiled_view
 from streamt.errors import Codes, StreamtError
 from streamt.project.loader import load_project
 
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 
 
 def test_a_flink_model_shows_rendered_sql_topic_and_flink_blocks() -> None:

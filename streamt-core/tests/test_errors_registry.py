@@ -6,12 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
+from shared_material import SHARED
 from streamt.errors import Codes, ErrorCode
 from streamt.plugins import get_plugins
 
 REPO = Path(__file__).resolve().parents[2]
 # CI lays shared/ beside the clone; a missing copy is a broken checkout, not a reason to skip.
-SEED = REPO.parent / "shared" / "seeds" / "000_a6453b8e0d0bc7a0.txt"
+SEED = SHARED / "seeds" / "000_a6453b8e0d0bc7a0.txt"
 CLI_DOC = REPO / "docs" / "cli.md"
 CODE = re.compile(r"\b([EW][0-9]{3}_[A-Z0-9_]+)\b")
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from shared_material import SHARED
 from streamt.errors import Codes
 from streamt.plan import read_plan_file
 from streamt.testing import CliOutcome, run_cli
 
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 
 
 def plan(name: str, *extra: str | Path) -> CliOutcome:

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from shared_material import SHARED
 
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 STREAMT = str(Path(sys.executable).with_name("streamt"))
 
 

@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_material import SHARED
 from streamt.errors import StreamtError
 from streamt.project.loader import load_project
 from streamt_flink import plugin
@@ -12,8 +13,7 @@ from streamt_flink.continuous import compile_test
 from streamt_flink.job import compile_model
 from streamt_flink.validation import check, sql_gateway_url
 
-# The shared reference material sits next to the repository (../shared from its root).
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 
 
 def _payments() -> Any:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_material import SHARED
 from streamt.compile import load_and_compile
 from streamt.errors import StreamtError
 from streamt_flink.gateway_client import GatewayError, SqlGatewayClient
@@ -29,7 +30,7 @@ from streamt_flink.gateway_client import GatewayError, SqlGatewayClient
 pytestmark = pytest.mark.flink
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 sys.path.insert(0, str(REPO / "tests" / "compat"))
 from corpus import CORPUS, expectations, target  # noqa: E402
 

@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shared_material import SHARED
 from sqlparse import lexer
 from sqlparse import tokens as T
 from sqlparse.engine import FilterStack
@@ -15,7 +16,7 @@ from streamt_flink import sqllex
 from streamt_flink.query import _tokens
 
 _ROOT = Path(__file__).resolve().parents[2]
-_CORPORA = [_ROOT / "examples", Path("/work/shared/spec/examples"), Path("/work/shared/compat/upstream-projects")]
+_CORPORA = [_ROOT / "examples", SHARED / "spec" / "examples", SHARED / "compat" / "upstream-projects"]
 
 
 def _sql_values(node: Any) -> list[str]:

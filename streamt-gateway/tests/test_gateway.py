@@ -5,12 +5,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_material import SHARED
 from streamt.project.loader import load_project
 from streamt_gateway import plugin
 from streamt_gateway.rule import gateway_rule, unsupported_operators, where_clause
 
-# The shared reference material sits next to the repository (../shared from its root).
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 
 
 def _rules(project: Any) -> dict[str, Any]:

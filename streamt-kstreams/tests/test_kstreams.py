@@ -5,14 +5,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_material import SHARED
 from streamt.errors import StreamtError
 from streamt.project.loader import load_project
 from streamt_kstreams import plugin
 from streamt_kstreams.plan import compile_plan
 from streamt_kstreams.subset import Predicate, Projection, SubsetError, parse
 
-# The shared reference material sits next to the repository (../shared from its root).
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 
 
 def test_kafka_streams_example_compiles_one_runner_plan() -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import io
 import json
 import os
-from pathlib import Path
 from typing import Any
 
+from shared_material import SHARED
 from streamt.cli import run
 
-CORPUS = Path("/work/shared/compat/upstream-projects")
+CORPUS = SHARED / "compat" / "upstream-projects"
 
 
 def expectations() -> dict[str, Any]:

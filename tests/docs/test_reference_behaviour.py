@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_material import SHARED
 from streamt.cli import run
 from streamt.status.render import status_text
 from streamt.testing import run_cli, run_cli_text
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 PAYMENTS = EXAMPLES / "payments-pipeline"
 
 # Every exporter distribution, with the arguments that make it succeed on the payments example.

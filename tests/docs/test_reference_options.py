@@ -19,10 +19,11 @@ from pathlib import Path
 
 import click
 import pytest
+from shared_material import SHARED
 from streamt.cli import build_cli
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = next((ROOT.parent / "shared" / "seeds").glob("000_*.txt"), None)
+REFERENCE = next((SHARED / "seeds").glob("000_*.txt"), None)
 CLI_DOC = ROOT / "docs" / "cli.md"
 
 GLOBAL = "streamt"  # the root command: global options
@@ -188,7 +189,7 @@ def _gaps(rows: list[tuple[str, str, tuple[str, ...], int]]) -> dict[tuple[str, 
 @pytest.fixture(scope="module")
 def rows() -> list[tuple[str, str, tuple[str, ...], int]]:
     if REFERENCE is None:
-        pytest.skip("the CLI reference is not beside this checkout (../shared/seeds)")
+        pytest.skip(f"the CLI reference is not in {SHARED / 'seeds'} (set STREAMT_SHARED_DIR)")
     return reference_rows(REFERENCE.read_text(encoding="utf-8")) + list(PROSE_OPTIONS) + list(PROSE_CHOICES)
 
 
@@ -206,7 +207,7 @@ def test_the_reference_tables_are_parsed(rows):
 def test_every_prose_entry_is_where_the_reference_says():
     # The hand-written lists must not drift from the text they transcribe (a few lines either side).
     if REFERENCE is None:
-        pytest.skip("the CLI reference is not beside this checkout (../shared/seeds)")
+        pytest.skip(f"the CLI reference is not in {SHARED / 'seeds'} (set STREAMT_SHARED_DIR)")
     lines = REFERENCE.read_text(encoding="utf-8").splitlines()
     for command, option, choices, line in (*PROSE_OPTIONS, *PROSE_CHOICES):
         near = "\n".join(lines[max(line - 6, 0) : line + 8])

@@ -1,6 +1,6 @@
 """`--emit-openlineage` on `test` and `apply`: the reference's lifecycle through a real local HTTP
 receiver and a File transport, every event validated against the official OpenLineage schemas
-(vendored in ``<repo>/../shared/schemas/openlineage/spec/``, test data only).
+(vendored in ``shared/schemas/openlineage/spec/``, test data only).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
+from shared_material import SHARED
 from streamt.testing import closed_port, run_cli
 
-REPO = Path(__file__).resolve().parents[2]
-SPEC = REPO.parent / "shared" / "schemas" / "openlineage" / "spec"
+SPEC = SHARED / "schemas" / "openlineage" / "spec"
 JOB_NS = "https://lineage.example/namespaces/prod"
 STREAMT = [str(Path(sys.executable).with_name("streamt"))]
 

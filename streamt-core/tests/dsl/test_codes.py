@@ -8,9 +8,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from shared_material import SHARED
 from streamt.cli import run
 
-EXAMPLES = Path("/work/shared/spec/examples")
+EXAMPLES = SHARED / "spec" / "examples"
 pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="spec examples not present")
 
 

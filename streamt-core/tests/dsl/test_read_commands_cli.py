@@ -9,11 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 
 import pytest
+from shared_material import SHARED
 
-EXAMPLES = Path("/work/shared/spec/examples")
+EXAMPLES = SHARED / "spec" / "examples"
 PAY = EXAMPLES / "payments-pipeline"
 pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="spec examples not present")
 

@@ -1,6 +1,6 @@
 """`docs asyncapi` / `docs openapi` output checked against the official AsyncAPI 3.1.0 JSON Schema.
 
-The schema is test data in ``<repo>/../shared/schemas/asyncapi/`` (never shipped); the product checks
+The schema is test data in ``shared/schemas/asyncapi/`` (never shipped); the product checks
 its documents with its own hand-written rules (``checks.py``) before printing anything.
 """
 
@@ -17,16 +17,16 @@ from typing import Any
 import attrs
 import jsonschema
 import pytest
+from shared_material import SHARED
 from streamt.cli import run
 from streamt.project import load_project
 from streamt.testing import CliOutcome, run_cli
 from streamt_exporter_asyncapi.checks import document_problems
 from streamt_exporter_asyncapi.mapping import build_document
 
-REPO = Path(__file__).resolve().parents[3]
-SCHEMA = REPO.parent / "shared" / "schemas" / "asyncapi" / "schemas" / "3.1.0-without-$id.json"
-EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
-COMPAT = REPO.parent / "shared" / "compat" / "upstream-projects"
+SCHEMA = SHARED / "schemas" / "asyncapi" / "schemas" / "3.1.0-without-$id.json"
+EXAMPLES = SHARED / "spec" / "examples"
+COMPAT = SHARED / "compat" / "upstream-projects"
 KAFKA = {"kafka": {"bootstrap_servers": "k:9092"}}
 
 

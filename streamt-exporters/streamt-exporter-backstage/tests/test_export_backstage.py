@@ -19,12 +19,12 @@ import pytest
 import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
+from shared_material import SHARED
 from streamt.cli import run
 from streamt.testing import CliOutcome, run_cli
 
-REPO = Path(__file__).resolve().parents[3]
-EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
-SCHEMAS = REPO.parent / "shared" / "schemas" / "backstage" / "packages" / "catalog-model" / "src" / "schema"
+EXAMPLES = SHARED / "spec" / "examples"
+SCHEMAS = SHARED / "schemas" / "backstage" / "packages" / "catalog-model" / "src" / "schema"
 KAFKA = ("--kafka-cluster-ref", "resource:platform/kafka-prod")
 GATEWAY = ("--gateway-cluster-ref", "resource:platform/gateway-prod")
 REQUIRED = (

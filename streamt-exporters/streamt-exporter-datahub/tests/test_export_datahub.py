@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 from datahub.emitter.mcp import MetadataChangeProposalWrapper
 from datahub.ingestion.source.file import read_metadata_file
+from shared_material import SHARED
 from streamt.cli import run
 from streamt.testing import CliOutcome, run_cli
 
-REPO = Path(__file__).resolve().parents[3]
-EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 GATEWAY = ("--gateway-platform-id", "conduktor-gateway", "--gateway-platform-instance", "gateway-prod")
 ALL_EXAMPLES = [
     ("minimal-topic", ()),

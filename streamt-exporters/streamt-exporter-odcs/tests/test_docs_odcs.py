@@ -1,6 +1,6 @@
 """`docs odcs` output checked against the official ODCS v3.1.0 JSON Schema with jsonschema.
 
-The schema is test data in ``<repo>/../shared/schemas/odcs/`` (never shipped); the product checks its
+The schema is test data in ``shared/schemas/odcs/`` (never shipped); the product checks its
 documents with its own hand-written rules (``checks.py``) before any output.
 """
 
@@ -17,14 +17,14 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from shared_material import SHARED
 from streamt.cli import run
 from streamt.testing import CliOutcome, run_cli
 from streamt_exporter_odcs.checks import document_problems
 
-REPO = Path(__file__).resolve().parents[3]
-SCHEMA = REPO.parent / "shared" / "schemas" / "odcs" / "schema" / "odcs-json-schema-v3.1.0.json"
-EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
-COMPAT = REPO.parent / "shared" / "compat" / "upstream-projects"
+SCHEMA = SHARED / "schemas" / "odcs" / "schema" / "odcs-json-schema-v3.1.0.json"
+EXAMPLES = SHARED / "spec" / "examples"
+COMPAT = SHARED / "compat" / "upstream-projects"
 ID, STATUS = "urn:acme:data-contract:payments", "active"
 
 

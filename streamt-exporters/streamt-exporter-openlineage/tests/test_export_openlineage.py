@@ -1,6 +1,6 @@
 """`docs openlineage` output checked against the official OpenLineage JSON Schemas (2020-12) with jsonschema.
 
-The schemas are test data in ``<repo>/../shared/schemas/openlineage/spec/`` (never shipped). Every event is
+The schemas are test data in ``shared/schemas/openlineage/spec/`` (never shipped). Every event is
 validated against the core ``OpenLineage.json`` through a registry of all files, and every facet additionally
 against its own facet schema (the core only checks the ``_producer``/``_schemaURL`` base of a facet).
 """
@@ -19,14 +19,14 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
+from shared_material import SHARED
 from streamt.cli import run
 from streamt.testing import CliOutcome, run_cli
 from streamt_exporter_openlineage.checks import event_problems
 from streamt_exporter_openlineage.namespaces import derive_kafka_uri
 
-REPO = Path(__file__).resolve().parents[3]
-SPEC = REPO.parent / "shared" / "schemas" / "openlineage" / "spec"
-EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
+SPEC = SHARED / "schemas" / "openlineage" / "spec"
+EXAMPLES = SHARED / "spec" / "examples"
 ALL_EXAMPLES = [
     ("minimal-topic", None),
     ("payments-pipeline", None),

@@ -1,6 +1,6 @@
 """`export strimzi` output checked against the official KafkaTopic CRD with jsonschema.
 
-The CRD is test data in ``<repo>/../shared/schemas/strimzi/`` (never shipped).
+The CRD is test data in ``shared/schemas/strimzi/`` (never shipped).
 Kubernetes prunes unknown fields instead of rejecting them, so a stray field
 would pass the published schema silently; the test closes every object that
 does not preserve unknown fields, which makes a wrong field name fail here.
@@ -16,22 +16,13 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from shared_material import SHARED
 from streamt.cli import run
 from streamt.testing import CliOutcome, run_cli
 from streamt_exporter_strimzi.mapping import resource_name
 
-REPO = Path(__file__).resolve().parents[3]
-CRD = (
-    REPO.parent
-    / "shared"
-    / "schemas"
-    / "strimzi"
-    / "packaging"
-    / "install"
-    / "cluster-operator"
-    / "043-Crd-kafkatopic.yaml"
-)
-EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
+CRD = SHARED / "schemas" / "strimzi" / "packaging" / "install" / "cluster-operator" / "043-Crd-kafkatopic.yaml"
+EXAMPLES = SHARED / "spec" / "examples"
 METADATA = {
     "type": "object",
     "additionalProperties": False,
