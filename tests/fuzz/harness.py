@@ -86,7 +86,8 @@ def _limit_memory() -> None:
 
 def run_subprocess(argv: Sequence[str | bytes], seconds: float = 60.0, cwd: Path | None = None) -> Run:
     """The console script in a child process with bounded memory; ``Timeout`` after ``seconds``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMT_")}
+    # The session's parse cache directory stays: without it the child would write to ~/.cache.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMT_") or k == "STREAMT_CACHE_DIR"}
     try:
         done = subprocess.run(
             [STREAMT, "-o", "json", *argv],
