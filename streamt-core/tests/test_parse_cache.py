@@ -373,3 +373,24 @@ def test_entries_hold_their_key_and_the_payload_digest(cache_dir: Path, tmp_path
     assert oct(entry.stat().st_mode & 0o777) == oct(0o600) and oct(
         (cache_dir / "parse-v1").stat().st_mode & 0o777
     ) == oct(0o700)
+
+
+def test_no_literal_secret_reaches_the_cache(cache_dir: Path, tmp_path: Path) -> None:
+    secret = "S3NT1NEL-parse-cache"
+    project = tmp_path / "p"
+    write(
+        project / "stream_project.yml",
+        "project: {name: leak}\n"
+        "runtime:\n"
+        f"  kafka: {{bootstrap_servers: 'k:9092', sasl_password: {secret}}}\n"
+        f"  schema_registry: {{url: 'http://user:{secret}@registry:8081'}}\n",
+    )
+    write(project / "sources" / "a.yml", "sources:\n  - {name: a, topic: t}\n")
+    write(project / "models" / "b.yml", "models:\n  - name: b\n    sql: 'SELECT * FROM {{ source(\"a\") }}'\n")
+    write(project / "state.yml", f"state: {{dsn_env: 'postgresql://u:{secret}@h/d'}}\n")
+    for _ in range(2):
+        _cli("validate", "--project-dir", project)
+    yaml_io.load_yaml(project / "state.yml", "state.yml")
+    stored_files = entries(cache_dir)
+    assert len(stored_files) == 2  # the source and the model files; not the two holding the secret
+    assert all(secret.encode() not in p.read_bytes() for p in stored_files)
