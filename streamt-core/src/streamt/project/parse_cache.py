@@ -37,6 +37,7 @@ import re
 import stat
 import time
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -202,24 +203,43 @@ def decode_entry(key: str, raw: bytes) -> Any:
 
 
 def cacheable(value: Any) -> bool:
-    """Plain JSON data that round-trips exactly and holds no literal secret."""
+    """Plain JSON data that round-trips exactly and holds no literal secret.
+
+    Runs once per stored document over every node, so leaves are checked inline and key verdicts
+    are remembered (keys repeat in every model).
+    """
     kind = type(value)
-    if kind is str:
-        return "://" not in value or strip_url_secrets(value) == value
     if kind is dict:
         for key, item in value.items():
-            if type(key) is not str or not cacheable(key):
+            rule = _key_rule(key) if type(key) is str else _REFUSE
+            if rule is _REFUSE:
                 return False
-            if is_secret_name(key) and not (item is None or (type(item) is str and _PLACEHOLDER.fullmatch(item))):
+            if rule is _SECRET and not (item is None or (type(item) is str and _PLACEHOLDER.fullmatch(item))):
                 return False
-            if not cacheable(item):
+            leaf = type(item)
+            if leaf is str:
+                if "://" in item and strip_url_secrets(item) != item:
+                    return False
+            elif not (leaf is int or leaf is bool or item is None or cacheable(item)):
                 return False
         return True
     if kind is list:
         return all(cacheable(item) for item in value)
+    if kind is str:
+        return "://" not in value or strip_url_secrets(value) == value
     if kind is float:
         return math.isfinite(value)
     return kind is int or kind is bool or value is None
+
+
+_PLAIN_KEY, _SECRET, _REFUSE = "plain", "secret", "refuse"
+
+
+@lru_cache(maxsize=4096)
+def _key_rule(key: str) -> str:
+    if not cacheable(key):
+        return _REFUSE
+    return _SECRET if is_secret_name(key) else _PLAIN_KEY
 
 
 def prune_shard(shard: Path, keep: str) -> None:
