@@ -135,4 +135,25 @@ def check_contract(result: Run, written: Path | None = None) -> dict[str, Any]:
         for path in sorted(written.rglob("*")):
             if path.is_file() and not path.is_symlink() and not path.name.endswith((".yml", ".yaml", ".env")):
                 assert SENTINEL.encode() not in path.read_bytes(), f"{where}: the sentinel secret is in {path}"
+    _check_parse_cache(where)
     return envelope
+
+
+# Entries are named by their content's key, so each needs reading once per session.
+_CACHE_ENTRIES_READ: set[str] = set()
+
+
+def _check_parse_cache(where: str) -> None:
+    """The run may also have written YAML parse cache entries (the session's directory): no sentinel there."""
+    root = os.environ.get("STREAMT_CACHE_DIR")
+    if not root:
+        return
+    for path in Path(root).rglob("*.json"):
+        if path.name in _CACHE_ENTRIES_READ:
+            continue
+        _CACHE_ENTRIES_READ.add(path.name)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:  # pruned since listed
+            continue
+        assert SENTINEL.encode() not in data, f"{where}: the sentinel secret is in the parse cache entry {path}"
