@@ -236,6 +236,17 @@ def test_a_directory_others_may_write_is_not_used(cache_dir: Path, tmp_path: Pat
     assert entries(cache_dir) == []
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a directory to another user")
+def test_a_directory_of_another_user_is_not_used(cache_dir: Path, tmp_path: Path) -> None:
+    path = write(tmp_path / "p" / "models.yml", "models: [{name: a}]\n")
+    yaml_io.load_yaml(path, "models.yml")
+    [entry] = entries(cache_dir)
+    entry.write_bytes(encode_entry(entry.stem, b'{"models":[{"name":"planted"}]}'))
+    os.chown(cache_dir / "parse-v1", 65534, 65534)
+    yaml_io._parse_cache.cache_clear()  # the directory is vetted once per process
+    assert yaml_io.load_yaml(path, "models.yml") == {"models": [{"name": "a"}]}
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through directory permissions")
 def test_a_read_only_cache_directory_is_a_miss(cache_dir: Path, tmp_path: Path) -> None:
     path = write(tmp_path / "p" / "models.yml", "models: [{name: a}]\n")

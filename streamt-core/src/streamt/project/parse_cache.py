@@ -44,6 +44,8 @@ from typing import Any, Final
 from streamt import __version__
 from streamt.redact import is_secret_name, strip_url_secrets
 
+# Part of every key and of the directory name: bump it when the entry layout or the rule of what may
+# be stored changes (the loader's own changes are covered by its source digest in the parser identity).
 FORMAT: Final = 1
 MAX_ENTRIES: Final = 20_000
 MAX_BYTES: Final = 512 * 1024 * 1024
@@ -167,7 +169,7 @@ class ParseCache:
             _debug("parse_cache_unavailable", error=type(exc).__name__)
             self._trusted = False
             return False
-        owned = not hasattr(os, "geteuid") or info.st_uid == os.geteuid()
+        owned = info.st_uid == os.geteuid()
         self._trusted = stat.S_ISDIR(info.st_mode) and owned and not info.st_mode & 0o022
         if not self._trusted:
             _debug("parse_cache_untrusted_directory")
