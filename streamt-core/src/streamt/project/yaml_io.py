@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -228,7 +229,9 @@ def _parse_cache(root: Path | None) -> ParseCache | None:
     except OSError:
         return None  # without the loader's source digest an edited loader could read stale entries
     libyaml = yaml._yaml.get_version_string()  # type: ignore[attr-defined]
-    return ParseCache(root, f"PyYAML {yaml.__version__}\0libyaml {libyaml}\0yaml_io {own_source}")
+    # The interpreter too: int() and float() build the scalars, and venvs of several Pythons share ~/.cache.
+    python = f"{sys.implementation.name} {sys.version_info[:3]}"
+    return ParseCache(root, f"{python}\0PyYAML {yaml.__version__}\0libyaml {libyaml}\0yaml_io {own_source}")
 
 
 def _error(where: str, problem: str) -> StreamtError:
