@@ -19,7 +19,15 @@ from hypothesis import strategies as st
 from streamt.cli import run
 from streamt.errors import StreamtError
 from streamt.project import parse_cache, yaml_io
-from streamt.project.parse_cache import MISS, ParseCache, cache_root, cacheable, decode_entry, encode_entry
+from streamt.project.parse_cache import (
+    MISS,
+    ParseCache,
+    cache_root,
+    cacheable,
+    decode_entry,
+    encode_entry,
+    encode_value,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
@@ -47,7 +55,9 @@ def typed(value: Any) -> Any:
 
 
 def stored(key: str, value: Any) -> Any:
-    return decode_entry(key, encode_entry(key, json.dumps(value, separators=(",", ":")).encode()))
+    payload = encode_value(value)
+    assert payload is not None
+    return decode_entry(key, encode_entry(key, payload))
 
 
 def write(path: Path, text: str) -> Path:

@@ -120,11 +120,8 @@ class ParseCache:
 
     def put(self, key: str, value: Any) -> None:
         """Store ``value`` if it may be cached; failures only mean the next run parses again."""
-        if not cacheable(value):
-            return
-        try:
-            payload = json.dumps(value, separators=(",", ":"), allow_nan=False).encode("ascii")
-        except (ValueError, TypeError, RecursionError):
+        payload = encode_value(value)
+        if payload is None:
             return
         entry = encode_entry(key, payload)
         if len(entry) > MAX_ENTRY_BYTES or not self._directory_trusted(create=True):
@@ -174,6 +171,16 @@ class ParseCache:
         if not self._trusted:
             _debug("parse_cache_untrusted_directory")
         return self._trusted
+
+
+def encode_value(value: Any) -> bytes | None:
+    """The JSON payload of a document that may be stored (ASCII, compact); ``None`` when it may not."""
+    if not cacheable(value):
+        return None
+    try:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode("ascii")
+    except (ValueError, TypeError, RecursionError):  # e.g. an int beyond Python's digit limit
+        return None
 
 
 def encode_entry(key: str, payload: bytes) -> bytes:
