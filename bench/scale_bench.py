@@ -5,17 +5,23 @@ Flink job with its topic). Each command runs in a fresh process; runs of every c
 so a shared machine's load hits all columns alike — compare the ratios, not the absolute seconds. Per run: wall time,
 user+system CPU and max RSS of that child (``wait4``); the table gives medians.
 
-Columns: ``ours`` (this checkout's ``streamt``); ``base`` when ``--base PATH`` names another ``streamt`` executable
-(e.g. a ``git worktree`` of an earlier commit with its own venv); ``peer`` when ``STREAMT_PEER`` names the early
-public streamt's executable (its compile takes ``-o``, and it has no offline plan: that row is skipped for it).
+Columns: ``ours`` (this checkout's ``streamt``), one per ``--cache`` mode of the YAML parse cache: ``off``
+(``STREAMT_NO_CACHE=1``, the default: every file parsed, as before the cache), ``cold`` (an empty cache directory for
+every run, so the run parses and writes every entry) and ``warm`` (a directory filled by one run before the first
+round); ``base`` when ``--base [NAME=]PATH`` names another ``streamt`` executable (e.g. a ``git worktree`` of an
+earlier commit with its own venv; repeat it for several); ``peer`` when ``STREAMT_PEER`` names the early public
+streamt's executable (its compile takes ``-o``, and it has no offline plan: that row is skipped for it). Every run's
+cache directory is inside the benchmark's temporary directory, never ``~/.cache``.
 
-Usage: ``./dev bench scale_bench [--rounds N] [--base PATH] [sizes...]`` (default sizes 100 1000 5000 10000).
+Usage: ``./dev bench scale_bench [--rounds N] [--cache off,cold,warm] [--base [NAME=]PATH]...
+[--commands "validate,plan --offline"] [sizes...]`` (default: every command; sizes 100 1000 5000 10000).
 """
 
 from __future__ import annotations
 
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -58,10 +64,10 @@ def peer_argv(exe: str) -> dict[str, Argv]:
     }
 
 
-def run_once(argv: list[str]) -> tuple[float, float, float]:
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system) and max RSS in MB of one fresh process."""
     started = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - started
     if status:
@@ -69,45 +75,89 @@ def run_once(argv: list[str]) -> tuple[float, float, float]:
     return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def main(sizes: list[int], rounds: int, base: str | None) -> None:
-    columns = {"ours": ours_argv(str(Path(sys.executable).with_name("streamt")))}
-    if base:
-        columns["base"] = ours_argv(base)
+class Column:
+    """One executable in one parse-cache mode; ``env`` gives the environment of its next run."""
+
+    def __init__(self, argvs: dict[str, Argv], cache: str, scratch: Path) -> None:
+        self.argvs, self.cache, self.scratch = argvs, cache, scratch
+        self.runs = 0
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("STREAMT_NO_CACHE", "STREAMT_CACHE_DIR")}
+        self.runs += 1
+        if self.cache == "off":
+            env["STREAMT_NO_CACHE"] = "1"
+        # cold: a new, empty directory every run; warm (and base trees, whatever they do): one directory.
+        directory = f"cold-{self.runs}" if self.cache == "cold" else "kept"
+        env["STREAMT_CACHE_DIR"] = str(self.scratch / directory)
+        return env
+
+
+def main(sizes: list[int], rounds: int, bases: dict[str, str], caches: list[str], commands: list[str]) -> None:
+    exe = str(Path(sys.executable).with_name("streamt"))
+    scratch = Path(tempfile.mkdtemp(prefix="scale-bench-cache-"))
+    columns = {
+        ("ours" if caches == ["off"] else f"ours-{mode}"): Column(ours_argv(exe), mode, scratch / f"ours-{mode}")
+        for mode in caches
+    }
+    for name, path in bases.items():
+        columns[name] = Column(ours_argv(path), "base", scratch / name)
     if os.environ.get("STREAMT_PEER"):
-        columns["peer"] = peer_argv(os.environ["STREAMT_PEER"])
+        columns["peer"] = Column(peer_argv(os.environ["STREAMT_PEER"]), "base", scratch / "peer")
+    width = max(6, *map(len, columns))
     print(f"python {platform.python_version()} on {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs")
     print(f"columns: {', '.join(columns)}; medians of {rounds} interleaved rounds")
-    print(f"{'models':>7} {'command':<18} {'column':<6} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'load avg':>16}")
-    for size in sizes:
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp) / "project"
-            generate(root, size)
-            for command in ours_argv("streamt"):
-                results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in columns}
-                load_before = os.getloadavg()[0]
-                for round_ in range(rounds):
-                    for name, argvs in columns.items():
-                        argv = argvs[command](root, Path(tmp) / f"out-{name}-{round_}")
-                        if argv is not None:
-                            results[name].append(run_once(argv))
-                load = f"{load_before:.1f}-{os.getloadavg()[0]:.1f}"
-                for name, runs in results.items():
-                    if not runs:
-                        continue
-                    wall, cpu, peak = (statistics.median(r[i] for r in runs) for i in range(3))
-                    print(f"{size:>7} {command:<18} {name:<6} {wall:>8.2f} {cpu:>8.2f} {peak:>8.1f} {load:>16}")
-                sys.stdout.flush()
+    head = f"{'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'load avg':>16}"
+    print(f"{'models':>7} {'command':<18} {'column':<{width}} {head}")
+    try:
+        for size in sizes:
+            with tempfile.TemporaryDirectory() as tmp:
+                root = Path(tmp) / "project"
+                generate(root, size)
+                for command in commands:
+                    results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in columns}
+                    for name, column in columns.items():  # fill the warm columns' caches first
+                        argv = column.argvs[command](root, Path(tmp) / f"out-{name}-warm-up")
+                        if column.cache == "warm" and argv is not None:
+                            run_once(argv, column.env())
+                    load_before = os.getloadavg()[0]
+                    for round_ in range(rounds):
+                        for name, column in columns.items():
+                            argv = column.argvs[command](root, Path(tmp) / f"out-{name}-{round_}")
+                            if argv is not None:
+                                results[name].append(run_once(argv, column.env()))
+                    load = f"{load_before:.1f}-{os.getloadavg()[0]:.1f}"
+                    for name, runs in results.items():
+                        if not runs:
+                            continue
+                        wall, cpu, peak = (statistics.median(r[i] for r in runs) for i in range(3))
+                        print(
+                            f"{size:>7} {command:<18} {name:<{width}} {wall:>8.2f} {cpu:>8.2f} {peak:>8.1f} {load:>16}"
+                        )
+                    sys.stdout.flush()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    rounds, base, sizes = 3, None, []
+    rounds, bases, caches, sizes = 3, {}, ["off"], []
+    commands = list(ours_argv("streamt"))
     while args:
         arg = args.pop(0)
         if arg == "--rounds":
             rounds = int(args.pop(0))
         elif arg == "--base":
-            base = args.pop(0)
+            name, _, path = args.pop(0).rpartition("=")
+            bases[name or ("base" if "base" not in bases else f"base{len(bases) + 1}")] = path
+        elif arg == "--cache":
+            caches = args.pop(0).split(",")
+            if not caches or set(caches) - {"off", "cold", "warm"}:
+                raise SystemExit("--cache takes off, cold and/or warm, comma-separated")
+        elif arg == "--commands":
+            commands = args.pop(0).split(",")
+            if set(commands) - set(ours_argv("streamt")):
+                raise SystemExit(f"--commands takes some of: {', '.join(ours_argv('streamt'))}")
         else:
             sizes.append(int(arg))
-    main(sizes or [100, 1000, 5000, 10000], rounds, base)
+    main(sizes or [100, 1000, 5000, 10000], rounds, bases, caches, commands)

@@ -86,7 +86,8 @@ def _limit_memory() -> None:
 
 def run_subprocess(argv: Sequence[str | bytes], seconds: float = 60.0, cwd: Path | None = None) -> Run:
     """The console script in a child process with bounded memory; ``Timeout`` after ``seconds``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMT_")}
+    # The session's parse cache directory stays: without it the child would write to ~/.cache.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMT_") or k == "STREAMT_CACHE_DIR"}
     try:
         done = subprocess.run(
             [STREAMT, "-o", "json", *argv],
@@ -134,4 +135,25 @@ def check_contract(result: Run, written: Path | None = None) -> dict[str, Any]:
         for path in sorted(written.rglob("*")):
             if path.is_file() and not path.is_symlink() and not path.name.endswith((".yml", ".yaml", ".env")):
                 assert SENTINEL.encode() not in path.read_bytes(), f"{where}: the sentinel secret is in {path}"
+    _check_parse_cache(where)
     return envelope
+
+
+# Entries are named by their content's key, so each needs reading once per session.
+_CACHE_ENTRIES_READ: set[str] = set()
+
+
+def _check_parse_cache(where: str) -> None:
+    """The run may also have written YAML parse cache entries (the session's directory): no sentinel there."""
+    root = os.environ.get("STREAMT_CACHE_DIR")
+    if not root:
+        return
+    for path in Path(root).rglob("*.json"):
+        if path.name in _CACHE_ENTRIES_READ:
+            continue
+        _CACHE_ENTRIES_READ.add(path.name)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:  # pruned since listed
+            continue
+        assert SENTINEL.encode() not in data, f"{where}: the sentinel secret is in the parse cache entry {path}"

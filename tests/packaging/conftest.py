@@ -46,6 +46,7 @@ class Venv:
 
     def run(self, *args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("STREAMT_", "PYTHON", "VIRTUAL_ENV"))}
+        env["STREAMT_CACHE_DIR"] = os.environ["STREAMT_CACHE_DIR"]  # the session's, never ~/.cache
         return subprocess.run(
             [str(self.streamt), *map(str, args)], capture_output=True, text=True, env=env, cwd=cwd, check=False
         )

@@ -4,18 +4,25 @@ Documents are parsed with libyaml (PyYAML's C ``CSafeLoader``) because a pure-Py
 parser dominates ``validate`` time on large projects. Line and column numbers are recovered only
 when there is something to report: ``locate`` re-composes the one file involved and walks to the
 key. Every failure is an ``E501_PARSE_ERROR`` naming the file; nothing here raises anything else.
+
+Unchanged files are not parsed again: ``load_yaml`` keeps plain documents in the content-addressed
+``parse_cache`` (outside the project; see that module for what is stored and why it is safe).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
+import sys
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from streamt.errors import Codes, StreamtError
+from streamt.project.parse_cache import MISS, ParseCache, cache_root
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 # Anchors let a small document describe a huge tree ("billion laughs"); every consumer walks the
@@ -25,6 +32,10 @@ MAX_NODES = 2_000_000
 
 class _Loader(yaml.CSafeLoader):
     """Safe loading, plus: duplicate keys are errors, timestamps stay strings."""
+
+    # Set by ``_construct_document`` when the direct walk built the document (the parse cache
+    # stores only those).
+    plain = False
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -83,9 +94,11 @@ def _construct_document(loader: _Loader, node: yaml.Node) -> Any:
     constructed by PyYAML itself, errors included.
     """
     try:
-        return _plain(loader, node, {}, 0)
+        document = _plain(loader, node, {}, 0)
     except Exception:
         return yaml.CSafeLoader.construct_document(loader, node)
+    loader.plain = True
+    return document
 
 
 def _plain(loader: _Loader, node: yaml.Node, built: dict[int, Any], depth: int) -> Any:
@@ -134,6 +147,11 @@ def display_path(path: Path, root: Path) -> str:
 
 def read_text(path: Path, shown: str) -> str:
     """The file's text; only regular, readable, UTF-8 files of a sane size are accepted."""
+    return _decode(read_bytes(path, shown), shown)
+
+
+def read_bytes(path: Path, shown: str) -> bytes:
+    """The file's bytes; only regular, readable, non-binary files of a sane size are accepted."""
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -149,6 +167,10 @@ def read_text(path: Path, shown: str) -> str:
         raise _error(shown, f"cannot read file ({exc.strerror or 'unreadable'})") from None
     if b"\x00" in data:
         raise _error(shown, "file is binary, not YAML text")
+    return data
+
+
+def _decode(data: bytes, shown: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -157,13 +179,34 @@ def read_text(path: Path, shown: str) -> str:
 
 def load_yaml(path: Path, shown: str) -> Any:
     """Parse one YAML file (a single document). Empty files yield ``None``."""
-    text = read_text(path, shown)
-    return parse_yaml(text, shown)
+    data = read_bytes(path, shown)
+    text = _decode(data, shown)
+    cache = _parse_cache(cache_root(os.environ))
+    if cache is None:
+        return parse_yaml(text, shown)
+    key = cache.key(data)
+    document = cache.get(key)
+    if document is not MISS:
+        return document
+    document, plain = _parse(text, shown)
+    # An anchor needs '&'; without one no node is shared, so the JSON copy is the same tree.
+    if plain and b"&" not in data:
+        cache.put(key, document)
+    return document
 
 
 def parse_yaml(text: str, shown: str) -> Any:
+    return _parse(text, shown)[0]
+
+
+def _parse(text: str, shown: str) -> tuple[Any, bool]:
+    """The document, and whether the direct walk built it (what ``yaml.load`` does, plus that flag)."""
     try:
-        return yaml.load(text, Loader=_Loader)
+        loader = _Loader(text)
+        try:
+            return loader.get_single_data(), loader.plain
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -174,6 +217,21 @@ def parse_yaml(text: str, shown: str) -> Any:
         raise _error(shown, str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
     except RecursionError:
         raise _error(shown, "document is nested too deeply") from None
+
+
+@cache
+def _parse_cache(root: Path | None) -> ParseCache | None:
+    """One cache per location and process; ``None`` when caching is off or the parser is unknown."""
+    if root is None:
+        return None
+    try:
+        own_source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    except OSError:
+        return None  # without the loader's source digest an edited loader could read stale entries
+    libyaml = yaml._yaml.get_version_string()  # type: ignore[attr-defined]
+    # The interpreter too: int() and float() build the scalars, and venvs of several Pythons share ~/.cache.
+    python = f"{sys.implementation.name} {sys.version_info[:3]}"
+    return ParseCache(root, f"{python}\0PyYAML {yaml.__version__}\0libyaml {libyaml}\0yaml_io {own_source}")
 
 
 def _error(where: str, problem: str) -> StreamtError:
