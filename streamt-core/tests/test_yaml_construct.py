@@ -83,6 +83,17 @@ def test_loader_errors_are_unchanged() -> None:
         yaml_io.parse_yaml("a: 1\na: 2\n", "x.yml")
 
 
+@pytest.mark.parametrize(
+    "text", ["n: " + "7" * 5000 + "\n", "n: [" + "9" * 4301 + "]\n", "{n: &a 1, m: " + "1" * 4400 + "}"]
+)
+def test_an_integer_too_long_for_int_is_a_parse_error(text: str) -> None:
+    with pytest.raises(StreamtError) as caught:
+        yaml_io.parse_yaml(text, "x.yml")
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.code.code == "E501_PARSE_ERROR"
+    assert "an integer is too long to read" in diagnostic.message and "7777" not in diagnostic.message
+
+
 _scalar_text = st.sampled_from(
     ["1", "-2", "0x10", "1.5", ".5", "1e3", "yes", "No", "on", "~", "null", "''", "'q'", '"d"', "abc", "2020-01-01"]
 )

@@ -217,6 +217,11 @@ def _parse(text: str, shown: str) -> tuple[Any, bool]:
         raise _error(shown, str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
     except RecursionError:
         raise _error(shown, "document is nested too deeply") from None
+    except ValueError as exc:
+        # int() refuses integers of more than sys.get_int_max_str_digits() digits (CVE-2020-10735);
+        # the exception's own text may quote the value, so it is not shown.
+        too_long = "digits" in str(exc)
+        raise _error(shown, "an integer is too long to read" if too_long else "a value cannot be read") from None
 
 
 @cache
