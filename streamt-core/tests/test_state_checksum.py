@@ -85,3 +85,20 @@ def test_a_document_that_does_not_encode_back_to_itself_gets_the_recomputed_chec
     state = OwnershipState.from_document(document, ADDRESS)
     assert state.checksum == _recomputed(state)
     assert state.checksum != document["checksum"]
+
+
+def test_a_record_encodes_as_attrs_asdict_did() -> None:
+    @attrs.frozen
+    class Fact:
+        at: int
+
+    nested = {"job": {"ids": ("a", "b"), "seen": [1, {"k": None}]}, "fact": Fact(3), "flags": frozenset({"x"})}
+    for record in (_record("a"), _record("b", topic_id="x"), _record("c", **nested)):
+        expected = attrs.asdict(record)
+        if not record.attributes:
+            del expected["attributes"]
+        body = record.to_json()
+        assert body == expected and list(body) == list(expected)
+        assert repr(body) == repr(expected)  # the same collection types too
+    body = _record("c", **nested).to_json()
+    assert body["attributes"]["job"] is not nested["job"]  # a copy, as before: encoding never shares the record's

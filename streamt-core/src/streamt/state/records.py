@@ -42,6 +42,18 @@ def _checksum_of(document: dict[str, Any]) -> str:
     return sha256_checksum(canonical_json(body))
 
 
+def _json_copy(value: Any) -> Any:
+    """``value`` copied as ``attrs.asdict`` copies a field's value: new dicts and collections of the same
+    types, attrs instances as dicts."""
+    if isinstance(value, dict):
+        return {key: _json_copy(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return type(value)(_json_copy(item) for item in value)
+    if attrs.has(type(value)):
+        return attrs.asdict(value)
+    return value
+
+
 def _invalid(what: str) -> StreamtError:
     return StreamtError(
         Codes.E411_STATE_INVALID,
@@ -76,9 +88,19 @@ class OwnershipRecord:
     attributes: dict[str, Any] = attrs.field(factory=dict, hash=False)
 
     def to_json(self) -> dict[str, Any]:
-        body = attrs.asdict(self)
-        if not self.attributes:
-            del body["attributes"]
+        # Built field by field: ``attrs.asdict`` took ~20 µs a record, paid for every record each time a
+        # state is encoded. ``attributes`` is copied as deeply as ``asdict`` copied it.
+        body: dict[str, Any] = {
+            "resource_id": self.resource_id,
+            "kind": self.kind,
+            "name": self.name,
+            "identity": self.identity,
+            "ownership": self.ownership,
+            "artifact_checksum": self.artifact_checksum,
+            "provider": self.provider,
+        }
+        if self.attributes:
+            body["attributes"] = _json_copy(self.attributes)
         return body
 
 
