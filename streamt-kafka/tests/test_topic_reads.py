@@ -15,7 +15,7 @@ from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 from streamt.sdk import StreamtError
 from streamt_kafka.observers import _classified
-from streamt_kafka.topic_reads import read_metadata, read_topics, wait_until_ready
+from streamt_kafka.topic_reads import read_configs, read_metadata, wait_until_ready
 from streamt_kafka.topics_live import DesiredTopic, observe_topics
 
 _Topic = MetadataResponse.MetadataResponseTopic
@@ -35,42 +35,17 @@ def _metadata_topic(name: str, error: int = 0, partitions: int = 1, leader: int 
     return _Topic(error_code=error, name=name, topic_id=TOPIC_ID if not error else None, partitions=parts)
 
 
-class _Answered:
-    """An already answered request, awaitable as kafka-python's futures are."""
-
-    def __init__(self, response: Any) -> None:
-        self.response = response
-
-    def __await__(self) -> Any:
-        return self.response
-        yield  # a generator: awaiting it returns the response at once
-
-
 class Manager:
-    """Answers each request with the next queued function of that request; records what was asked.
-    ``run(send, request)`` is one request; ``run(coroutine_function)`` drives requests sent together."""
+    """Answers each request with the next queued function of that request; records what was asked."""
 
     def __init__(self, *answers: Any) -> None:
         self.answers = list(answers)
         self.requests: list[Any] = []
-        self.together: list[int] = []  # how many requests each run sent before awaiting any
 
     def send(self, request: Any) -> Any:
-        return _Answered(self._answer(request))
+        raise AssertionError("only called through run")
 
-    def run(self, send: Any, *request: Any) -> Any:
-        if request:
-            return self._answer(*request)
-        before = len(self.requests)
-        coroutine = send()
-        try:
-            coroutine.send(None)
-        except StopIteration as done:
-            self.together.append(len(self.requests) - before)
-            return done.value
-        raise AssertionError("the stand-in answers at once; a coroutine that waits is not expected")
-
-    def _answer(self, request: Any) -> Any:
+    def run(self, send: Any, request: Any) -> Any:
         self.requests.append(request)
         response = self.answers.pop(0)(request)
         version = 12 if isinstance(response, MetadataResponse) else 4
@@ -125,38 +100,27 @@ def test_a_topic_left_out_of_the_answer_is_an_error() -> None:
 
 
 def test_configs_are_exactly_the_asked_keys_and_an_error_raises() -> None:
-    admin = Admin(
-        metadata(_metadata_topic("a"), _metadata_topic("b")),
-        configs(_config_result("a", retention_ms="3600000"), _config_result("b", cleanup_policy=None)),
-    )
-    _, values = read_topics(admin, ["a", "b"], {"a": ["retention.ms", "segment.ms"], "b": ["cleanup.policy"]})
+    admin = Admin(configs(_config_result("a", retention_ms="3600000"), _config_result("b", cleanup_policy=None)))
+    values = read_configs(admin, {"a": ["retention.ms", "segment.ms"], "b": ["cleanup.policy"]})
     assert values == {"a": {"retention.ms": "3600000", "segment.ms": None}, "b": {"cleanup.policy": None}}
-    request = admin._manager.requests[1]
+    (request,) = admin._manager.requests
     assert isinstance(request, DescribeConfigsRequest)
     assert [(r.resource_name, r.configuration_keys) for r in request.resources] == [
         ("a", ["retention.ms", "segment.ms"]),
         ("b", ["cleanup.policy"]),
     ]
     with pytest.raises(TopicAuthorizationFailedError):
-        read_topics(Admin(metadata(_metadata_topic("a")), configs(_config_result("a", error=29))), ["a"], {"a": ["x"]})
-    with pytest.raises(KafkaError, match="left out"):
-        read_topics(
-            Admin(metadata(_metadata_topic("a"), _metadata_topic("b")), configs(_config_result("a", retention_ms="1"))),
-            ["a", "b"],
-            {"a": ["retention.ms"], "b": ["x"]},
-        )
+        read_configs(Admin(configs(_config_result("a", error=29))), {"a": ["retention.ms"]})
+    with pytest.raises(KafkaError):
+        read_configs(Admin(configs(_config_result("a", retention_ms="1"))), {"a": ["retention.ms"], "b": ["x"]})
 
 
-def test_observe_is_two_requests_sent_together_and_reads_shape_id_and_config() -> None:
+def test_observe_is_two_requests_and_reads_shape_id_and_config() -> None:
     admin = Admin(
-        metadata(_metadata_topic("a", partitions=2), _metadata_topic("gone", error=3), _metadata_topic("plain")),
-        configs(_config_result("a", retention_ms="7200000"), _config_result("gone", error=3)),
+        metadata(_metadata_topic("a", partitions=2), _metadata_topic("gone", error=3)),
+        configs(_config_result("a", retention_ms="7200000")),
     )
-    wanted = [
-        DesiredTopic("a", 2, 2, {"retention.ms": "3600000"}),
-        DesiredTopic("gone", 1, 1, {"retention.ms": "1"}),
-        DesiredTopic("plain", 1, 2),
-    ]
+    wanted = [DesiredTopic("a", 2, 2, {"retention.ms": "3600000"}), DesiredTopic("gone", 1, 1, {"retention.ms": "1"})]
     seen = observe_topics(admin, wanted)
     assert seen["gone"].status == "absent"
     assert seen["a"].spec == {
@@ -166,34 +130,8 @@ def test_observe_is_two_requests_sent_together_and_reads_shape_id_and_config() -
         "config": {"retention.ms": "7200000"},
         "topic_id": str(TOPIC_ID),
     }
-    assert seen["plain"].spec["config"] == {}
-    # Both requests left before either answer was read; configs are asked for every topic declaring keys.
-    assert admin._manager.together == [2]
-    assert [r.resource_name for r in admin._manager.requests[1].resources] == ["a", "gone"]
-
-
-def test_without_declared_keys_observation_is_the_metadata_request_alone() -> None:
-    admin = Admin(metadata(_metadata_topic("a")))
-    assert observe_topics(admin, [DesiredTopic("a", 1, 2)])["a"].status == "present"
-    assert len(admin._manager.requests) == 1
-
-
-@pytest.mark.parametrize(
-    ("metadata_error", "config_error"),
-    [(0, 3), (3, 0)],  # deleted, or created, between the broker's two reads
-)
-def test_answers_that_disagree_on_a_topic_fail_closed(metadata_error: int, config_error: int) -> None:
-    def admin() -> Admin:
-        return Admin(
-            metadata(_metadata_topic("a", error=metadata_error)),
-            configs(_config_result("a", error=config_error, retention_ms=None if config_error else "1")),
-        )
-
-    with pytest.raises(KafkaError, match="disagree"):
-        read_topics(admin(), ["a"], {"a": ["retention.ms"]})
-    with pytest.raises(StreamtError) as refused:
-        _classified("read topics", observe_topics, admin(), [DesiredTopic("a", 1, 1, {"retention.ms": "1"})])
-    assert refused.value.diagnostics[0].code.code.startswith("E407")
+    # Configs are asked only for the topics that exist.
+    assert [r.resource_name for r in admin._manager.requests[1].resources] == ["a"]
 
 
 def test_waiting_probes_one_name_then_asks_again_only_for_topics_not_ready() -> None:

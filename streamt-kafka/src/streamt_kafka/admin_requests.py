@@ -19,18 +19,6 @@ def send(admin: Any, request: Any) -> Any:
     return manager.run(manager.send, request)
 
 
-def send_together(admin: Any, *requests: Any) -> list[Any]:
-    """Every request sent before any answer is awaited (one round trip, not one per request); the decoded
-    responses in the requests' order. The first failed request raises."""
-    manager = admin._manager
-
-    async def together() -> list[Any]:
-        futures = [manager.send(request) for request in requests]
-        return [await future for future in futures]
-
-    return manager.run(together)
-
-
 def send_to_controller(admin: Any, request: Any, error_codes: Callable[[Any], Iterable[int]]) -> Any:
     """``request`` to the controller (re-resolved and resent once when the answer says it moved, as
     kafka-python's own admin calls do); the decoded response, per-item errors left to the caller."""

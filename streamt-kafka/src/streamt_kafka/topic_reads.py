@@ -4,8 +4,7 @@ kafka-python's ``describe_topics`` and ``describe_configs`` turn every response 
 and ``describe_topics`` also asks for each topic's authorized operations and converts them into a
 set of ACL enum members per topic: at 10,000 topics that is seconds of client CPU around one
 request each. These reads send the same single request (authorized operations not asked for) and
-take only the fields streamt compares from the decoded response. An observation sends the two
-together (``read_topics``), so the second does not wait for the first answer.
+take only the fields streamt compares from the decoded response.
 
 Errors stay errors: a topic or configuration the broker answered with any error other than
 "unknown topic", or did not answer for at all, raises; it never reads as absent or as an unset key.
@@ -19,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from streamt_kafka.admin_requests import send, send_together
+from streamt_kafka.admin_requests import send
 
 UNKNOWN_TOPIC = 3  # Kafka protocol error UNKNOWN_TOPIC_OR_PARTITION
 _TOPIC_RESOURCE = 2  # ConfigResourceType.TOPIC
@@ -92,62 +91,26 @@ def _existing(response: Any, wanted: list[str], strict: bool) -> dict[str, Topic
     return existing
 
 
-def read_topics(
-    admin: Any, names: Iterable[str], keys: Mapping[str, Iterable[str]]
-) -> tuple[dict[str, TopicMetadata], dict[str, dict[str, str | None]]]:
-    """``read_metadata(names)`` and one DescribeConfigs request for exactly the keys of ``keys`` (a value is
-    ``None`` when the broker has none or hides it as sensitive), both requests sent before either answer is
-    read: the configuration read does not wait for the metadata answer. Configs are asked for every name in
-    ``keys``, existing or not, so the two answers must agree: a topic both call unknown is absent, one that
-    only one of them knows (created or deleted between the broker's two reads) raises, as does any other
-    error either answer carries, or a topic left out; it never reads as absent, or present with unset keys."""
+def read_configs(admin: Any, keys: Mapping[str, Iterable[str]]) -> dict[str, dict[str, str | None]]:
+    """One DescribeConfigs request: per topic, the value of exactly the given keys (``None`` when the
+    broker has no value or hides it as sensitive). A topic answered with an error, or not at all, raises."""
     import kafka.errors as Errors
-    from kafka.protocol.metadata import MetadataRequest
-
-    wanted = sorted(set(names))
-    asked = _asked(keys)
-    if not wanted:
-        return {}, {}
-    if not asked:
-        return read_metadata(admin, wanted), {}
-    metadata, configs = send_together(admin, _metadata_request(MetadataRequest, wanted), _configs_request(asked))
-    existing = _existing(metadata, wanted, strict=True)
-    values, unknown = _config_values(configs, asked)
-    disagree = [name for name in asked if (name in existing) == (name in unknown)]
-    if disagree:
-        raise Errors.KafkaError(f"the Metadata and DescribeConfigs answers disagree on {len(disagree)} topic(s)")
-    return existing, values
-
-
-def _asked(keys: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
-    return {name: sorted(set(wanted)) for name, wanted in sorted(keys.items()) if wanted}
-
-
-def _configs_request(asked: dict[str, list[str]]) -> Any:
     from kafka.protocol.admin import DescribeConfigsRequest
 
+    asked = {name: sorted(set(wanted)) for name, wanted in sorted(keys.items()) if wanted}
+    if not asked:
+        return {}
     resource = DescribeConfigsRequest.DescribeConfigsResource
-    return DescribeConfigsRequest(
+    request = DescribeConfigsRequest(
         resources=[
             resource(resource_type=_TOPIC_RESOURCE, resource_name=name, configuration_keys=wanted)
             for name, wanted in asked.items()
         ],
         include_synonyms=False,
     )
-
-
-def _config_values(response: Any, asked: dict[str, list[str]]) -> tuple[dict[str, dict[str, str | None]], set[str]]:
-    """The asked keys' values per answered topic, and the topics the broker calls unknown; any other
-    error, or an asked topic the answer leaves out, raises."""
-    import kafka.errors as Errors
-
     values: dict[str, dict[str, str | None]] = {}
-    unknown: set[str] = set()
-    for result in response.results:
+    for result in send(admin, request).results:
         if result.resource_name not in asked:
-            continue
-        if result.error_code == UNKNOWN_TOPIC:
-            unknown.add(result.resource_name)
             continue
         if result.error_code:
             raise Errors.for_code(result.error_code)()
@@ -155,10 +118,9 @@ def _config_values(response: Any, asked: dict[str, list[str]]) -> tuple[dict[str
         values[result.resource_name] = {
             key: None if live.get(key) is None else str(live[key]) for key in asked[result.resource_name]
         }
-    left_out = [name for name in asked if name not in values and name not in unknown]
-    if left_out:
-        raise Errors.KafkaError(f"the DescribeConfigs response left out {len(left_out)} topic(s)")
-    return values, unknown
+    if len(values) != len(asked):
+        raise Errors.KafkaError(f"the DescribeConfigs response left out {len(asked) - len(values)} topic(s)")
+    return values
 
 
 def wait_until_ready(admin: Any, names: Iterable[str], timeout_seconds: float) -> list[str]:

@@ -17,7 +17,7 @@ import attrs
 from streamt.sdk import ABSENT, PRESENT, Observation
 
 from streamt_kafka.admin_requests import send_to_controller
-from streamt_kafka.topic_reads import read_topics, topic_id_text
+from streamt_kafka.topic_reads import read_configs, read_metadata, topic_id_text
 
 UNKNOWN_OUTCOME = "UnknownOutcome"
 
@@ -45,17 +45,17 @@ class RequestCounter:
 def observe_topics(
     admin: Any, desired: Iterable[DesiredTopic], counter: RequestCounter | None = None
 ) -> dict[str, Observation]:
-    """Observations for every desired topic, in two requests sent together (``topic_reads.read_topics``:
-    an error is never absent, and the two answers must agree on which topics exist)."""
+    """Observations for every desired topic, in two requests (``topic_reads``: an error is never absent)."""
     wanted = {topic.name: topic for topic in desired}
     if not wanted:
         return {}
-    keys = {name: topic.config for name, topic in wanted.items() if topic.config}
-    present, configs = read_topics(admin, wanted, keys)
+    present = read_metadata(admin, wanted)
     if counter is not None:
         counter.add("describe_topics")
-        if keys:
-            counter.add("describe_configs")
+    keys = {name: wanted[name].config for name in sorted(present) if wanted[name].config}
+    configs = read_configs(admin, keys) if keys else {}
+    if keys and counter is not None:
+        counter.add("describe_configs")
     observations: dict[str, Observation] = {}
     for name, topic in wanted.items():
         meta = present.get(name)
