@@ -162,9 +162,8 @@ def execute(
     call (OpenLineage START of ``apply --emit-openlineage``); it must not raise.
     """
     current = backend.read_state()
-    records = desired_records(plan, current)
     mutations = list(enumerate(plan.mutations))
-    if not mutations and records == (current.records if current is not None else ()):
+    if not mutations and desired_records(plan, current) == (current.records if current is not None else ()):
         # Nothing to change and nothing new to own: no operation, the serial stays.
         return ApplyReport(tuple((a, "unchanged") for a in plan.actions))
     control = backend.begin_operation(APPLY_OPERATION, [_intent(i, a) for i, a in mutations])
@@ -198,7 +197,8 @@ def execute(
         created += [(i, a) for i, a in batch if i in good and verb == CREATE]
         if bad:
             _fail(backend, control, bad, created, artifacts, deployers)
-    state = backend.commit(control, desired_records(plan, current, learnt) if learnt else records)
+    # Built once, after the deployers reported what they learnt (a record per artifact: ~25 µs each).
+    state = backend.commit(control, desired_records(plan, current, learnt))
     boundary()
     by_action = {id(a): results[i] for i, a in mutations}
     return ApplyReport(
