@@ -23,30 +23,43 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-import attrs
 import pluggy
 
 from streamt import __version__ as CORE_VERSION
 from streamt import builtin, hookspecs
 from streamt.entry_points import PluginEntryPoint, find_entry_points
 from streamt.errors import Codes, Diagnostic, ErrorCode
+from streamt.values import Value
 
 ENTRY_POINT_GROUP = "streamt"
 CORE_DISTRIBUTION = "streamt-core"
 BUILTIN_NAME = "streamt.builtin"
 
 
-@attrs.frozen
-class PluginInfo:
+class PluginInfo(Value):
     """What ``streamt plugins`` shows for one registered plugin."""
+
+    __slots__ = _fields = ("name", "distribution", "version", "module", "hooks", "builtin", "core_requirement")
 
     name: str
     distribution: str | None
     version: str | None
     module: str
     hooks: tuple[str, ...]
-    builtin: bool = False
-    core_requirement: str | None = None
+    builtin: bool
+    core_requirement: str | None
+
+    def __init__(
+        self,
+        name: str,
+        distribution: str | None,
+        version: str | None,
+        module: str,
+        hooks: tuple[str, ...],
+        builtin: bool = False,
+        core_requirement: str | None = None,
+    ) -> None:
+        self._fill(name, distribution, version, module, hooks, builtin, core_requirement)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -15,7 +15,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
 import click
 
 from streamt import __version__
@@ -23,6 +22,7 @@ from streamt.cli.lazy import LazyGroup
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.output import FORMATS, JSON, TEXT, render
 from streamt.result import Result
+from streamt.values import replace
 
 
 class Context:
@@ -196,7 +196,7 @@ def _execute(argv: list[str], command: str, stderr: Any) -> Result:
             + (f" to the maintainers of '{culprit}'." if culprit else "."),
         )
         if culprit:
-            result = attrs.evolve(result, errors=(attrs.evolve(result.errors[0], details={"plugin": culprit}),))
+            result = replace(result, errors=(replace(result.errors[0], details={"plugin": culprit}),))
         return result
     stray = captured.getvalue()
     if isinstance(rv, Result):
@@ -237,7 +237,7 @@ def _with_plugin_diagnostics(result: Result, diagnostics: tuple[Diagnostic, ...]
         return result
     as_warnings = tuple(Diagnostic(d.code, d.message, d.suggestion, d.location, d.details) for d in diagnostics)
     # Commands may hand back lists; a broken plugin must never turn into a TypeError here.
-    return attrs.evolve(result, warnings=(*result.warnings, *as_warnings))
+    return replace(result, warnings=(*result.warnings, *as_warnings))
 
 
 def _plugin_in_traceback(exc: BaseException) -> str | None:
