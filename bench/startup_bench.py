@@ -7,7 +7,8 @@ Runs, interleaved so that machine noise hits all of them alike:
 * ``streamt -o json plugins``      — also vet and describe every plugin
 
 and prints the median and minimum wall time of each, the time over bare
-Python, and the ratio to it. Bytecode must be compiled (``./dev setup`` does,
+Python, and the ratio to it, and the median CPU time (user + system) of each
+child, which other sessions' load disturbs much less than wall time. Bytecode must be compiled (``./dev setup`` does,
 ``uv sync --compile-bytecode``) and ``PYTHONDONTWRITEBYTECODE`` is ignored for
 the children so that their caches are the ones a user has.
 
@@ -39,7 +40,19 @@ CASES = {
 }
 
 
-def measure(rounds: int, trees: list[Path]) -> dict[str, list[float]]:
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) milliseconds of one run of ``argv``."""
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = (time.perf_counter() - start) * 1000
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise subprocess.CalledProcessError(child.returncode, argv)
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def measure(rounds: int, trees: list[Path]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     env = {
         k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE",) and not k.startswith("STREAMT_")
     }
@@ -52,12 +65,13 @@ def measure(rounds: int, trees: list[Path]) -> dict[str, list[float]]:
     for argv, case_env in cases.values():  # warm the page cache and write any missing bytecode
         subprocess.run(argv, env=case_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     samples: dict[str, list[float]] = {name: [] for name in cases}
+    cpu: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(rounds):
         for name, (argv, case_env) in cases.items():
-            start = time.perf_counter()
-            subprocess.run(argv, env=case_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-            samples[name].append((time.perf_counter() - start) * 1000)
-    return samples
+            wall, used = run_once(argv, case_env)
+            samples[name].append(wall)
+            cpu[name].append(used)
+    return samples, cpu
 
 
 def plugin_count() -> int:
@@ -75,15 +89,23 @@ def main() -> None:
     )
     args = parser.parse_args()
     rounds = args.rounds
-    samples = measure(rounds, args.before)
+    samples, cpu = measure(rounds, args.before)
     floor = statistics.median(samples["python -c pass"])
+    cpu_floor = statistics.median(cpu["python -c pass"])
     print(f"machine: {platform.machine()}, {os.cpu_count()} cpus, {platform.system()} {platform.release()}")
     print(f"python {platform.python_version()}, {plugin_count()} plugins installed, {rounds} rounds\n")
-    print("| command | median ms | min ms | over bare Python ms | ratio to bare Python |")
-    print("|---|---|---|---|---|")
+    print(
+        "| command | median ms | min ms | over bare Python ms | ratio to bare Python"
+        " | CPU median ms | CPU over Python ms |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for name, values in samples.items():
         median = statistics.median(values)
-        print(f"| `{name}` | {median:.1f} | {min(values):.1f} | {median - floor:.1f} | {median / floor:.1f}x |")
+        used = statistics.median(cpu[name])
+        print(
+            f"| `{name}` | {median:.1f} | {min(values):.1f} | {median - floor:.1f} | {median / floor:.1f}x"
+            f" | {used:.1f} | {used - cpu_floor:.1f} |"
+        )
 
 
 if __name__ == "__main__":
