@@ -17,10 +17,10 @@ from typing import Any
 
 import click
 
-from streamt import __version__
+from streamt import __version__, output
 from streamt.cli.lazy import LazyGroup
 from streamt.errors import Codes, Diagnostic, StreamtError
-from streamt.output import FORMATS, JSON, TEXT, render
+from streamt.output import FORMATS, JSON, TEXT
 from streamt.result import Result
 from streamt.values import replace
 
@@ -160,7 +160,9 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     warnings = tuple(_plugin_diagnostics())
     if warnings:
         result = _with_plugin_diagnostics(result, warnings)
-    return render(result, fmt, stdout, stderr)
+    if fmt == JSON:
+        return output.render_json(result, stdout)
+    return output.render_text(result, stdout, stderr)
 
 
 def _execute(argv: list[str], command: str, stderr: Any) -> Result:
