@@ -19,6 +19,11 @@ the children so that their caches are the ones a user has.
 same interleaved rounds, so that a change is measured before and after under the same load.
 Repeat it to compare several trees; pass the current commit's tree as one of them too, so that
 every side pays the same ``PYTHONPATH`` search (a longer path makes every import probe more).
+
+``--install EXE`` adds the same two commands run by another installation's ``streamt`` executable
+(e.g. ``/work/wt/base20/.venv/bin/streamt``, a virtual environment with editable installs of an
+earlier tree and the same plugins): no ``PYTHONPATH``, so each side has exactly the ``sys.path``
+a user has. Its label is the directory holding the virtual environment.
 """
 
 from __future__ import annotations
@@ -52,7 +57,9 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, (usage.ru_utime + usage.ru_stime) * 1000
 
 
-def measure(rounds: int, trees: list[Path]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+def measure(
+    rounds: int, trees: list[Path], installs: list[Path]
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     env = {
         k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE",) and not k.startswith("STREAMT_")
     }
@@ -62,6 +69,15 @@ def measure(rounds: int, trees: list[Path]) -> tuple[dict[str, list[float]], dic
         old = {**env, "PYTHONPATH": os.pathsep.join(sources)}
         label = "before" if len(trees) == 1 else tree.name
         cases.update({f"{name} ({label})": (argv, old) for name, argv in CASES.items() if name != "python -c pass"})
+    for exe in installs:
+        label = exe.absolute().parents[2].name  # <dir>/.venv/bin/streamt
+        cases.update(
+            {
+                f"{name} ({label}, installed)": ([str(exe), *argv[1:]], env)
+                for name, argv in CASES.items()
+                if name != "python -c pass"
+            }
+        )
     for argv, case_env in cases.values():  # warm the page cache and write any missing bytecode
         subprocess.run(argv, env=case_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     samples: dict[str, list[float]] = {name: [] for name in cases}
@@ -87,9 +103,12 @@ def main() -> None:
     parser.add_argument(
         "--before", type=Path, action="append", default=[], help="a source tree to compare against (repeatable)"
     )
+    parser.add_argument(
+        "--install", type=Path, action="append", default=[], help="another installation's streamt (repeatable)"
+    )
     args = parser.parse_args()
     rounds = args.rounds
-    samples, cpu = measure(rounds, args.before)
+    samples, cpu = measure(rounds, args.before, args.install)
     floor = statistics.median(samples["python -c pass"])
     cpu_floor = statistics.median(cpu["python -c pass"])
     print(f"machine: {platform.machine()}, {os.cpu_count()} cpus, {platform.system()} {platform.release()}")
