@@ -25,7 +25,8 @@ FORMATS = (TEXT, JSON)
 
 # Lone UTF-16 surrogates cannot be encoded as UTF-8. They reach us from paths and arguments that held
 # bytes that are not UTF-8 (Python decodes those to U+DC80..U+DCFF) and from YAML "\\ud800" escapes.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# A pattern, compiled on first use: most texts have none, and the encode check below finds that out.
+_SURROGATE = "[\ud800-\udfff]"
 
 
 def valid_utf8(text: str, escape: str = "\\") -> str:
@@ -33,11 +34,17 @@ def valid_utf8(text: str, escape: str = "\\") -> str:
     stream it is written to always holds valid UTF-8, whatever its error handler. Inside JSON
     string literals the backslash itself must be escaped: pass ``escape="\\\\"``."""
 
+    try:
+        text.encode("utf-8")  # fails only on a surrogate, the one thing UTF-8 cannot encode
+        return text
+    except UnicodeEncodeError:
+        pass
+
     def printable(match: re.Match[str]) -> str:
         point = ord(match.group())
         return f"{escape}x{point - 0xDC00:02x}" if 0xDC80 <= point <= 0xDCFF else "\ufffd"
 
-    return _SURROGATE.sub(printable, text)
+    return re.sub(_SURROGATE, printable, text)
 
 
 def color_enabled(stream: TextIO) -> bool:
