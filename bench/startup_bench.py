@@ -24,6 +24,11 @@ every side pays the same ``PYTHONPATH`` search (a longer path makes every import
 (e.g. ``/work/wt/base20/.venv/bin/streamt``, a virtual environment with editable installs of an
 earlier tree and the same plugins): no ``PYTHONPATH``, so each side has exactly the ``sys.path``
 a user has. Its label is the directory holding the virtual environment.
+
+``--instructions`` runs each case once under ``valgrind --tool=cachegrind`` instead and prints the
+instructions it executes (``PYTHONHASHSEED=0``): a count that other sessions' load cannot move, for
+comparing changes of a few percent on a shared machine. It needs ``valgrind`` on ``PATH`` and
+takes about ten seconds per case.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -57,9 +63,10 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, (usage.ru_utime + usage.ru_stime) * 1000
 
 
-def measure(
-    rounds: int, trees: list[Path], installs: list[Path]
-) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+Cases = dict[str, tuple[list[str], dict[str, str]]]
+
+
+def build_cases(trees: list[Path], installs: list[Path]) -> Cases:
     env = {
         k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE",) and not k.startswith("STREAMT_")
     }
@@ -78,6 +85,10 @@ def measure(
                 if name != "python -c pass"
             }
         )
+    return cases
+
+
+def measure(rounds: int, cases: Cases) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     for argv, case_env in cases.values():  # warm the page cache and write any missing bytecode
         subprocess.run(argv, env=case_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     samples: dict[str, list[float]] = {name: [] for name in cases}
@@ -88,6 +99,26 @@ def measure(
             samples[name].append(wall)
             cpu[name].append(used)
     return samples, cpu
+
+
+def instructions(cases: Cases) -> dict[str, int]:
+    """Instructions each case executes, counted by valgrind (after one ordinary run writes any bytecode)."""
+    counts = {}
+    for name, (argv, case_env) in cases.items():
+        subprocess.run(argv, env=case_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        done = subprocess.run(
+            ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *argv],
+            env={**case_env, "PYTHONHASHSEED": "0"},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=True,
+        )
+        found = re.search(r"I\s+refs:\s+([0-9,]+)", done.stderr)
+        if found is None:
+            raise RuntimeError(f"valgrind printed no instruction count for {name}")
+        counts[name] = int(found.group(1).replace(",", ""))
+    return counts
 
 
 def plugin_count() -> int:
@@ -106,12 +137,23 @@ def main() -> None:
     parser.add_argument(
         "--install", type=Path, action="append", default=[], help="another installation's streamt (repeatable)"
     )
+    parser.add_argument("--instructions", action="store_true", help="count instructions under valgrind instead")
     args = parser.parse_args()
     rounds = args.rounds
-    samples, cpu = measure(rounds, args.before, args.install)
+    cases = build_cases(args.before, args.install)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cpus, {platform.system()} {platform.release()}")
+    if args.instructions:
+        counts = instructions(cases)
+        python = counts["python -c pass"]
+        print(f"python {platform.python_version()}, {plugin_count()} plugins installed, instructions (valgrind)\n")
+        print("| command | instructions (M) | over bare Python (M) |")
+        print("|---|---|---|")
+        for name, count in counts.items():
+            print(f"| `{name}` | {count / 1e6:.1f} | {(count - python) / 1e6:.1f} |")
+        return
+    samples, cpu = measure(rounds, cases)
     floor = statistics.median(samples["python -c pass"])
     cpu_floor = statistics.median(cpu["python -c pass"])
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cpus, {platform.system()} {platform.release()}")
     print(f"python {platform.python_version()}, {plugin_count()} plugins installed, {rounds} rounds\n")
     print(
         "| command | median ms | min ms | over bare Python ms | ratio to bare Python"
