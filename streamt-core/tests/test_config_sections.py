@@ -7,7 +7,16 @@ from typing import Any
 
 import attrs
 import pytest
-from streamt.sdk import Codes, ConfigSection, Diagnostic, Materialization, StreamtError, hookimpl, load_project
+from streamt.sdk import (
+    Codes,
+    ConfigSection,
+    Diagnostic,
+    Materialization,
+    StreamtError,
+    hookimpl,
+    load_project,
+    replace,
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -158,7 +167,7 @@ def test_a_raising_check_is_that_plugins_e999_without_its_message(streamt_plugin
     def broken(_value: Any, _project: Any) -> list[Diagnostic]:
         raise RuntimeError("token=hunter2")
 
-    section = attrs.evolve(SECTION, check=broken)
+    section = replace(SECTION, check=broken)
     streamt_plugin(_plugin("leaky", streamt_config_sections=lambda: [section]))
     outcome = streamt_cli("validate", "-p", streamt_project(_files({"warehouse": "w"})))
     assert outcome.error_codes == ["E999_INTERNAL_ERROR"]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamt.json_fast import Unsupported, dumps_indented, indented_pieces, sorted_compact
-from streamt.output import _json_default, to_json_text
+from streamt.json_output import _json_default, to_json_text
 
 
 class _Item:

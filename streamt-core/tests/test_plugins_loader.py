@@ -8,9 +8,11 @@ out in a temporary directory on ``sys.path``, so discovery goes through
 from __future__ import annotations
 
 import sys
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
+import pluggy
 import pytest
 from streamt import plugins as plugins_module
 from streamt.entry_points import find_entry_points
@@ -197,3 +199,32 @@ def test_a_malformed_hook_names_the_hook_argument(site: Path) -> None:
 def test_a_plugin_that_exits_on_import_does_not_end_the_process(site: Path) -> None:
     write_distribution(site, "fake-exit", module="fake_exit", source="raise SystemExit(3)\n")
     assert codes_of(load(site)) == {"fake_exit": "E901_PLUGIN_LOAD_FAILED"}
+
+
+def _hooks(manager: pluggy.PluginManager, plugin: object) -> list[tuple[str, object]]:
+    callers = manager.get_hookcallers(plugin) or []
+    return sorted((c.name, i.function) for c in callers for i in c.get_hookimpls() if i.plugin is plugin)
+
+
+def test_the_manager_finds_exactly_the_hooks_pluggy_finds_in_every_installed_plugin() -> None:
+    # streamt's manager skips pluggy's static lookup of a module's plain names (start-up cost).
+    from streamt import builtin, hookspecs
+
+    odd = types.ModuleType("fake_odd")
+    exec(  # a marked static method (a hook) and a marked object that is no function (never one)
+        "import streamt\n"
+        "class K:\n    pass\n"
+        "streamt_validate = staticmethod(streamt.hookimpl(lambda project: []))\n"
+        "not_a_function = K()\n"
+        "not_a_function.streamt_impl = {}\n",
+        odd.__dict__,
+    )
+    modules = [builtin, odd, *(ep.load() for ep in find_entry_points("streamt"))]
+    ours, reference = plugins_module._Manager("streamt"), pluggy.PluginManager("streamt")
+    for manager in (ours, reference):
+        manager.add_hookspecs(hookspecs)
+        for module in modules:
+            manager.register(module)
+    for module in modules:
+        assert _hooks(ours, module) == _hooks(reference, module), module.__name__
+    assert _hooks(ours, odd) != []

@@ -1,15 +1,18 @@
-"""Small value types that plugins return from capability hooks."""
+"""Small value types that plugins return from capability hooks.
+
+Every plugin module imports them while the CLI starts, so they are ``streamt.values.Value``
+classes (no class-building library to import); ``streamt.sdk.replace`` copies one with changes.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-import attrs
+from streamt.values import Value
 
 
-@attrs.frozen
-class Materialization:
+class Materialization(Value):
     """A materialization (or executor) a plugin compiles (``streamt_materializations``).
 
     * ``name`` — as written in a model's ``materialized:`` (``topic``,
@@ -26,16 +29,28 @@ class Materialization:
       lists as an executor (``kafka_streams``) is one whatever this says.
     """
 
+    __slots__ = _fields = ("name", "description", "extra", "runtime_sections", "implemented", "role")
+
     name: str
     description: str
     extra: str
-    runtime_sections: tuple[str, ...] = ()
-    implemented: bool = True
-    role: str = "materialization"
+    runtime_sections: tuple[str, ...]
+    implemented: bool
+    role: str
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        extra: str,
+        runtime_sections: tuple[str, ...] = (),
+        implemented: bool = True,
+        role: str = "materialization",
+    ) -> None:
+        self._fill(name, description, extra, runtime_sections, implemented, role)
 
 
-@attrs.frozen
-class Exporter:
+class Exporter(Value):
     """An exporter mounted as ``streamt <group> <name>`` (``streamt_exporters``).
 
     * ``name`` — the subcommand name (``strimzi``, ``odcs`` ...).
@@ -46,14 +61,18 @@ class Exporter:
       so importing the exporter's modules there costs nothing at start-up.
     """
 
+    __slots__ = _fields = ("name", "group", "description", "command_factory")
+
     name: str
     group: str
     description: str
     command_factory: Callable[[], Any]
 
+    def __init__(self, name: str, group: str, description: str, command_factory: Callable[[], Any]) -> None:
+        self._fill(name, group, description, command_factory)
 
-@attrs.frozen
-class StateBackend:
+
+class StateBackend(Value):
     """A named deployment-state backend (``deployment_state.backend``), from ``streamt_state_backends``.
 
     * ``name`` — the value of ``deployment_state.backend`` that selects it.
@@ -68,14 +87,20 @@ class StateBackend:
     ``streamt.sdk`` exports this class as ``StateBackendRegistration``.
     """
 
+    __slots__ = _fields = ("name", "description", "implemented", "factory")
+
     name: str
     description: str
-    implemented: bool = True
-    factory: Callable[..., Any] | None = None
+    implemented: bool
+    factory: Callable[..., Any] | None
+
+    def __init__(
+        self, name: str, description: str, implemented: bool = True, factory: Callable[..., Any] | None = None
+    ) -> None:
+        self._fill(name, description, implemented, factory)
 
 
-@attrs.frozen
-class TestType:
+class TestType(Value):
     """A test type (``tests[].type``) a plugin evaluates, declared through ``streamt_test_types``.
 
     * ``name`` — as written in ``type:`` (``schema``, ``sample``, ``continuous`` or a plugin's own).
@@ -84,16 +109,20 @@ class TestType:
     * ``implemented`` — ``False`` for a declared placeholder (``E904``).
     """
 
+    __slots__ = _fields = ("name", "description", "extra", "implemented")
+
     __test__ = False  # not a pytest test class
 
     name: str
     description: str
     extra: str
-    implemented: bool = True
+    implemented: bool
+
+    def __init__(self, name: str, description: str, extra: str, implemented: bool = True) -> None:
+        self._fill(name, description, extra, implemented)
 
 
-@attrs.frozen
-class AssertionKind:
+class AssertionKind(Value):
     """An assertion kind (the key of one ``tests[].assertions`` item), from ``streamt_assertion_kinds``.
 
     * ``name`` — the assertion key (``not_null``, ``range`` ... or a plugin's own).
@@ -102,14 +131,18 @@ class AssertionKind:
     * ``extra`` — the ``streamt`` extra (or distribution) that installs the plugin.
     """
 
+    __slots__ = _fields = ("name", "description", "extra", "test_types")
+
     name: str
     description: str
     extra: str
-    test_types: tuple[str, ...] = ()
+    test_types: tuple[str, ...]
+
+    def __init__(self, name: str, description: str, extra: str, test_types: tuple[str, ...] = ()) -> None:
+        self._fill(name, description, extra, test_types)
 
 
-@attrs.frozen
-class ConfigSection:
+class ConfigSection(Value):
     """A configuration section a plugin owns and validates, from ``streamt_config_sections``.
 
     Core reads only the sections it owns (``runtime.kafka``, ``runtime.connect`` ...); any other
@@ -135,13 +168,27 @@ class ConfigSection:
       not values: ``${...}`` in it is kept as written.
     """
 
+    __slots__ = _fields = ("path", "model", "keys", "extra", "check", "enables", "interpolate")
+
     path: str
     model: type[Any]
     keys: Mapping[str, Any]
     extra: str
-    check: Callable[[Any, Any], list[Any]] | None = None
-    enables: Callable[[Any], Iterable[str]] | None = None
-    interpolate: bool = True
+    check: Callable[[Any, Any], list[Any]] | None
+    enables: Callable[[Any], Iterable[str]] | None
+    interpolate: bool
+
+    def __init__(
+        self,
+        path: str,
+        model: type[Any],
+        keys: Mapping[str, Any],
+        extra: str,
+        check: Callable[[Any, Any], list[Any]] | None = None,
+        enables: Callable[[Any], Iterable[str]] | None = None,
+        interpolate: bool = True,
+    ) -> None:
+        self._fill(path, model, keys, extra, check, enables, interpolate)
 
     @property
     def block(self) -> str:
@@ -166,8 +213,7 @@ COMMAND = "command"
 CONFIG_SECTION = "config_section"
 
 
-@attrs.frozen
-class KnownKind:
+class KnownKind(Value):
     """A kind that a known plugin provides, and the extra that installs it (``streamt_known_kinds``).
 
     Not a provider: a catalog entry, so that core can name the install command
@@ -184,8 +230,13 @@ class KnownKind:
       missing (``postgres`` for ``state init``); empty means the extra.
     """
 
+    __slots__ = _fields = ("family", "name", "extra", "description", "capability")
+
     family: str
     name: str
     extra: str
-    description: str = ""
-    capability: str = ""
+    description: str
+    capability: str
+
+    def __init__(self, family: str, name: str, extra: str, description: str = "", capability: str = "") -> None:
+        self._fill(family, name, extra, description, capability)

@@ -58,14 +58,13 @@ def find_entry_points(group: str, paths: Sequence[str] | None = None) -> list[Pl
         for name in names:
             if not name.endswith((".dist-info", ".egg-info")):
                 continue
-            meta_dir = os.path.join(directory, name)
             dist_key = _normalise(name.rsplit(".", 1)[0].split("-", 1)[0])
             if dist_key in seen:
                 continue
             seen.add(dist_key)
-            section = _read_group(os.path.join(meta_dir, "entry_points.txt"), group)
+            section = _read_group(os.path.join(directory, name, "entry_points.txt"), group)
             if section:
-                dist_name, version, requires = _read_metadata(meta_dir)
+                dist_name, version, requires = _read_metadata(os.path.join(directory, name))
                 found += [PluginEntryPoint(ep, value, dist_name, version, requires) for ep, value in section]
     return found
 
@@ -97,17 +96,20 @@ def _read_group(path: str, group: str) -> list[tuple[str, str]]:
     """``name = value`` pairs of section ``[group]`` of an entry_points.txt."""
     try:
         with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+            text = handle.read()
     except OSError:
+        return []
+    header = f"[{group}]"
+    if header not in text:  # most distributions declare console scripts only: nothing to parse
         return []
     pairs = []
     inside = False
-    for raw in lines:
+    for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith(("#", ";")):
             continue
         if line.startswith("["):
-            inside = line == f"[{group}]"
+            inside = line == header
             continue
         if inside and "=" in line:
             name, _, value = line.partition("=")

@@ -11,13 +11,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import attrs
+from streamt.values import Value
 
 _CODE_RE = re.compile(r"^[EW][0-9]{3}_[A-Z0-9_]+$")
 
 
-@attrs.frozen
-class ErrorCode:
+class ErrorCode(Value):
     """A stable, documented code such as ``E101_SOURCE_NOT_FOUND``.
 
     * ``code`` — ``[EW]NNN_NAME``; ``E`` for errors, ``W`` for warnings.
@@ -25,13 +24,16 @@ class ErrorCode:
     * ``owner`` — the distribution that registered it (``streamt-core`` for core codes).
     """
 
+    __slots__ = _fields = ("code", "meaning", "owner")
+
     code: str
     meaning: str
-    owner: str = "streamt-core"
+    owner: str
 
-    def __attrs_post_init__(self) -> None:
-        if not _CODE_RE.match(self.code):
-            raise ValueError(f"malformed error code {self.code!r}")
+    def __init__(self, code: str, meaning: str, owner: str = "streamt-core") -> None:
+        if not _CODE_RE.match(code):
+            raise ValueError(f"malformed error code {code!r}")
+        self._fill(code, meaning, owner)
 
     @property
     def is_warning(self) -> bool:
@@ -207,8 +209,7 @@ class _Registry:
 Codes = _Registry()
 
 
-@attrs.frozen
-class Diagnostic:
+class Diagnostic(Value):
     """One error or warning as shown to users and to ``-o json`` consumers.
 
     * ``code`` — the ``ErrorCode`` (``Codes.E202_FLINK_REQUIRED`` ...).
@@ -221,11 +222,23 @@ class Diagnostic:
     Never put a secret in any field.
     """
 
+    __slots__ = _fields = ("code", "message", "suggestion", "location", "details")
+
     code: ErrorCode
     message: str
-    suggestion: str | None = None
-    location: str | None = None
-    details: dict[str, Any] = attrs.field(factory=dict)
+    suggestion: str | None
+    location: str | None
+    details: dict[str, Any]
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        suggestion: str | None = None,
+        location: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        self._fill(code, message, suggestion, location, {} if details is None else details)
 
     @property
     def is_warning(self) -> bool:

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from streamt.errors import Diagnostic
+from streamt.values import Value
 
 
-@attrs.frozen
-class Result:
+class Result(Value):
     """The outcome of one command.
 
     * ``command`` — the command path as the envelope names it (``docs odcs``).
@@ -28,13 +26,27 @@ class Result:
       any error, else 0), e.g. ``status --health`` reports data but fails.
     """
 
+    __slots__ = _fields = ("command", "data", "text", "errors", "warnings", "raw", "force_exit")
+
     command: str
-    data: dict[str, Any] = attrs.field(factory=dict)
-    text: str = ""
-    errors: tuple[Diagnostic, ...] = ()
-    warnings: tuple[Diagnostic, ...] = ()
-    raw: bool = False
-    force_exit: int | None = None
+    data: dict[str, Any]
+    text: str
+    errors: tuple[Diagnostic, ...]
+    warnings: tuple[Diagnostic, ...]
+    raw: bool
+    force_exit: int | None
+
+    def __init__(
+        self,
+        command: str,
+        data: dict[str, Any] | None = None,
+        text: str = "",
+        errors: tuple[Diagnostic, ...] = (),
+        warnings: tuple[Diagnostic, ...] = (),
+        raw: bool = False,
+        force_exit: int | None = None,
+    ) -> None:
+        self._fill(command, {} if data is None else data, text, errors, warnings, raw, force_exit)
 
     @property
     def ok(self) -> bool:

@@ -15,14 +15,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
 import click
 
-from streamt import __version__
+from streamt import __version__, output
 from streamt.cli.lazy import LazyGroup
 from streamt.errors import Codes, Diagnostic, StreamtError
-from streamt.output import FORMATS, JSON, TEXT, render
+from streamt.output import FORMATS, JSON, TEXT
 from streamt.result import Result
+from streamt.values import replace
 
 
 class Context:
@@ -160,7 +160,9 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     warnings = tuple(_plugin_diagnostics())
     if warnings:
         result = _with_plugin_diagnostics(result, warnings)
-    return render(result, fmt, stdout, stderr)
+    if fmt == JSON:
+        return output.render_json(result, stdout)
+    return output.render_text(result, stdout, stderr)
 
 
 def _execute(argv: list[str], command: str, stderr: Any) -> Result:
@@ -196,7 +198,7 @@ def _execute(argv: list[str], command: str, stderr: Any) -> Result:
             + (f" to the maintainers of '{culprit}'." if culprit else "."),
         )
         if culprit:
-            result = attrs.evolve(result, errors=(attrs.evolve(result.errors[0], details={"plugin": culprit}),))
+            result = replace(result, errors=(replace(result.errors[0], details={"plugin": culprit}),))
         return result
     stray = captured.getvalue()
     if isinstance(rv, Result):
@@ -237,7 +239,7 @@ def _with_plugin_diagnostics(result: Result, diagnostics: tuple[Diagnostic, ...]
         return result
     as_warnings = tuple(Diagnostic(d.code, d.message, d.suggestion, d.location, d.details) for d in diagnostics)
     # Commands may hand back lists; a broken plugin must never turn into a TypeError here.
-    return attrs.evolve(result, warnings=(*result.warnings, *as_warnings))
+    return replace(result, warnings=(*result.warnings, *as_warnings))
 
 
 def _plugin_in_traceback(exc: BaseException) -> str | None:

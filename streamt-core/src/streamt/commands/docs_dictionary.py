@@ -29,7 +29,7 @@ def docs_dictionary(project_dir: str, env: str | None, fmt: str) -> Result:
         rows += [_row("model", model.name, model.topic_name, c) for c in model.columns]
     data = {"count": len(rows), "columns": rows}
     if fmt == "json":
-        from streamt.output import to_json_text
+        from streamt.json_output import to_json_text
 
         return Result("docs dictionary", data=data, text=to_json_text(rows).rstrip("\n"), raw=True)
     buffer = io.StringIO()

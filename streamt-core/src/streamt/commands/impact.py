@@ -40,7 +40,7 @@ def impact_command(
     from streamt.impact.render import markdown, text
     from streamt.impact.report import build
     from streamt.impact.snapshot import Side, take
-    from streamt.output import to_json_text
+    from streamt.json_output import to_json_text
 
     root = Path(project_dir)
     repository = Repository.containing(root)

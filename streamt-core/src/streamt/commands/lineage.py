@@ -55,7 +55,7 @@ def lineage(
     if columns and model is not None:
         data["columns"] = column_lineage(project, model, graph)
     if fmt == "json":
-        from streamt.output import to_json_text
+        from streamt.json_output import to_json_text
 
         return Result("lineage", data=data, text=to_json_text(data).rstrip("\n"), raw=True)
     if fmt == "mermaid":

@@ -9,6 +9,7 @@ import click
 from streamt.cli.options import project_dir_option
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.result import Result
+from streamt.values import replace
 
 
 @click.command("validate")
@@ -166,6 +167,4 @@ def _tag(diagnostic: Diagnostic, env: str | None) -> Diagnostic:
     """Name the environment on each finding when one was chosen (``--all-envs`` mixes several)."""
     if env is None:
         return diagnostic
-    import attrs
-
-    return attrs.evolve(diagnostic, details={**diagnostic.details, "environment": env})
+    return replace(diagnostic, details={**diagnostic.details, "environment": env})

@@ -23,6 +23,7 @@ from streamt.compile import validate_and_compile
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project.environments import ENV_VAR
 from streamt.project.loader import PROJECT_FILES, load_project
+from streamt.values import replace
 
 # ``${NAME}`` / ``${NAME:-fallback}`` in YAML values, and ``env("NAME")`` in Jinja SQL.
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-)?")
@@ -93,7 +94,7 @@ def take(side: Side, files: dict[str, bytes], env: str | None) -> Snapshot:
             loaded = validate_and_compile(load_project(root, env, process_env=process))
         except StreamtError as exc:
             raise StreamtError.from_diagnostics(
-                [attrs.evolve(d, message=f"At {side.label} {side.shown}: {d.message}") for d in exc.diagnostics],
+                [replace(d, message=f"At {side.label} {side.shown}: {d.message}") for d in exc.diagnostics],
                 data={"side": side.label},
             ) from None
     return Snapshot(side=side, project=loaded.project, compiled=loaded.compiled, warnings=loaded.warnings)

@@ -24,6 +24,10 @@ layout may change in any release. The names fall into four groups:
   ``StreamtError``, ``Result``, ``TopicMetadata``,
   ``SchemaLookup``, ``Enrichment``, and the constants that name their states.
 
+The registrations, ``ErrorCode``, ``Diagnostic`` and ``Result`` are plain immutable classes
+(``streamt.values``), not ``attrs`` classes, because every start of the CLI imports them:
+``replace(value, field=...)`` copies one with changes (where ``attrs.evolve`` served before).
+
 Importing ``streamt.sdk`` is cheap: names are resolved on first use (PEP 562),
 so a plugin module may import from it at the top without slowing down
 ``streamt --help``.
@@ -156,6 +160,7 @@ if TYPE_CHECKING:
         assertion_columns,
     )
     from streamt.testrun.types import canonical_type
+    from streamt.values import replace
 
 # public name -> (module, attribute). Resolved lazily by __getattr__ below.
 _EXPORTS: dict[str, tuple[str, str]] = {
@@ -194,6 +199,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "StreamtError": ("streamt.errors", "StreamtError"),
     "did_you_mean": ("streamt.errors", "did_you_mean"),
     "Result": ("streamt.result", "Result"),
+    # a copy of a registration, Diagnostic or Result with fields changed (they are not attrs classes)
+    "replace": ("streamt.values", "replace"),
     # artifacts
     **{
         name: ("streamt.artifacts", name)
@@ -466,6 +473,7 @@ __all__ = [
     "project_options",
     "read_plan_file",
     "refused_before_change",
+    "replace",
     "require_authorizing",
     "require_receipts",
     "require_remote_state",

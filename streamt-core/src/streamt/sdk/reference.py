@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 import streamt.sdk as sdk
+from streamt.values import Value
 
 HEADER = """# streamt.sdk reference
 
@@ -49,7 +50,7 @@ def _entry(name: str, value: Any) -> str:
     doc = inspect.getdoc(value) or ""
     if _is_protocol(value):
         kind = "protocol"
-    elif attrs.has(value):
+    elif attrs.has(value) or (inspect.isclass(value) and issubclass(value, Value)):
         kind = "value type"
     elif inspect.isclass(value):
         kind = "class"

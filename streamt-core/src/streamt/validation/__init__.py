@@ -14,6 +14,7 @@ import attrs
 
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project.model import Notice, Project
+from streamt.values import replace
 
 
 @attrs.frozen
@@ -67,7 +68,7 @@ def _positioned(found: list[Diagnostic]) -> list[Diagnostic]:
     for diagnostic in found:
         if isinstance(diagnostic.location, SourcePosition):
             locator = locator or Locator()
-            diagnostic = attrs.evolve(diagnostic, location=locator(diagnostic.location))
+            diagnostic = replace(diagnostic, location=locator(diagnostic.location))
         out.append(diagnostic)
     return out
 
