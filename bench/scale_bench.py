@@ -6,8 +6,9 @@ so a shared machine's load hits all columns alike — compare the ratios, not th
 user+system CPU and max RSS of that child (``wait4``); the table gives medians.
 
 Columns: ``ours`` (this checkout's ``streamt``); ``base`` when ``--base PATH`` names another ``streamt`` executable
-(e.g. a ``git worktree`` of an earlier commit with its own venv); ``peer`` when ``STREAMT_PEER`` names the early
-public streamt's executable (its compile takes ``-o``, and it has no offline plan: that row is skipped for it).
+(e.g. a ``git worktree`` of an earlier commit with its own venv; a second ``--base`` adds ``base2``, and so on);
+``peer`` when ``STREAMT_PEER`` names the early public streamt's executable (its compile takes ``-o``, and it has no
+offline plan: that row is skipped for it).
 
 Usage: ``./dev bench scale_bench [--rounds N] [--base PATH] [sizes...]`` (default sizes 100 1000 5000 10000).
 """
@@ -69,10 +70,10 @@ def run_once(argv: list[str]) -> tuple[float, float, float]:
     return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def main(sizes: list[int], rounds: int, base: str | None) -> None:
+def main(sizes: list[int], rounds: int, bases: list[str]) -> None:
     columns = {"ours": ours_argv(str(Path(sys.executable).with_name("streamt")))}
-    if base:
-        columns["base"] = ours_argv(base)
+    for number, base in enumerate(bases, start=1):
+        columns["base" if number == 1 else f"base{number}"] = ours_argv(base)
     if os.environ.get("STREAMT_PEER"):
         columns["peer"] = peer_argv(os.environ["STREAMT_PEER"])
     print(f"python {platform.python_version()} on {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs")
@@ -101,13 +102,13 @@ def main(sizes: list[int], rounds: int, base: str | None) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    rounds, base, sizes = 3, None, []
+    rounds, bases, sizes = 3, [], []
     while args:
         arg = args.pop(0)
         if arg == "--rounds":
             rounds = int(args.pop(0))
         elif arg == "--base":
-            base = args.pop(0)
+            bases.append(args.pop(0))
         else:
             sizes.append(int(arg))
-    main(sizes or [100, 1000, 5000, 10000], rounds, base)
+    main(sizes or [100, 1000, 5000, 10000], rounds, bases)
