@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -60,6 +61,10 @@ def test_envelope_text_falls_back_unchanged() -> None:
         to_json_text(cycle)
 
 
+# Reused by every example below, failures included: an encoder's later calls must not see earlier ones.
+_SHARED = {separators: sorted_compact(*separators) for separators in ((",", ":"), (", ", ": "))}
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(_values.filter(lambda v: "_Item" not in repr(v)))
 def test_sorted_compact_is_the_stdlib_encoder(value: Any) -> None:
@@ -69,11 +74,12 @@ def test_sorted_compact_is_the_stdlib_encoder(value: Any) -> None:
             expected: Any = reference(value)
         except (TypeError, ValueError) as exc:  # mixed key types cannot be sorted; sets are not JSON
             expected = type(exc)
-        try:
-            got: Any = sorted_compact(*separators)(value)
-        except (TypeError, ValueError) as exc:
-            got = type(exc)
-        assert got == expected
+        for encode in (sorted_compact(*separators), _SHARED[separators]):
+            try:
+                got: Any = encode(value)
+            except (TypeError, ValueError) as exc:
+                got = type(exc)
+            assert got == expected
 
 
 def test_sorted_compact_reports_a_cycle_as_the_stdlib_does_and_forgets_it() -> None:
@@ -84,3 +90,12 @@ def test_sorted_compact_reports_a_cycle_as_the_stdlib_does_and_forgets_it() -> N
         encode(cycle)
     shared = [1]
     assert encode([shared, shared, float("inf")]) == "[[1],[1],Infinity]"
+
+
+def test_sorted_compact_shared_by_threads_gives_each_its_own_encoder() -> None:
+    encode = sorted_compact(",", ":")
+    value = {"b": [1, {"c": None}], "a": "x"}
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: [encode(value) for _ in range(200)], range(8)))
+    assert {text for batch in results for text in batch} == {expected}

@@ -55,6 +55,16 @@ def test_the_combined_rules_are_in_use() -> None:
     assert isinstance(sqllex.tokenize("SELECT 1"), list)
 
 
+def test_single_character_tokens_are_read_from_the_table() -> None:
+    # sqlparse's rules as locked take a space, a newline, parentheses and commas one character at a time;
+    # the comparisons below then exercise the table, not only the pattern.
+    assert sqllex._COMBINED is not None
+    assert set(sqllex._COMBINED.single) == set(" \n(),")
+    assert sqllex._COMBINED.single[" "] is T.Text.Whitespace
+    for text in ("a  ,\n(b)", "x.(y)", "`a`(1,2)", "'s' ,-- c\n)", "\r\n (", "f(\n)"):
+        _same(text)
+
+
 def test_project_sql_lexes_the_same() -> None:
     texts = _project_sql()
     assert len(texts) >= 5  # the repository's examples at least

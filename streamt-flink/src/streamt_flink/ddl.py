@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 import attrs
 from streamt.sdk import declared_type_problem
@@ -43,6 +44,7 @@ def quote_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+@lru_cache(maxsize=4096)  # a project repeats a handful of types across every table of every job
 def normalize_type(sql_type: str | None) -> str:
     """The declared type, upper-cased and checked; ``STRING`` when none was declared."""
     if not sql_type:
@@ -124,9 +126,12 @@ def script(statements: Iterable[str]) -> str:
     return "".join(f"{statement};\n\n" for statement in statements).rstrip("\n") + "\n"
 
 
+_NOT_IN_TABLE_NAME = re.compile(r"[^A-Za-z0-9_]")
+
+
 def table_name_for_topic(topic: str) -> str:
     """The Flink table that reads a topic: ``.`` and ``-`` become ``_`` (dsl.md section 9.4)."""
-    return re.sub(r"[^A-Za-z0-9_]", "_", topic)
+    return _NOT_IN_TABLE_NAME.sub("_", topic)
 
 
 def _disambiguated(name: str, topic: str) -> str:

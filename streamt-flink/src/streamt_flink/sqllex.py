@@ -5,6 +5,9 @@ takes the first that matches; a Flink model's SQL made it the largest single cos
 alternation of the same patterns, in the same order and with the same flags, matches what that loop
 matches (a regex alternation also takes its first matching branch), so one ``match`` per token gives
 the same ``(token type, text)`` stream. The keyword lookup is sqlparse's own, remembered per word.
+A space, a newline, ``(``, ``)`` and ``,`` (over half of a query's tokens: the whitespace rule takes one
+character at a time) always lex as one character of one type; they are read from a table without a
+``match`` call, once probing the combined pattern in many neighbourhoods has agreed on that type.
 
 Where that argument would not hold, the text goes to sqlparse itself: a rule using a back-reference
 or a conditional group (group numbers shift in an alternation), a text holding ``$`` or ``/*`` (the
@@ -32,6 +35,40 @@ class _Combined:
         self.actions = actions
         self.keyword = keyword
         self.words: dict[str, Any] = {}
+        self._single: dict[str, Any] | None = None
+
+    @property
+    def single(self) -> dict[str, Any]:
+        """The one-character tokens, probed on first use (a validate that lexes nothing never pays for it)."""
+        if self._single is None:
+            self._single = _single_characters(self.pattern, self.actions)
+        return self._single
+
+
+# Characters whose token is always that character alone, whatever surrounds it, under sqlparse 0.5-0.6's
+# rules (the whitespace rule is lazy; `(`, `)` and `,` only match the punctuation rule). Each is taken
+# only if the combined pattern says so in every neighbourhood below, so other rules turn the table off.
+_SINGLE_CANDIDATES = " \n(),"
+# What the rules look at around a token: a word, a digit, a dot or bracket (look-behinds), a parenthesis
+# (look-aheads), quotes, dashes and line ends (comments, strings, newlines).
+_NEIGHBOURS = ("", " ", "\n", "\r", "a", "1", ".", "(", ")", "]", "`", "'", "-", "#", "$")
+
+
+def _single_characters(pattern: re.Pattern[str], actions: dict[int, Any]) -> dict[str, Any]:
+    table: dict[str, Any] = {}
+    for char in _SINGLE_CANDIDATES:
+        seen: set[Any] = set()
+        for before in _NEIGHBOURS:
+            for after in _NEIGHBOURS:
+                found = pattern.match(before + char + after, len(before))
+                if found is None or found.end() != len(before) + 1 or found.lastindex not in actions:
+                    seen.add(None)
+                else:
+                    seen.add(actions[found.lastindex])
+        action = seen.pop() if len(seen) == 1 else None
+        if isinstance(action, T._TokenType):  # not PROCESS_AS_KEYWORD, not a disagreement
+            table[char] = action
+    return table
 
 
 def _combine() -> _Combined | None:
@@ -72,9 +109,14 @@ def tokenize(text: str) -> Iterable[Token]:
     if combined is None or "$" in text or "/*" in text:
         return lexer.tokenize(text)
     out: list[Token] = []
-    pattern, actions, words = combined.pattern.match, combined.actions, combined.words
+    pattern, actions, words, single = combined.pattern.match, combined.actions, combined.words, combined.single
     position, length = 0, len(text)
     while position < length:
+        char = text[position]
+        if char in single:
+            out.append((single[char], char))
+            position += 1
+            continue
         found = pattern(text, position)
         if found is None:
             out.append((T.Error, text[position]))

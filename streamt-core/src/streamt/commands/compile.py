@@ -25,15 +25,17 @@ def produce(
 ) -> tuple[Any, list[str], list[dict[str, Any]]]:
     """Compile and, unless ``target`` is None (dry run: no file is rendered), replace ``target`` with the
     output; returns the sorted output paths and the artifact summaries."""
+    from streamt.collector import collector_paused
     from streamt.compile import load_and_compile, manifest, output_paths, write_compiled
 
-    loaded = load_and_compile(project_dir, env)
-    listed = manifest(loaded.compiled)
-    if target is None:
-        paths = output_paths(listed, checksums)
-    else:
-        paths = write_compiled(target, loaded.compiled, checksums, project_root=loaded.root, listed=listed)
-    return loaded, paths, artifact_summaries(loaded.compiled, listed)
+    with collector_paused():
+        loaded = load_and_compile(project_dir, env)
+        listed = manifest(loaded.compiled)
+        if target is None:
+            paths = output_paths(listed, checksums)
+        else:
+            paths = write_compiled(target, loaded.compiled, checksums, project_root=loaded.root, listed=listed)
+        return loaded, paths, artifact_summaries(loaded.compiled, listed)
 
 
 def tree_lines(paths: list[str]) -> list[str]:

@@ -19,6 +19,7 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
 
     from streamt.apply.executor import deployers_by_kind
     from streamt.apply.replacement import prepare, replacement_text
+    from streamt.collector import collector_paused
     from streamt.compile import load_and_compile
     from streamt.plan import plan_data, plan_offline, plan_text, write_plan_file
     from streamt.plan.online import local_state_warning, open_backend, plan_online
@@ -30,7 +31,8 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
     warnings = loaded.warnings
     if offline:
         refuse_offline(loaded.project)
-        plan = plan_offline(loaded.project, loaded.compiled)
+        with collector_paused():  # as compiling was: the plan's objects live until the command ends
+            plan = plan_offline(loaded.project, loaded.compiled)
         operation_status: dict[str, object] | str = "unavailable"
     else:
         # Planning is read-only, but its state reference must come from the

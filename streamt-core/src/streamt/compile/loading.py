@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from streamt.collector import collector_paused
 from streamt.compile.engine import CompiledProject, compile_project
 from streamt.errors import Diagnostic, StreamtError
 
@@ -37,7 +38,8 @@ def load_and_compile(project_dir: str | Path, env: str | None) -> Loaded:
     """Load ``project_dir`` for ``env``, validate it and compile it (no file is written)."""
     from streamt.project.loader import load_project
 
-    return validate_and_compile(load_project(project_dir, env))
+    with collector_paused():
+        return validate_and_compile(load_project(project_dir, env))
 
 
 def validate_and_compile(project: Any) -> Loaded:
