@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shared_material import SHARED
 from streamt.cli import run
 from streamt.errors import StreamtError
 from streamt.project import parse_cache, yaml_io
@@ -30,7 +31,7 @@ from streamt.project.parse_cache import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
+EXAMPLES = SHARED / "spec" / "examples"
 
 
 @pytest.fixture
