@@ -6,8 +6,10 @@ Load it from the root conftest.py::
     pytest_plugins = ["streamt_stack_fixtures"]
 
 Behaviour
-- Endpoints come from ``.stack/endpoints.json`` (``STREAMT_STACK_ENDPOINTS`` overrides the path).
-- Unless ``STREAMT_STACK_AUTOSTART=0``, the services the selected tests need are started
+- Endpoints come from ``.stack/endpoints.json``. ``STREAMT_STACK_ENDPOINTS`` names another stack's file
+  instead (e.g. a stack shared by several checkouts): that stack is used as it is, never started,
+  stopped or written to, and a service it names must answer on its port.
+- Otherwise, unless ``STREAMT_STACK_AUTOSTART=0``, the services the selected tests need are started
   (``devstack up --only ...``; idempotent, near-instant when already up).  Services started this
   way are stopped when the last concurrent test session ends, even after failures, unless
   ``STREAMT_STACK_KEEP=1``; services brought up by hand (``./dev stack up``) are left alone.
@@ -21,9 +23,11 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -58,6 +62,8 @@ FIXTURE_SERVICE = {
     "kstreams_base_image": "docker",
 }
 
+NOT_ADDRESSES = frozenset({"kstreams_base_image"})  # an image id, not somewhere to connect to
+
 SERVICE_KEYS = {
     "kafka": ("kafka_bootstrap", "kafka_sasl_bootstrap"),
     "schema_registry": ("schema_registry_url",),
@@ -77,6 +83,36 @@ def _endpoints_file() -> Path:
     return Path(os.environ.get("STREAMT_STACK_ENDPOINTS", _config.ENDPOINTS_FILE))
 
 
+def _external() -> bool:
+    """Whether the endpoints file belongs to a stack this checkout did not start."""
+    return _endpoints_file().resolve() != _config.ENDPOINTS_FILE.resolve()
+
+
+def _silent(value: str) -> str | None:
+    """Why an endpoint (``host:port``, a URL or DSN, ``unix://path``) does not answer; ``None`` when it does."""
+    if value.startswith("unix://"):
+        address: str | tuple[str, int] = value[len("unix://") :]
+        family = socket.AF_UNIX
+    else:
+        parts = urlsplit(value if "://" in value else f"tcp://{value}")
+        address, family = (parts.hostname or "", parts.port or 0), socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.settimeout(2.0)
+            probe.connect(address)
+    except (OSError, ValueError) as e:
+        # Only where it was reached: a DSN's user and password stay out of the message.
+        where = address if isinstance(address, str) else f"{address[0]}:{address[1]}"
+        return f"nothing answers at {where} ({e.__class__.__name__})"
+    return None
+
+
+def _unavailable_hint(autostart: bool) -> str:
+    if _external():
+        return " (named by STREAMT_STACK_ENDPOINTS: start that stack)"
+    return "" if autostart else " (STREAMT_STACK_AUTOSTART=0; run `./dev stack up`)"
+
+
 class StackManager:
     """Starts what the session needs once, remembers failures, stops what it started."""
 
@@ -88,6 +124,7 @@ class StackManager:
         self.errors: dict[str, str] = {}
         self._lock = threading.Lock()
         self._brought_up = False
+        self.probed: set[str] = set()
 
     def endpoints(self) -> dict:
         try:
@@ -100,7 +137,7 @@ class StackManager:
             if self._brought_up:
                 return
             self._brought_up = True
-            if not self.autostart or not self.needed:
+            if not self.autostart or not self.needed or _external():
                 return
             from streamt_devstack import stack  # imported late: only sessions that need it pay
 
@@ -119,16 +156,31 @@ class StackManager:
         self._ensure()
         eps = self.endpoints()
         missing = [k for k in SERVICE_KEYS[service] if not eps.get(k)]
+        if service not in self.errors and not missing and _external():
+            self._probe(service, eps)
         if service in self.errors or missing:
             why = self.errors.get(service) or (
-                f"no {', '.join(missing)} in {_endpoints_file()}"
-                + ("" if self.autostart else " (STREAMT_STACK_AUTOSTART=0; run `./dev stack up`)")
+                f"no {', '.join(missing)} in {_endpoints_file()}{_unavailable_hint(self.autostart)}"
             )
             msg = f"devstack service '{service}' unavailable: {why}"
             if self.strict:
                 pytest.fail(msg, pytrace=False)
             pytest.skip(msg)
         return eps
+
+    def _probe(self, service: str, eps: dict) -> None:
+        # Once per service: a named stack that stopped would otherwise fail test by test on timeouts.
+        with self._lock:
+            if service in self.probed:
+                return
+            self.probed.add(service)
+            for key in SERVICE_KEYS[service]:
+                if key in NOT_ADDRESSES:
+                    continue
+                why = _silent(eps[key])
+                if why:
+                    self.errors[service] = f"{key} in {_endpoints_file()} (STREAMT_STACK_ENDPOINTS): {why}"
+                    return
 
     def teardown(self) -> None:
         # Services started by test sessions are stopped when the last concurrent session ends;

@@ -13,7 +13,9 @@ CHECKSUM_FILE = INFRA_DIR / "jars.sha256"
 # Overridable so CI or a second checkout can keep its own state beside the default.
 STATE_DIR = Path(os.environ.get("STREAMT_STACK_DIR", REPO_ROOT / ".stack")).resolve()
 CACHE_DIR = Path(os.environ.get("STREAMT_DEVSTACK_CACHE", Path.home() / ".cache" / "streamt-devstack")).resolve()
-ENDPOINTS_FILE = Path(os.environ.get("STREAMT_STACK_ENDPOINTS", STATE_DIR / "endpoints.json"))
+# The stack writes only its own endpoints file. ``STREAMT_STACK_ENDPOINTS`` names another stack's file for the
+# test fixtures to read; a stack this checkout starts never writes there (a teardown once blanked a shared file).
+ENDPOINTS_FILE = STATE_DIR / "endpoints.json"
 
 LOG_DIR = STATE_DIR / "logs"
 PID_DIR = STATE_DIR / "pids"

@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -75,6 +76,25 @@ def base_key() -> str:
 
 
 BASE_TAG = f"{BASE_REPOSITORY}:{base_key()}"
+
+
+def mounts_under(root: Path, mountinfo: str = "/proc/self/mountinfo") -> list[Path]:
+    """Mount points at or below ``root``, from the kernel's mount table."""
+    try:
+        lines = Path(mountinfo).read_text().splitlines()
+    except OSError:
+        return []
+    root = root.resolve()
+    found = []
+    for line in lines:
+        fields = line.split(" ")
+        if len(fields) < 5:
+            continue
+        # Field 5 is the mount point, with space, tab, newline and backslash written as octal escapes.
+        point = Path(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4]))
+        if point == root or root in point.parents:
+            found.append(point)
+    return found
 
 
 class Docker(Service):
@@ -148,11 +168,11 @@ class Docker(Service):
         if self.external_host():
             return []
         stopped = super().stop()
-        # dockerd leaves its default network namespace mounted; the folder cannot be removed otherwise.
-        netns = self.home / "exec" / "netns" / "default"
-        if netns.exists():
-            with contextlib.suppress(OSError):
-                subprocess.run(["umount", str(netns)], capture_output=True, timeout=10)
+        # dockerd leaves mounts behind (its network namespace, its data root bound onto itself); the
+        # folder could not be removed while they remain, so unmount them, deepest first.
+        for point in sorted(mounts_under(self.home), key=lambda p: len(p.parts), reverse=True):
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                subprocess.run(["umount", str(point)], capture_output=True, timeout=10)
         return stopped
 
     # -- probes ---------------------------------------------------------------------------------
