@@ -11,7 +11,8 @@ Public API:
 * ``manifest_checksum(manifest)`` — the digest reviewed plans bind to.
 * ``manifest(compiled)`` — the manifest alone, every path decided, no file rendered.
 * ``write_compiled(target, compiled, checksums, project_root)`` — atomic directory
-  output rendered one artifact at a time; ``output_paths`` lists it without writing.
+  output rendered one artifact at a time; ``output_paths`` lists it without writing;
+  ``probe_output(target)`` reads the previous output's manifest early (memory).
 * ``write_output(target, files, project_root)`` / ``checksum_file(files)`` —
   atomic output of given bytes and the ``sha256sum -c`` file of ``build``.
 * ``compiled_view(project, model_name)`` — the compiled block of ``show model``.
@@ -20,7 +21,15 @@ Public API:
 from streamt.compile.engine import CompiledProject, compile_project
 from streamt.compile.layout import MANIFEST, manifest, manifest_checksum, render
 from streamt.compile.loading import Loaded, load_and_compile, validate_and_compile
-from streamt.compile.output import CHECKSUMS, checksum_file, output_paths, write_compiled, write_output
+from streamt.compile.output import (
+    CHECKSUMS,
+    OutputProbe,
+    checksum_file,
+    output_paths,
+    probe_output,
+    write_compiled,
+    write_output,
+)
 from streamt.compile.view import compiled_view
 
 __all__ = [
@@ -28,6 +37,7 @@ __all__ = [
     "MANIFEST",
     "CompiledProject",
     "Loaded",
+    "OutputProbe",
     "checksum_file",
     "compile_project",
     "compiled_view",
@@ -35,6 +45,7 @@ __all__ = [
     "manifest",
     "manifest_checksum",
     "output_paths",
+    "probe_output",
     "render",
     "validate_and_compile",
     "write_compiled",
