@@ -148,3 +148,12 @@ def test_the_writer_check_reads_only_the_generator_of_a_manifest(tmp_path: Path)
         probe = probe_output(target)
         assert probe is not None and probe.written_by_streamt is verdict, text
     assert probe_output(tmp_path / "missing") is None
+
+
+def test_a_manifest_of_more_than_16_mb_still_marks_the_directory_as_streamt_s(tmp_path: Path) -> None:
+    # 10,000 models make a ~21 MB manifest; the first 16 MB of it are not JSON.
+    target = tmp_path / "generated"
+    target.mkdir()
+    (target / MANIFEST).write_text(json.dumps({"files": ["x" * 1000] * 17_000, "generator": {"name": "streamt-core"}}))
+    write_compiled(target, compiled(TOPIC), False)
+    assert json.loads((target / MANIFEST).read_text())["files"] == ["topics/orders.v1.json"]

@@ -24,6 +24,9 @@ from streamt.errors import Codes, StreamtError
 from streamt.fsutil import staged_directory
 
 CHECKSUMS = "checksums.sha256"
+# A manifest is ~2.1 MB per 1,000 models; one cut short by this limit is not JSON, so the directory is refused.
+# (It was 16 MB: every re-compile of more than ~7,700 models was refused as "holds no streamt manifest.json".)
+MANIFEST_READ_LIMIT = 256 * 1024 * 1024
 
 
 def checksum_file(files: dict[str, bytes]) -> bytes:
@@ -173,7 +176,7 @@ def _stamp(status: os.stat_result) -> tuple[int, ...]:
 
 def _says_streamt_wrote_it(handle: BinaryIO) -> bool:
     try:
-        manifest = json.loads(handle.read(16 * 1024 * 1024), object_pairs_hook=_writer_keys)
+        manifest = json.loads(handle.read(MANIFEST_READ_LIMIT), object_pairs_hook=_writer_keys)
     except ValueError:
         return False
     generator = manifest.get("generator") if isinstance(manifest, dict) else None
