@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import defaultdict, deque
 from collections.abc import Iterator
+from json.encoder import encode_basestring  # the C escaper, as the C encoder uses for strings
 from typing import Any
 
 from streamt import __version__
@@ -129,7 +131,108 @@ def pretty_json(value: Any, depth: int = 2) -> bytes:
     return (layered_json(value, depth) + "\n").encode("utf-8")
 
 
+class _NotPlain(Exception):
+    """A key that is not a ``str`` above the compact levels: left to ``layered_json`` and the C encoder."""
+
+
+_LITERALS = {None: "null", True: "true", False: "false"}
+
+
+def _layered_and_compact(value: Any, depth: int, indent: str) -> tuple[str, str]:
+    """``(layered_json(value, depth, indent), _COMPACT(value))``, each leaf below ``depth`` encoded once for both.
+
+    The compact text of a map or list is its items' texts joined with ", " (keys sorted): what the
+    C encoder writes. Raises ``_NotPlain`` for a non-``str`` key, which the two encoders write differently.
+    """
+    if depth <= 0 or not isinstance(value, (dict, list)) or not value:
+        text = _COMPACT(value)
+        return text, text
+    inner = indent + "  "
+    lines: list[str] = []
+    items: list[str] = []
+    pairs = sorted(value.items()) if isinstance(value, dict) else None
+    for key, item in pairs if pairs is not None else ((None, v) for v in value):
+        if depth > 1 and item and isinstance(item, (dict, list)):
+            layered, compact = _layered_and_compact(item, depth - 1, inner)
+        elif type(item) is str:
+            layered = compact = encode_basestring(item)
+        elif item is None or item is True or item is False:
+            layered = compact = _LITERALS[item]
+        elif type(item) is int:
+            layered = compact = int.__repr__(item)
+        else:
+            layered = compact = _COMPACT(item)
+        if pairs is None:
+            lines.append(inner + layered)
+            items.append(compact)
+            continue
+        if type(key) is not str:
+            raise _NotPlain
+        name = encode_basestring(key)
+        lines.append(f"{inner}{name}: {layered}")
+        items.append(f"{name}: {compact}")
+    if pairs is None:
+        return "[\n" + ",\n".join(lines) + "\n" + indent + "]", "[" + ", ".join(items) + "]"
+    return "{\n" + ",\n".join(lines) + "\n" + indent + "}", "{" + ", ".join(items) + "}"
+
+
+def artifact_texts(artifact: Artifact) -> tuple[dict[str, bytes], str]:
+    """``artifact_files(artifact)`` and the compact JSON of its spec (its manifest line's), from one encoding."""
+    try:
+        layered, compact = _layered_and_compact(artifact.spec, 2, "")
+    except _NotPlain:
+        return artifact_files(artifact), _COMPACT(artifact.spec)
+    base = _base(artifact)
+    files = {f"{base}.json": (layered + "\n").encode("utf-8")}
+    for suffix, text in sorted(artifact.files.items()):
+        files[f"{base}{suffix}"] = text.encode("utf-8")
+    return files, compact
+
+
 MANIFEST_DEPTH = 3  # one artifact, one line
+
+
+def manifest_with_files(listed: dict[str, Any], compiled: CompiledProject) -> Iterator[tuple[str, dict[str, bytes]]]:
+    """``layered_parts(listed, MANIFEST_DEPTH)`` in pieces, each artifact's files beside its manifest line.
+
+    Files come in manifest order, so each spec is encoded once for its file and its line (the line's
+    ``"spec"`` is its last key) and nothing is held for later. ``listed`` is ``manifest(compiled)``.
+    """
+    waiting: dict[tuple[str, str], deque[Artifact]] = defaultdict(deque)
+    for artifact in compiled.artifacts:  # entries of one kind and identity are listed in compiled order
+        waiting[(artifact.kind, artifact.identity)].append(artifact)
+    nothing: dict[str, bytes] = {}
+    yield "{\n", nothing
+    for position, (key, value) in enumerate(sorted(listed.items())):
+        yield f"{_NEXT if position else ''}  {_COMPACT(key)}: ", nothing
+        if key != "artifacts" or not value:
+            for part in layered_parts(value, MANIFEST_DEPTH - 1, "  "):
+                yield part, nothing
+            continue
+        yield "{\n", nothing
+        for group, (name, entries) in enumerate(sorted(value.items())):
+            yield f"{_NEXT if group else ''}    {_COMPACT(name)}: ", nothing
+            if not entries:
+                yield "[]", nothing
+                continue
+            yield "[\n", nothing
+            for line, entry in enumerate(entries):
+                files, text = _entry_line(entry, waiting[(entry["kind"], entry["identity"])].popleft())
+                yield f"{_NEXT if line else ''}      {text}", files
+            yield "\n    ]", nothing
+        yield "\n  }", nothing
+    yield "\n}", nothing
+
+
+_NEXT = ",\n"  # between the items of a layered level
+
+
+def _entry_line(entry: dict[str, Any], artifact: Artifact) -> tuple[dict[str, bytes], str]:
+    files, spec = artifact_texts(artifact)
+    if entry.get("spec") is not artifact.spec or len(entry) < 2 or max(entry) != "spec":
+        return files, _COMPACT(entry)
+    head = _COMPACT({key: value for key, value in entry.items() if key != "spec"})
+    return files, f'{head[:-1]}, "spec": {spec}}}'
 
 
 def render(compiled: CompiledProject) -> tuple[dict[str, bytes], dict[str, Any]]:

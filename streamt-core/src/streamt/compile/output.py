@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from streamt.compile.engine import CompiledProject
-from streamt.compile.layout import MANIFEST, MANIFEST_DEPTH, artifact_files, layered_parts, manifest
+from streamt.compile.layout import MANIFEST, manifest, manifest_with_files
 from streamt.errors import Codes, StreamtError
 from streamt.fsutil import staged_directory
 
@@ -65,12 +65,12 @@ def write_compiled(
     digests: dict[str, str] = {}
 
     def fill(base: str) -> None:
-        for artifact in compiled.artifacts:
-            for relative, data in artifact_files(artifact).items():
-                _write(base, relative, data, digests if checksums else None)
         digest = hashlib.sha256()
+        keep = digests if checksums else None
         with open(os.path.join(base, MANIFEST), "xb") as handle:  # written as encoded: never whole in memory
-            for part in chain(layered_parts(listed, MANIFEST_DEPTH), ["\n"]):
+            for part, files in chain(manifest_with_files(listed, compiled), [("\n", {})]):
+                for relative, data in files.items():
+                    _write(base, relative, data, keep)
                 data = part.encode("utf-8")
                 digest.update(data)
                 handle.write(data)
@@ -92,10 +92,19 @@ def write_output(target: Path, files: dict[str, bytes], project_root: Path | Non
     _stage(target, list(files), fill, project_root)
 
 
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)  # open(path, "xb")'s flags
+
+
 def _write(base: str, relative: str, data: bytes, digests: dict[str, str] | None) -> None:
-    # String joins: a Path object per file adds ~0.1 s at 15,000 files.
-    with open(os.path.join(base, relative), "xb") as handle:
-        handle.write(data)
+    # String joins and bare descriptors: a Path object per file adds ~0.1 s at 15,000 files, and a
+    # buffered file object as much again.
+    fd = os.open(os.path.join(base, relative), _CREATE, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
     if digests is not None:
         digests[relative] = hashlib.sha256(data).hexdigest()
 
