@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,6 +20,7 @@ from streamt.compile import (
     CHECKSUMS,
     CompiledProject,
     checksum_file,
+    checksummed_manifest,
     load_and_compile,
     manifest,
     manifest_checksum,
@@ -57,6 +59,7 @@ def test_streamed_output_is_byte_identical_to_the_rendered_tree(tmp_path: Path, 
     assert written == sorted(expected) == output_paths(manifest(compiled), checksums)
     assert manifest(compiled) == expected_manifest
     assert manifest_checksum(expected_manifest) == sha256_checksum(canonical_json(expected_manifest))
+    assert checksummed_manifest(compiled) == (expected_manifest, manifest_checksum(expected_manifest))
     assert len(expected) > 1  # the manifest and at least one artifact
 
 
@@ -103,6 +106,9 @@ def test_one_encoding_gives_the_file_and_the_manifest_line_of_each_spec(spec: di
         listed = manifest(project)
     except TypeError:
         return
+    fresh = CompiledProject("p", "1", None, "dev", tuple(attrs.evolve(a) for a in artifacts))  # none checksummed yet
+    assert checksummed_manifest(fresh) == (listed, manifest_checksum(listed))
+    assert [a.checksum for a in fresh.artifacts] == [a.checksum for a in artifacts]
     pieces = list(manifest_with_files(listed, project))
     assert "".join(text for text, _ in pieces) == layered_json(listed, 3)
     assert [path for _, files in pieces for path in files] == [p for a in artifacts for p in artifact_files(a)]

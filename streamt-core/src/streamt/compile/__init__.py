@@ -8,7 +8,8 @@ Public API:
   what commands and exporters call; ``validate_and_compile(project)`` for a
   project already loaded.
 * ``render(compiled) -> (files, manifest)`` — every output file as bytes.
-* ``manifest_checksum(manifest)`` — the digest reviewed plans bind to.
+* ``manifest_checksum(manifest)`` — the digest reviewed plans bind to;
+  ``checksummed_manifest(compiled)`` gives the manifest and it, encoding each spec once.
 * ``manifest(compiled)`` — the manifest alone, every path decided, no file rendered.
 * ``write_compiled(target, compiled, checksums, project_root)`` — atomic directory
   output rendered one artifact at a time; ``output_paths`` lists it without writing;
@@ -19,7 +20,7 @@ Public API:
 """
 
 from streamt.compile.engine import CompiledProject, compile_project
-from streamt.compile.layout import MANIFEST, manifest, manifest_checksum, render
+from streamt.compile.layout import MANIFEST, checksummed_manifest, manifest, manifest_checksum, render
 from streamt.compile.loading import Loaded, load_and_compile, validate_and_compile
 from streamt.compile.output import (
     CHECKSUMS,
@@ -39,6 +40,7 @@ __all__ = [
     "Loaded",
     "OutputProbe",
     "checksum_file",
+    "checksummed_manifest",
     "compile_project",
     "compiled_view",
     "load_and_compile",

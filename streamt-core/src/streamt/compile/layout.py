@@ -27,6 +27,7 @@ from streamt.artifacts import (
     KIND_TEST_JOB,
     KIND_TOPIC,
     Artifact,
+    remember_checksum,
 )
 from streamt.compile.engine import CompiledProject
 from streamt.errors import Codes, Diagnostic, StreamtError
@@ -198,9 +199,7 @@ def manifest_with_files(listed: dict[str, Any], compiled: CompiledProject) -> It
     Files come in manifest order, so each spec is encoded once for its file and its line (the line's
     ``"spec"`` is its last key) and nothing is held for later. ``listed`` is ``manifest(compiled)``.
     """
-    waiting: dict[tuple[str, str], deque[Artifact]] = defaultdict(deque)
-    for artifact in compiled.artifacts:  # entries of one kind and identity are listed in compiled order
-        waiting[(artifact.kind, artifact.identity)].append(artifact)
+    waiting = _in_compiled_order(compiled)
     nothing: dict[str, bytes] = {}
     yield "{\n", nothing
     for position, (key, value) in enumerate(sorted(listed.items())):
@@ -247,6 +246,47 @@ def render(compiled: CompiledProject) -> tuple[dict[str, bytes], dict[str, Any]]
 
 def manifest(compiled: CompiledProject) -> dict[str, Any]:
     """The manifest, with every output path decided and checked, without rendering any file."""
+    return _listed(compiled, checksums=True)
+
+
+def checksummed_manifest(compiled: CompiledProject) -> tuple[dict[str, Any], str]:
+    """``manifest(compiled)`` and its ``manifest_checksum``, each spec canonically encoded once for both.
+
+    The entries are visited in manifest order: each spec's canonical text gives its artifact's checksum
+    (remembered, so plan actions read it for free) and, whole, its part of the digest.
+    """
+    listed = _listed(compiled, checksums=False)
+    waiting = _in_compiled_order(compiled)
+    groups = listed["artifacts"]
+    digest = hashlib.sha256(b'{"artifacts":{')
+    for group, (name, entries) in enumerate(sorted(groups.items())):
+        digest.update(f"{',' if group else ''}{_CANONICAL(name)}:[".encode())
+        for line, entry in enumerate(entries):
+            artifact = waiting[(entry["kind"], entry["identity"])].popleft()
+            spec = _CANONICAL(artifact.spec)
+            entry["checksum"] = remember_checksum(artifact, spec.encode("utf-8"))
+            head = _CANONICAL({key: value for key, value in entry.items() if key != "spec"})
+            digest.update(f'{"," if line else ""}{head[:-1]},"spec":{spec}}}'.encode())
+        digest.update(b"]")
+    digest.update(b"}")
+    for key, value in sorted(listed.items())[1:]:  # "artifacts" sorts first
+        digest.update(f",{_CANONICAL(key)}:".encode())
+        for part in canonical_parts(value, MANIFEST_DEPTH - 1):
+            digest.update(part.encode("utf-8"))
+    digest.update(b"}")
+    return listed, "sha256:" + digest.hexdigest()
+
+
+def _in_compiled_order(compiled: CompiledProject) -> dict[tuple[str, str], deque[Artifact]]:
+    # The manifest lists the artifacts of one kind and identity in compiled order (a stable sort).
+    waiting: dict[tuple[str, str], deque[Artifact]] = defaultdict(deque)
+    for artifact in compiled.artifacts:
+        waiting[(artifact.kind, artifact.identity)].append(artifact)
+    return waiting
+
+
+def _listed(compiled: CompiledProject, checksums: bool) -> dict[str, Any]:
+    # Without ``checksums`` every entry's "checksum" is None, for ``checksummed_manifest`` to fill in.
     paths: list[str] = []
     owners: dict[str, Artifact] = {}
     entries: dict[str, list[dict[str, Any]]] = {key: [] for key in STANDARD_KEYS}
@@ -260,7 +300,7 @@ def manifest(compiled: CompiledProject) -> dict[str, Any]:
                 problems.append(_path_collision(path, other, artifact))
         paths.extend(produced)
         _, key = placement(artifact.kind)
-        entries.setdefault(key, []).append(_entry(artifact, sorted(produced)))
+        entries.setdefault(key, []).append(_entry(artifact, sorted(produced), checksums))
     if problems:
         raise StreamtError.from_diagnostics(problems)
     return {
@@ -312,9 +352,9 @@ def canonical_parts(value: Any, depth: int) -> Iterator[str]:
     yield "]"
 
 
-def _entry(artifact: Artifact, paths: list[str]) -> dict[str, Any]:
+def _entry(artifact: Artifact, paths: list[str], checksum: bool) -> dict[str, Any]:
     return {
-        "checksum": artifact.checksum,
+        "checksum": artifact.checksum if checksum else None,
         "depends_on": [{"identity": identity, "kind": kind} for kind, identity in artifact.depends_on],
         "files": paths,
         "identity": artifact.identity,
