@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import defaultdict, deque
 from collections.abc import Iterator
 from json.encoder import encode_basestring  # the C escaper, as the C encoder uses for strings
 from typing import Any
@@ -199,7 +198,7 @@ def manifest_with_files(listed: dict[str, Any], compiled: CompiledProject) -> It
     Files come in manifest order, so each spec is encoded once for its file and its line (the line's
     ``"spec"`` is its last key) and nothing is held for later. ``listed`` is ``manifest(compiled)``.
     """
-    waiting = _in_compiled_order(compiled)
+    ordered = _in_manifest_order(compiled)
     nothing: dict[str, bytes] = {}
     yield "{\n", nothing
     for position, (key, value) in enumerate(sorted(listed.items())):
@@ -216,7 +215,7 @@ def manifest_with_files(listed: dict[str, Any], compiled: CompiledProject) -> It
                 continue
             yield "[\n", nothing
             for line, entry in enumerate(entries):
-                files, text = _entry_line(entry, waiting[(entry["kind"], entry["identity"])].popleft())
+                files, text = _entry_line(entry, next(ordered))
                 yield f"{_NEXT if line else ''}      {text}", files
             yield "\n    ]", nothing
         yield "\n  }", nothing
@@ -256,13 +255,13 @@ def checksummed_manifest(compiled: CompiledProject) -> tuple[dict[str, Any], str
     (remembered, so plan actions read it for free) and, whole, its part of the digest.
     """
     listed = _listed(compiled, checksums=False)
-    waiting = _in_compiled_order(compiled)
+    ordered = _in_manifest_order(compiled)
     groups = listed["artifacts"]
     digest = hashlib.sha256(b'{"artifacts":{')
     for group, (name, entries) in enumerate(sorted(groups.items())):
         digest.update(f"{',' if group else ''}{_CANONICAL(name)}:[".encode())
         for line, entry in enumerate(entries):
-            artifact = waiting[(entry["kind"], entry["identity"])].popleft()
+            artifact = next(ordered)
             spec = _CANONICAL(artifact.spec)
             entry["checksum"] = remember_checksum(artifact, spec.encode("utf-8"))
             head = _CANONICAL({key: value for key, value in entry.items() if key != "spec"})
@@ -277,12 +276,10 @@ def checksummed_manifest(compiled: CompiledProject) -> tuple[dict[str, Any], str
     return listed, "sha256:" + digest.hexdigest()
 
 
-def _in_compiled_order(compiled: CompiledProject) -> dict[tuple[str, str], deque[Artifact]]:
-    # The manifest lists the artifacts of one kind and identity in compiled order (a stable sort).
-    waiting: dict[tuple[str, str], deque[Artifact]] = defaultdict(deque)
-    for artifact in compiled.artifacts:
-        waiting[(artifact.kind, artifact.identity)].append(artifact)
-    return waiting
+def _in_manifest_order(compiled: CompiledProject) -> Iterator[Artifact]:
+    # The manifest's order: by manifest key, then identity, then compiled order (``manifest`` groups in
+    # compiled order and sorts stably). A list of references, not a map: 10,000 small maps cost ~6 MB.
+    return iter(sorted(compiled.artifacts, key=lambda artifact: (placement(artifact.kind)[1], artifact.identity)))
 
 
 def _listed(compiled: CompiledProject, checksums: bool) -> dict[str, Any]:
