@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 from streamt.artifacts import Artifact
-from streamt.compile import CompiledProject, checksum_file, render, write_output
+from streamt.compile import (
+    MANIFEST,
+    CompiledProject,
+    OutputProbe,
+    checksum_file,
+    probe_output,
+    render,
+    write_compiled,
+    write_output,
+)
 from streamt.compile.layout import file_stem
 from streamt.errors import Codes, StreamtError
 
@@ -104,3 +113,47 @@ def test_the_project_itself_is_never_an_output_directory(tmp_path: Path) -> None
     with pytest.raises(StreamtError):
         write_output(tmp_path, render(compiled(TOPIC))[0], project_root=tmp_path)
     assert os.listdir(tmp_path) == ["manifest.json"]
+
+
+def test_a_probe_taken_before_the_compile_decides_only_while_the_manifest_is_the_same_file(tmp_path: Path) -> None:
+    target = tmp_path / "generated"
+    write_compiled(target, compiled(TOPIC), False)
+    probe = probe_output(target)
+    assert probe is not None and probe.written_by_streamt
+    write_compiled(target, compiled(TOPIC, JOB), False, probe=probe)
+    assert (target / "flink" / "agg.json").exists()
+    stale = probe_output(target)
+    assert stale is not None
+    (target / MANIFEST).write_text(json.dumps({"generator": {"name": "someone-else"}}))
+    with pytest.raises(StreamtError) as caught:
+        write_compiled(target, compiled(TOPIC), False, probe=stale)
+    assert caught.value.diagnostics[0].code == Codes.E905_OUTPUT_WRITE_FAILED
+    # While the file is unchanged the verdict is the probe's, not a second parse.
+    trusted = OutputProbe(probe_output(target).stamp, True)  # type: ignore[union-attr]
+    write_compiled(target, compiled(TOPIC), False, probe=trusted)
+    assert json.loads((target / MANIFEST).read_text())["generator"]["name"] == "streamt-core"
+
+
+def test_the_writer_check_reads_only_the_generator_of_a_manifest(tmp_path: Path) -> None:
+    target = tmp_path / "generated"
+    target.mkdir()
+    for text, verdict in [
+        ('{"artifacts": {"x": [{"name": "n", "generator": 1}]}, "generator": {"name": "streamt-core"}}', True),
+        ('{"generator": {"name": "streamt-core"}, "generator": {"name": "other"}}', False),
+        ('{"generator": {"name": {"name": "streamt-core"}}}', False),
+        ('[{"generator": {"name": "streamt-core"}}]', False),
+        ('{"generator": {"name": "streamt-core"}', False),
+    ]:
+        (target / MANIFEST).write_text(text)
+        probe = probe_output(target)
+        assert probe is not None and probe.written_by_streamt is verdict, text
+    assert probe_output(tmp_path / "missing") is None
+
+
+def test_a_manifest_of_more_than_16_mb_still_marks_the_directory_as_streamt_s(tmp_path: Path) -> None:
+    # 10,000 models make a ~21 MB manifest; the first 16 MB of it are not JSON.
+    target = tmp_path / "generated"
+    target.mkdir()
+    (target / MANIFEST).write_text(json.dumps({"files": ["x" * 1000] * 17_000, "generator": {"name": "streamt-core"}}))
+    write_compiled(target, compiled(TOPIC), False)
+    assert json.loads((target / MANIFEST).read_text())["files"] == ["topics/orders.v1.json"]

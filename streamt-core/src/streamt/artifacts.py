@@ -120,9 +120,7 @@ class Artifact:
         cached = _CHECKSUMS.get(id(self))
         if cached is not None and cached() is self:
             return cached.checksum
-        value = sha256_checksum(self.canonical_bytes)
-        _CHECKSUMS[id(self)] = _Remembered(self, value)
-        return value
+        return remember_checksum(self, self.canonical_bytes)
 
     @property
     def sort_key(self) -> tuple[str, str]:
@@ -130,6 +128,16 @@ class Artifact:
 
     def resource_id(self, project: str, env: str) -> str:
         return resource_id(project, env, self.kind, self.name)
+
+
+def remember_checksum(artifact: Artifact, canonical: bytes) -> str:
+    """``artifact.checksum`` from ``canonical`` = ``artifact.canonical_bytes``, which a caller already encoded."""
+    cached = _CHECKSUMS.get(id(artifact))
+    if cached is not None and cached() is artifact:
+        return cached.checksum
+    value = sha256_checksum(canonical)
+    _CHECKSUMS[id(artifact)] = _Remembered(artifact, value)
+    return value
 
 
 class _Remembered(weakref.ref[Artifact]):

@@ -26,15 +26,18 @@ def produce(
     """Compile and, unless ``target`` is None (dry run: no file is rendered), replace ``target`` with the
     output; returns the sorted output paths and the artifact summaries."""
     from streamt.collector import collector_paused
-    from streamt.compile import load_and_compile, manifest, output_paths, write_compiled
+    from streamt.compile import load_and_compile, manifest, output_paths, probe_output, write_compiled
 
+    probe = None if target is None else probe_output(target)  # while the heap is small
     with collector_paused():
         loaded = load_and_compile(project_dir, env)
         listed = manifest(loaded.compiled)
         if target is None:
             paths = output_paths(listed, checksums)
         else:
-            paths = write_compiled(target, loaded.compiled, checksums, project_root=loaded.root, listed=listed)
+            paths = write_compiled(
+                target, loaded.compiled, checksums, project_root=loaded.root, listed=listed, probe=probe
+            )
         return loaded, paths, artifact_summaries(loaded.compiled, listed)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
+from json.encoder import encode_basestring  # the C escaper, as the C encoder uses for strings
 from typing import Any
 
 from streamt import __version__
@@ -25,6 +26,7 @@ from streamt.artifacts import (
     KIND_TEST_JOB,
     KIND_TOPIC,
     Artifact,
+    remember_checksum,
 )
 from streamt.compile.engine import CompiledProject
 from streamt.errors import Codes, Diagnostic, StreamtError
@@ -129,7 +131,106 @@ def pretty_json(value: Any, depth: int = 2) -> bytes:
     return (layered_json(value, depth) + "\n").encode("utf-8")
 
 
+class _NotPlain(Exception):
+    """A key that is not a ``str`` above the compact levels: left to ``layered_json`` and the C encoder."""
+
+
+_LITERALS = {None: "null", True: "true", False: "false"}
+
+
+def _layered_and_compact(value: Any, depth: int, indent: str) -> tuple[str, str]:
+    """``(layered_json(value, depth, indent), _COMPACT(value))``, each leaf below ``depth`` encoded once for both.
+
+    The compact text of a map or list is its items' texts joined with ", " (keys sorted): what the
+    C encoder writes. Raises ``_NotPlain`` for a non-``str`` key, which the two encoders write differently.
+    """
+    if depth <= 0 or not isinstance(value, (dict, list)) or not value:
+        text = _COMPACT(value)
+        return text, text
+    inner = indent + "  "
+    lines: list[str] = []
+    items: list[str] = []
+    pairs = sorted(value.items()) if isinstance(value, dict) else None
+    for key, item in pairs if pairs is not None else ((None, v) for v in value):
+        if depth > 1 and item and isinstance(item, (dict, list)):
+            layered, compact = _layered_and_compact(item, depth - 1, inner)
+        elif type(item) is str:
+            layered = compact = encode_basestring(item)
+        elif item is None or item is True or item is False:
+            layered = compact = _LITERALS[item]
+        elif type(item) is int:
+            layered = compact = int.__repr__(item)
+        else:
+            layered = compact = _COMPACT(item)
+        if pairs is None:
+            lines.append(inner + layered)
+            items.append(compact)
+            continue
+        if type(key) is not str:
+            raise _NotPlain
+        name = encode_basestring(key)
+        lines.append(f"{inner}{name}: {layered}")
+        items.append(f"{name}: {compact}")
+    if pairs is None:
+        return "[\n" + ",\n".join(lines) + "\n" + indent + "]", "[" + ", ".join(items) + "]"
+    return "{\n" + ",\n".join(lines) + "\n" + indent + "}", "{" + ", ".join(items) + "}"
+
+
+def artifact_texts(artifact: Artifact) -> tuple[dict[str, bytes], str]:
+    """``artifact_files(artifact)`` and the compact JSON of its spec (its manifest line's), from one encoding."""
+    try:
+        layered, compact = _layered_and_compact(artifact.spec, 2, "")
+    except _NotPlain:
+        return artifact_files(artifact), _COMPACT(artifact.spec)
+    base = _base(artifact)
+    files = {f"{base}.json": (layered + "\n").encode("utf-8")}
+    for suffix, text in sorted(artifact.files.items()):
+        files[f"{base}{suffix}"] = text.encode("utf-8")
+    return files, compact
+
+
 MANIFEST_DEPTH = 3  # one artifact, one line
+
+
+def manifest_with_files(listed: dict[str, Any], compiled: CompiledProject) -> Iterator[tuple[str, dict[str, bytes]]]:
+    """``layered_parts(listed, MANIFEST_DEPTH)`` in pieces, each artifact's files beside its manifest line.
+
+    Files come in manifest order, so each spec is encoded once for its file and its line (the line's
+    ``"spec"`` is its last key) and nothing is held for later. ``listed`` is ``manifest(compiled)``.
+    """
+    ordered = _in_manifest_order(compiled)
+    nothing: dict[str, bytes] = {}
+    yield "{\n", nothing
+    for position, (key, value) in enumerate(sorted(listed.items())):
+        yield f"{_NEXT if position else ''}  {_COMPACT(key)}: ", nothing
+        if key != "artifacts" or not value:
+            for part in layered_parts(value, MANIFEST_DEPTH - 1, "  "):
+                yield part, nothing
+            continue
+        yield "{\n", nothing
+        for group, (name, entries) in enumerate(sorted(value.items())):
+            yield f"{_NEXT if group else ''}    {_COMPACT(name)}: ", nothing
+            if not entries:
+                yield "[]", nothing
+                continue
+            yield "[\n", nothing
+            for line, entry in enumerate(entries):
+                files, text = _entry_line(entry, next(ordered))
+                yield f"{_NEXT if line else ''}      {text}", files
+            yield "\n    ]", nothing
+        yield "\n  }", nothing
+    yield "\n}", nothing
+
+
+_NEXT = ",\n"  # between the items of a layered level
+
+
+def _entry_line(entry: dict[str, Any], artifact: Artifact) -> tuple[dict[str, bytes], str]:
+    files, spec = artifact_texts(artifact)
+    if entry.get("spec") is not artifact.spec or len(entry) < 2 or max(entry) != "spec":
+        return files, _COMPACT(entry)
+    head = _COMPACT({key: value for key, value in entry.items() if key != "spec"})
+    return files, f'{head[:-1]}, "spec": {spec}}}'
 
 
 def render(compiled: CompiledProject) -> tuple[dict[str, bytes], dict[str, Any]]:
@@ -144,6 +245,45 @@ def render(compiled: CompiledProject) -> tuple[dict[str, bytes], dict[str, Any]]
 
 def manifest(compiled: CompiledProject) -> dict[str, Any]:
     """The manifest, with every output path decided and checked, without rendering any file."""
+    return _listed(compiled, checksums=True)
+
+
+def checksummed_manifest(compiled: CompiledProject) -> tuple[dict[str, Any], str]:
+    """``manifest(compiled)`` and its ``manifest_checksum``, each spec canonically encoded once for both.
+
+    The entries are visited in manifest order: each spec's canonical text gives its artifact's checksum
+    (remembered, so plan actions read it for free) and, whole, its part of the digest.
+    """
+    listed = _listed(compiled, checksums=False)
+    ordered = _in_manifest_order(compiled)
+    groups = listed["artifacts"]
+    digest = hashlib.sha256(b'{"artifacts":{')
+    for group, (name, entries) in enumerate(sorted(groups.items())):
+        digest.update(f"{',' if group else ''}{_CANONICAL(name)}:[".encode())
+        for line, entry in enumerate(entries):
+            artifact = next(ordered)
+            spec = _CANONICAL(artifact.spec)
+            entry["checksum"] = remember_checksum(artifact, spec.encode("utf-8"))
+            head = _CANONICAL({key: value for key, value in entry.items() if key != "spec"})
+            digest.update(f'{"," if line else ""}{head[:-1]},"spec":{spec}}}'.encode())
+        digest.update(b"]")
+    digest.update(b"}")
+    for key, value in sorted(listed.items())[1:]:  # "artifacts" sorts first
+        digest.update(f",{_CANONICAL(key)}:".encode())
+        for part in canonical_parts(value, MANIFEST_DEPTH - 1):
+            digest.update(part.encode("utf-8"))
+    digest.update(b"}")
+    return listed, "sha256:" + digest.hexdigest()
+
+
+def _in_manifest_order(compiled: CompiledProject) -> Iterator[Artifact]:
+    # The manifest's order: by manifest key, then identity, then compiled order (``manifest`` groups in
+    # compiled order and sorts stably). A list of references, not a map: 10,000 small maps cost ~6 MB.
+    return iter(sorted(compiled.artifacts, key=lambda artifact: (placement(artifact.kind)[1], artifact.identity)))
+
+
+def _listed(compiled: CompiledProject, checksums: bool) -> dict[str, Any]:
+    # Without ``checksums`` every entry's "checksum" is None, for ``checksummed_manifest`` to fill in.
     paths: list[str] = []
     owners: dict[str, Artifact] = {}
     entries: dict[str, list[dict[str, Any]]] = {key: [] for key in STANDARD_KEYS}
@@ -157,7 +297,7 @@ def manifest(compiled: CompiledProject) -> dict[str, Any]:
                 problems.append(_path_collision(path, other, artifact))
         paths.extend(produced)
         _, key = placement(artifact.kind)
-        entries.setdefault(key, []).append(_entry(artifact, sorted(produced)))
+        entries.setdefault(key, []).append(_entry(artifact, sorted(produced), checksums))
     if problems:
         raise StreamtError.from_diagnostics(problems)
     return {
@@ -209,9 +349,9 @@ def canonical_parts(value: Any, depth: int) -> Iterator[str]:
     yield "]"
 
 
-def _entry(artifact: Artifact, paths: list[str]) -> dict[str, Any]:
+def _entry(artifact: Artifact, paths: list[str], checksum: bool) -> dict[str, Any]:
     return {
-        "checksum": artifact.checksum,
+        "checksum": artifact.checksum if checksum else None,
         "depends_on": [{"identity": identity, "kind": kind} for kind, identity in artifact.depends_on],
         "files": paths,
         "identity": artifact.identity,

@@ -25,7 +25,7 @@ import attrs
 
 from streamt import kinds
 from streamt.artifacts import Artifact, canonical_json, sha256_checksum
-from streamt.compile import CompiledProject, manifest, manifest_checksum
+from streamt.compile import CompiledProject, checksummed_manifest
 from streamt.errors import Codes, StreamtError
 from streamt.kinds import KindTable
 from streamt.plan.model import (
@@ -97,6 +97,12 @@ def plan_project(
     table = planners_by_kind(plugins)
     table.require(a.kind for a in (compiled.artifacts if artifacts is None else artifacts) if a.ownership != "external")
     default = DefaultPlanner()
+    # Bound first: it encodes every spec once and remembers the checksums the actions below read. A
+    # failure is raised where it always was, after the actions (whose own errors come first).
+    try:
+        bindings: dict[str, str] | None = project_bindings(project, compiled)
+    except Exception as exc:
+        bindings, unbound = None, exc
     records = state.by_resource if state is not None else {}
     actions: list[Action] = []
     blockers: list[SafetyBlocker] = []
@@ -133,8 +139,10 @@ def plan_project(
                 continue
         for item in table.get(artifact.kind, default).plan(artifact, observation, record):
             (blockers if isinstance(item, SafetyBlocker) else actions).append(item)
+    if bindings is None:
+        raise unbound
     return Plan(
-        **project_bindings(project, compiled),
+        **bindings,
         offline=offline,
         actions=tuple(actions),
         safety_blockers=tuple(blockers),
@@ -150,7 +158,7 @@ def project_bindings(project: Any, compiled: CompiledProject) -> dict[str, str]:
         "project": compiled.project_name,
         "environment": compiled.environment,
         "environment_fingerprint": environment_fingerprint(project),
-        "manifest_checksum": manifest_checksum(manifest(compiled)),
+        "manifest_checksum": checksummed_manifest(compiled)[1],
     }
 
 
