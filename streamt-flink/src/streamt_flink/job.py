@@ -16,7 +16,7 @@ from streamt.sdk import KIND_FLINK_JOB, KIND_TOPIC, Artifact, Codes, StreamtErro
 
 from streamt_flink import ddl, options
 from streamt_flink.config import flink_runtime
-from streamt_flink.jobquery import job_tables, render_query
+from streamt_flink.jobquery import render_query
 from streamt_flink.masking import mask_expression
 from streamt_flink.query import QueryShape, analyze, unquote
 from streamt_flink.relations import (
@@ -24,8 +24,8 @@ from streamt_flink.relations import (
     WINDOW_COLUMNS,
     Relation,
     format_of,
+    job_input,
     model_relation,
-    relations_of,
 )
 from streamt_flink.secrets import kafka_password_placeholder
 
@@ -204,12 +204,13 @@ def job_name(model: Any) -> str:
 
 def compile_model(project: Any, model: Any) -> Artifact:
     job = job_name(model)
-    relations = relations_of(project, model)
-    tables = job_tables(model, relations)
-    query = render_query(model, relations, tables)
+    given = job_input(project, model)
+    relations, tables = given.upstream, given.tables
+    # A dependency that did not resolve (validation refuses it first) fails here as it always has.
+    query = given.query if given.query is not None else render_query(model, relations, tables)
     shape = analyze(query)
+    output = model_relation(project, model, given)
     relations = with_time_columns(relations, shape, tables)
-    output = model_relation(project, model)
     if not output.columns:
         raise StreamtError(
             Codes.E501_PARSE_ERROR,

@@ -150,7 +150,13 @@ def _ends_statement(ttype: Any, value: str) -> bool:
 
 
 def _keyword(token: Lexeme) -> str | None:
-    return " ".join(token.normalized.upper().split()) if _KEYWORD[token.ttype] else None
+    return _keyword_text(token.normalized) if _KEYWORD[token.ttype] else None
+
+
+@lru_cache(maxsize=1024)  # a handful of keywords, each met in every query
+def _keyword_text(normalized: str) -> str:
+    """A keyword token's text upper-cased, each run of spaces made one (``group  by`` -> ``GROUP BY``)."""
+    return " ".join(normalized.upper().split())
 
 
 def _split_top(items: list[Lexeme]) -> Iterator[list[Lexeme]]:
@@ -207,11 +213,6 @@ def _declares(previous: Lexeme | None) -> bool:
     return previous.value == ")" or (_NAME[previous.ttype] and not _BUILTIN[previous.ttype]) or _LITERAL[previous.ttype]
 
 
-def _qualifier(following: Lexeme | None) -> bool:
-    """``t`` in ``t.col`` qualifies a column: only the column counts as a referenced name."""
-    return following is not None and following.value == "."
-
-
 def maybe_stateful(sql: str) -> bool:
     """False only when the text cannot hold a stateful clause or call (then ``analyze`` is not needed)."""
     return _MAYBE_STATEFUL_RE.search(sql) is not None
@@ -238,15 +239,19 @@ def analyze(sql: str) -> QueryShape:
     calls: list[str] = []  # the function each open parenthesis belongs to ("" for a plain group)
     expect_table = False
     table: str | None = None  # the relation just named in FROM/JOIN, waiting for its alias
+    last = len(tokens) - 1
+    previous: Lexeme | None = None
     for index, token in enumerate(tokens):
-        previous = tokens[index - 1] if index else None
-        following = tokens[index + 1] if index + 1 < len(tokens) else None
-        is_call = following is not None and following.value == "("
-        keyword = _keyword(token)
-        if is_call and (_NAME[token.ttype] or _KEYWORD[token.ttype]):
-            functions.add(token.value.upper())
-        elif _NAME[token.ttype] and not _BUILTIN[token.ttype] and not _qualifier(following):
-            name = unquote(token.value)
+        if index:
+            previous = tokens[index - 1]
+        ttype, value = token.ttype, token.value
+        after = tokens[index + 1].value if index < last else None  # the next token's text
+        named = _NAME[ttype]
+        keyword = _keyword_text(token.normalized) if _KEYWORD[ttype] else None
+        if after == "(" and (named or keyword is not None):
+            functions.add(value.upper())
+        elif named and not _BUILTIN[ttype] and after != ".":  # `t` in `t.col` qualifies, it is not a column
+            name = unquote(value)
             if expect_table:
                 table, expect_table = name, False
             elif _declares(previous):
@@ -262,17 +267,17 @@ def analyze(sql: str) -> QueryShape:
             keywords.add(keyword)
         if keyword is not None and (keyword in ("FROM", "TABLE") or keyword.endswith("JOIN")):
             expect_table, table = True, None
-        elif keyword not in (None, "AS") or token.value in ("(", ","):
-            table = None if token.value != "(" or not expect_table else table
+        elif keyword not in (None, "AS") or value in ("(", ","):
+            table = None if value != "(" or not expect_table else table
             expect_table = False
-        if token.value == "(":
+        if value == "(":
             depth += 1
             calls.append(previous.value.upper() if previous is not None and _NAME[previous.ttype] else "")
-        elif token.value == ")":
+        elif value == ")":
             depth -= 1
             if calls:
                 calls.pop()
-        if depth == 0 and _DML[token.ttype] and token.value.upper() == "SELECT" and section is None:
+        if depth == 0 and _DML[ttype] and value.upper() == "SELECT" and section is None:
             section = "select"
             continue
         if depth == 0 and keyword in ("FROM", "WHERE", "HAVING", "ORDER BY", "LIMIT", "WINDOW", "UNION"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -106,17 +106,42 @@ def model_query(model: Any) -> str:
     return substitute_relations(model.sql or "", lambda kind, name: name)
 
 
-def model_relation(project: Any, model: Any) -> Relation:
-    """The table over a model's output topic, as a downstream job reads it."""
+class JobInput(NamedTuple):
+    """What a model's job reads: its upstream relations, the job's table names and its rendered query.
+
+    ``query`` is ``None`` when a dependency did not resolve (unknown, or a cycle: validation refuses both
+    before compile); the relation is then inferred from the logical text.
+    """
+
+    upstream: list[Relation]
+    tables: dict[str, str]
+    query: str | None
+
+
+def job_input(project: Any, model: Any) -> JobInput:
+    """The inputs ``job.compile_model`` builds on; handing them to ``model_relation`` renders the query once."""
+    upstream = relations_of(project, model)
+    tables = job_tables(model, upstream)
+    try:
+        return JobInput(upstream, tables, render_query(model, upstream, tables))
+    except KeyError:
+        return JobInput(upstream, tables, None)
+
+
+def model_relation(project: Any, model: Any, given: JobInput | None = None) -> Relation:
+    """The table over a model's output topic, as a downstream job reads it.
+
+    ``given``: the model's ``job_input``, when the caller has it (else it is built again if needed).
+    """
     relations = _relations(project)
     if project.model(model.name) is model and model.name not in relations.deriving:
-        return relations.model(project, model)
-    return _derive(project, model, relations)  # a model the project does not hold: derived, not kept
+        return relations.model(project, model, given)
+    return _derive(project, model, relations, given)  # a model the project does not hold: derived, not kept
 
 
-def _derive(project: Any, model: Any, relations: _Relations) -> Relation:
-    upstream = relations.upstream(project, model)
-    shape = analyze(_job_query(model, upstream)) if model.sql else None
+def _derive(project: Any, model: Any, relations: _Relations, given: JobInput | None = None) -> Relation:
+    upstream = relations.upstream(project, model) if given is None else given.upstream
+    shape = analyze(_job_query(model, upstream, given)) if model.sql else None
     explicit_event = model.event_time
     event_column, ms = _event_time(explicit_event)
     if model.columns:
@@ -136,12 +161,13 @@ def _derive(project: Any, model: Any, relations: _Relations) -> Relation:
                     event_time=event_column, watermark_ms=ms, format=format_of(model, shape, upstream))  # fmt: skip
 
 
-def _job_query(model: Any, upstream: list[Relation]) -> str:
+def _job_query(model: Any, upstream: list[Relation], given: JobInput | None) -> str:
     """The text ``job.compile_model`` analyzes too (so ``analyze``'s cache parses it once).
 
-    A dependency that did not resolve (unknown, or a cycle: validation refuses both before compile)
-    has no table name; the logical text is analyzed then.
+    A dependency that did not resolve has no table name; the logical text is analyzed then.
     """
+    if given is not None:
+        return given.query if given.query is not None else model_query(model)
     try:
         return render_query(model, upstream, job_tables(model, upstream))
     except KeyError:
@@ -202,12 +228,12 @@ class _Relations:
             return None
         return self.model(project, model)
 
-    def model(self, project: Any, model: Any) -> Relation:
+    def model(self, project: Any, model: Any, given: JobInput | None = None) -> Relation:
         found = self.models.get(model.name)
         if found is None:
             self.deriving.add(model.name)
             try:
-                found = self.models[model.name] = _derive(project, model, self)
+                found = self.models[model.name] = _derive(project, model, self, given)
             finally:
                 self.deriving.discard(model.name)
         return found
