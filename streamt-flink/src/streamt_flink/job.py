@@ -9,6 +9,7 @@ from the Kafka plugin.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 import attrs
@@ -192,9 +193,14 @@ def _primary_key(model: Any, shape: QueryShape, outputs: list[str]) -> tuple[str
 
 
 def _same(projection: Any, key: str) -> bool:
-    expression = projection.expression
-    plain = re.sub(r"\s+(AS\s+)?`?" + re.escape(projection.name) + r"`?$", "", expression, flags=re.IGNORECASE)
+    plain = _alias_at_end(projection.name).sub("", projection.expression)
     return " ".join(plain.split()).lower() == " ".join(key.split()).lower()
+
+
+@lru_cache(maxsize=1024)  # column names repeat across a project's models
+def _alias_at_end(name: str) -> re.Pattern[str]:
+    """`` [AS] name`` at the end of a projection (the name optionally backquoted)."""
+    return re.compile(r"\s+(AS\s+)?`?" + re.escape(name) + r"`?$", re.IGNORECASE)
 
 
 def job_name(model: Any) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 import attrs
@@ -102,24 +102,32 @@ class Lexeme(NamedTuple):
 
     ttype: Any
     value: str
-    normalized: str  # the upper-cased text for keywords, as sqlparse's Token has it
+
+    @property
+    def normalized(self) -> str:
+        """The upper-cased text for keywords, the text for other tokens, as sqlparse's Token has it."""
+        return self.value.upper() if _KEYWORD[self.ttype] else self.value
+
+
+# A (ttype, value) pair as a Lexeme without a Python-level call per token (a NamedTuple's own
+# constructor is one): tuple.__new__ through map and partial runs in C.
+_lexeme = partial(tuple.__new__, Lexeme)
 
 
 class _Within(dict[Any, bool]):
-    """``ttype in parent``, remembered per token type (sqlparse answers it in Python on every call)."""
+    """``ttype in`` one of ``parents``, remembered per token type (sqlparse answers it in Python per call)."""
 
-    def __init__(self, parent: Any) -> None:
+    def __init__(self, *parents: Any) -> None:
         super().__init__()
-        self.parent = parent
+        self.parents = parents
 
     def __missing__(self, ttype: Any) -> bool:
-        inside = self[ttype] = ttype in self.parent
+        inside = self[ttype] = any(ttype in parent for parent in self.parents)
         return inside
 
 
 _NAME, _BUILTIN, _KEYWORD = _Within(T.Name), _Within(T.Name.Builtin), _Within(T.Keyword)
-_LITERAL, _DML, _SKIPPED = _Within(T.Literal), _Within(T.DML), _Within(T.Whitespace)
-_COMMENT = _Within(T.Comment)
+_LITERAL, _DML, _SKIPPED = _Within(T.Literal), _Within(T.DML), _Within(T.Whitespace, T.Comment)
 
 
 def _tokens(sql: str) -> list[Lexeme]:
@@ -137,11 +145,7 @@ def _tokens(sql: str) -> list[Lexeme]:
     if (";" in sql or "GO" in sql) and any(_ends_statement(ttype, value) for ttype, value in pairs):
         statement = next(StatementSplitter().process(pairs), None)
         pairs = [(t.ttype, t.value) for t in statement.flatten()] if statement is not None else []
-    return [
-        Lexeme(ttype, value, value.upper() if _KEYWORD[ttype] else value)
-        for ttype, value in pairs
-        if not _SKIPPED[ttype] and not _COMMENT[ttype]
-    ]
+    return list(map(_lexeme, [pair for pair in pairs if not _SKIPPED[pair[0]]]))
 
 
 def _ends_statement(ttype: Any, value: str) -> bool:
@@ -150,13 +154,13 @@ def _ends_statement(ttype: Any, value: str) -> bool:
 
 
 def _keyword(token: Lexeme) -> str | None:
-    return _keyword_text(token.normalized) if _KEYWORD[token.ttype] else None
+    return _keyword_text(token.value) if _KEYWORD[token.ttype] else None
 
 
 @lru_cache(maxsize=1024)  # a handful of keywords, each met in every query
-def _keyword_text(normalized: str) -> str:
+def _keyword_text(value: str) -> str:
     """A keyword token's text upper-cased, each run of spaces made one (``group  by`` -> ``GROUP BY``)."""
-    return " ".join(normalized.upper().split())
+    return " ".join(value.upper().split())
 
 
 def _split_top(items: list[Lexeme]) -> Iterator[list[Lexeme]]:
@@ -176,6 +180,8 @@ def _split_top(items: list[Lexeme]) -> Iterator[list[Lexeme]]:
 
 
 def _text(items: list[Lexeme]) -> str:
+    if len(items) == 1:  # most select items and group keys: a column name
+        return items[0].value
     out = ""
     for token in items:
         value = token.value
@@ -198,6 +204,7 @@ def _output_name(items: list[Lexeme]) -> str | None:
     return None
 
 
+_SECTION_ENDS = frozenset({"FROM", "WHERE", "HAVING", "ORDER BY", "LIMIT", "WINDOW", "UNION"})  # at depth 0
 _TIME_ARGUMENT_CALLS = frozenset(
     {f"{w}{suffix}" for w in ("TUMBLE", "HOP", "SESSION") for suffix in ("", "_START", "_END", "_ROWTIME")}
     | {"DESCRIPTOR"}
@@ -240,53 +247,60 @@ def analyze(sql: str) -> QueryShape:
     expect_table = False
     table: str | None = None  # the relation just named in FROM/JOIN, waiting for its alias
     last = len(tokens) - 1
-    previous: Lexeme | None = None
     for index, token in enumerate(tokens):
-        if index:
-            previous = tokens[index - 1]
-        ttype, value = token.ttype, token.value
+        ttype, value = token
+        previous = tokens[index - 1] if index else None
         after = tokens[index + 1].value if index < last else None  # the next token's text
-        named = _NAME[ttype]
-        keyword = _keyword_text(token.normalized) if _KEYWORD[ttype] else None
-        if after == "(" and (named or keyword is not None):
-            functions.add(value.upper())
-        elif named and not _BUILTIN[ttype] and after != ".":  # `t` in `t.col` qualifies, it is not a column
-            name = unquote(value)
-            if expect_table:
-                table, expect_table = name, False
-            elif _declares(previous):
-                if table is not None:
-                    aliases.add((name, table))
-            elif previous is not None and previous.value == "." and index >= 2:
-                references.add((unquote(tokens[index - 2].value), name))
-            else:
-                references.add(("", name))
-            if calls and calls[-1] in _TIME_ARGUMENT_CALLS and previous is not None and previous.value == "(":
-                time_columns.add(name)
-        if keyword:
-            keywords.add(keyword)
-        if keyword is not None and (keyword in ("FROM", "TABLE") or keyword.endswith("JOIN")):
-            expect_table, table = True, None
-        elif keyword not in (None, "AS") or value in ("(", ","):
-            table = None if value != "(" or not expect_table else table
+        if _KEYWORD[ttype]:
+            keyword = _keyword_text(value)
+            if after == "(":
+                functions.add(value.upper())
+            if keyword:
+                keywords.add(keyword)
+            if keyword in ("FROM", "TABLE") or keyword.endswith("JOIN"):
+                expect_table, table = True, None
+            elif keyword != "AS":
+                expect_table, table = False, None
+            if depth == 0:
+                if section is None and _DML[ttype] and value.upper() == "SELECT":
+                    section = "select"
+                    continue
+                if keyword in _SECTION_ENDS:
+                    section = "done" if section in ("select", "group", "done") else section
+                    continue
+                if keyword == "GROUP BY" and section == "done":
+                    section = "group"
+                    continue
+                if keyword in ("DISTINCT", "ALL") and section == "select" and not select:
+                    continue
+        elif _NAME[ttype]:
+            if after == "(":
+                functions.add(value.upper())
+            elif not _BUILTIN[ttype] and after != ".":  # `t` in `t.col` qualifies, it is not a column
+                name = unquote(value)
+                if expect_table:
+                    table, expect_table = name, False
+                elif _declares(previous):
+                    if table is not None:
+                        aliases.add((name, table))
+                elif previous is not None and previous.value == "." and index >= 2:
+                    references.add((unquote(tokens[index - 2].value), name))
+                else:
+                    references.add(("", name))
+                if calls and calls[-1] in _TIME_ARGUMENT_CALLS and previous is not None and previous.value == "(":
+                    time_columns.add(name)
+        elif value == "(":
+            table = table if expect_table else None  # `FROM (` keeps waiting for the relation's alias
             expect_table = False
-        if value == "(":
             depth += 1
             calls.append(previous.value.upper() if previous is not None and _NAME[previous.ttype] else "")
+        elif value == ",":
+            expect_table, table = False, None
         elif value == ")":
             depth -= 1
             if calls:
                 calls.pop()
-        if depth == 0 and _DML[ttype] and value.upper() == "SELECT" and section is None:
-            section = "select"
-            continue
-        if depth == 0 and keyword in ("FROM", "WHERE", "HAVING", "ORDER BY", "LIMIT", "WINDOW", "UNION"):
-            section = "done" if section in ("select", "group", "done") else section
-            continue
-        if depth == 0 and keyword == "GROUP BY" and section == "done":
-            section = "group"
-            continue
-        if section == "select" and not (depth == 0 and keyword in ("DISTINCT", "ALL") and not select):
+        if section == "select":
             select.append(token)
         elif section == "group":
             group.append(token)
@@ -325,11 +339,13 @@ RESERVED_ALIASES = frozenset(
 )
 _LEX_RE = re.compile(r"'(?:[^']|'')*'|`(?:[^`]|``)*`|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|\w+|\s+|.", re.DOTALL)
 _CAST_CALLS = frozenset({"CAST", "TRY_CAST"})
+_AS_WORD_RE = re.compile(r"(?i)\bAS\s+(\w+)")
+_WORD_RE = re.compile(r"\w+")
 
 
 def quote_reserved_aliases(sql: str) -> str:
     """``expr AS count`` -> ``expr AS `count``` for reserved words (not inside ``CAST(x AS type)``)."""
-    if not any(word in RESERVED_ALIASES for word in re.findall(r"(?i)\bAS\s+(\w+)", sql.upper())):
+    if not any(word in RESERVED_ALIASES for word in _AS_WORD_RE.findall(sql.upper())):
         return sql  # the common case: nothing to rewrite, no lexing
     pieces = _LEX_RE.findall(sql)
     calls: list[str] = []
@@ -346,5 +362,5 @@ def quote_reserved_aliases(sql: str) -> str:
             calls.append(last_word)
         elif piece == ")" and calls:
             calls.pop()
-        last_word = upper if re.fullmatch(r"\w+", piece) else ""
+        last_word = upper if _WORD_RE.fullmatch(piece) else ""
     return "".join(pieces)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import attrs
@@ -22,6 +23,8 @@ from streamt_flink.query import QueryShape, analyze, substitute_relations, unquo
 
 EVENT_TIME_TYPE = "TIMESTAMP(3)"
 _CAST_RE = re.compile(r"^CAST\s*\((.*)\s+AS\s+(.+)\)(\s+AS\s+\S+)?$", re.IGNORECASE | re.DOTALL)
+_COLUMN_PATH_RE = re.compile(r"[\w`.]+")  # `col`, t.col, `t`.`col`
+_CALL_RE = re.compile(r"^(\w+)\s*\((.*)\)$", re.DOTALL)
 _WINDOW_BOUND_RE = re.compile(r"^(TUMBLE|HOP|SESSION|CUMULATE)_(START|END|ROWTIME)\s*\(", re.IGNORECASE)
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
 DEFAULT_WATERMARK_MS = 5000  # event time declared without a watermark: 5 s out of orderness
@@ -54,15 +57,17 @@ class Relation:
         for column in self.columns:
             sql_type = EVENT_TIME_TYPE if column.name == self.event_time else (column.type or "STRING")
             out.append(TableColumn(column.name, normalize_type(sql_type), column.name in self.not_null))
-        known = {c.name for c in self.columns} | set(self.proctime)
-        out.extend(
-            TableColumn(name, EVENT_TIME_TYPE if name == self.event_time else "STRING")
-            for name in extra
-            if name not in known
-        )
+        if extra:
+            known = {c.name for c in self.columns} | set(self.proctime)
+            out.extend(
+                TableColumn(name, EVENT_TIME_TYPE if name == self.event_time else "STRING")
+                for name in extra
+                if name not in known
+            )
         if self.event_time and self.event_time not in {c.name for c in out}:
             out.append(TableColumn(self.event_time, EVENT_TIME_TYPE))
-        out.extend(TableColumn(name, computed="PROCTIME()") for name in self.proctime)
+        if self.proctime:
+            out.extend(TableColumn(name, computed="PROCTIME()") for name in self.proctime)
         return out
 
     @property
@@ -286,12 +291,18 @@ def infer_outputs(shape: QueryShape, upstream: list[Relation]) -> tuple[OutputCo
 
 
 def _strip_alias(expression: str, name: str) -> str:
-    match = re.match(r"^(.*?)\s+(?:AS\s+)?(`?)" + re.escape(name) + r"\2$", expression, re.IGNORECASE | re.DOTALL)
+    match = _alias_suffix(name).match(expression)
     return match.group(1).strip() if match else expression
 
 
+@lru_cache(maxsize=1024)  # column names repeat across a project's models
+def _alias_suffix(name: str) -> re.Pattern[str]:
+    """``<expression> [AS] name`` (the name optionally backquoted): group 1 is the expression."""
+    return re.compile(r"^(.*?)\s+(?:AS\s+)?(`?)" + re.escape(name) + r"\2$", re.IGNORECASE | re.DOTALL)
+
+
 def _infer_type(expression: str, types: dict[str, str | None]) -> str | None:
-    bare = unquote(expression.split(".")[-1]) if re.fullmatch(r"[\w`.]+", expression) else None
+    bare = unquote(expression.split(".")[-1]) if _COLUMN_PATH_RE.fullmatch(expression) else None
     if bare is not None:
         return types.get(bare) or (EVENT_TIME_TYPE if bare.lower() in WINDOW_COLUMNS else None)
     cast = _CAST_RE.match(expression)
@@ -299,12 +310,12 @@ def _infer_type(expression: str, types: dict[str, str | None]) -> str | None:
         return cast.group(2).strip().upper()
     if _WINDOW_BOUND_RE.match(expression):
         return EVENT_TIME_TYPE
-    function = re.match(r"^(\w+)\s*\((.*)\)$", expression, re.DOTALL)
+    function = _CALL_RE.match(expression)
     if function:
         name, argument = function.group(1).upper(), function.group(2).strip()
         if name == "COUNT":
             return "BIGINT"
-        if name in ("SUM", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE") and re.fullmatch(r"[\w`.]+", argument):
+        if name in ("SUM", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE") and _COLUMN_PATH_RE.fullmatch(argument):
             found = types.get(unquote(argument.split(".")[-1]))
             # SUM widens DECIMAL precision to 38: leave it unknown so the job casts it explicitly.
             return None if name == "SUM" and found and found.upper().startswith("DECIMAL") else found

@@ -157,8 +157,9 @@ def tokenize(text: str) -> Iterable[Token]:
     position, length = 0, len(text)
     while position < length:
         char = text[position]
-        if char in single:
-            out.append((single[char], char))
+        alone = single.get(char)
+        if alone is not None:
+            out.append((alone, char))
             position += 1
             continue
         rules = by_char.get(char) or at(char)
