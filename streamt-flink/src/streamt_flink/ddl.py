@@ -91,7 +91,7 @@ def create_table(
         keys = ", ".join(quote_ident(key) for key in primary_key)
         lines.append(f"PRIMARY KEY ({keys}) NOT ENFORCED")
     body = ",\n".join(["  " + line for line in lines])
-    with_list = ",\n".join([_option_prefix(key) + quote_string(options[key]) for key in sorted(options)])
+    with_list = ",\n".join([_option_prefix(key) + quote_string(value) for key, value in sorted(options.items())])
     return f"CREATE TABLE IF NOT EXISTS {quote_ident(name)} (\n{body}\n) WITH (\n{with_list}\n)"
 
 

@@ -108,8 +108,14 @@ def job_settings(pipeline: str, flink: Any) -> dict[str, str]:
 
 
 def source_statement(
-    project: Any, relation: Relation, job: str, extra: tuple[str, ...] = (), table: str | None = None
+    project: Any,
+    relation: Relation,
+    job: str,
+    extra: tuple[str, ...] = (),
+    table: str | None = None,
+    kafka: options.KafkaConnection | None = None,
 ) -> str:
+    """The source table's DDL; ``kafka``: the project's ``connection``, when the caller has built it."""
     table = table or ddl.table_name_for_topic(relation.topic)
     columns = relation.table_columns(extra if not relation.columns else ())
     if not columns:
@@ -118,7 +124,8 @@ def source_statement(
             f"Flink job '{job}': cannot tell which columns {relation.kind} '{relation.name}' has",
             f"Declare 'columns' on {relation.kind} '{relation.name}'.",
         )
-    opts = options.source_options(connection(project), relation.topic, group_id(project, job), relation.format)
+    kafka = kafka or connection(project)
+    opts = options.source_options(kafka, relation.topic, group_id(project, job), relation.format)
     return ddl.create_table(table, columns, opts, relation.watermark)
 
 
@@ -243,13 +250,14 @@ def compile_model(project: Any, model: Any) -> Artifact:
     extras = undeclared_columns(relations, shape, tables)
     settings = job_settings(pipeline_name(project, job), model.flink)
     statements = [ddl.set_statement(k, v) for k, v in sorted(settings.items())]
+    kafka = connection(project)
     seen_tables: set[str] = set()
     for relation in relations:
         table = tables[relation.topic]
         if table not in seen_tables:
             seen_tables.add(table)
-            statements.append(source_statement(project, relation, job, extras.get(table, ()), table))
-    statements.append(ddl.create_table(sink.table, sink.columns, _sink_options(project, sink), None, sink.primary_key))
+            statements.append(source_statement(project, relation, job, extras.get(table, ()), table, kafka))
+    statements.append(ddl.create_table(sink.table, sink.columns, _sink_options(kafka, sink), None, sink.primary_key))
     statements.append(ddl.insert_into(sink.table, insert_query))
 
     spec = {
@@ -319,7 +327,7 @@ def _sink(
     return Sink(table, model.topic_name, "kafka", columns, key_fields=key_fields)
 
 
-def _sink_options(project: Any, sink: Sink) -> dict[str, str]:
+def _sink_options(kafka: options.KafkaConnection, sink: Sink) -> dict[str, str]:
     if sink.connector == "upsert-kafka":
-        return options.upsert_sink_options(connection(project), sink.topic)
-    return options.sink_options(connection(project), sink.topic, sink.key_fields, sink.value_format)
+        return options.upsert_sink_options(kafka, sink.topic)
+    return options.sink_options(kafka, sink.topic, sink.key_fields, sink.value_format)

@@ -26,7 +26,7 @@ _STATEFUL_FUNCTIONS = WINDOW_FUNCTIONS | {
     "ROW_NUMBER", "LAG", "LEAD", "RANK", "DENSE_RANK", "FIRST_VALUE", "LAST_VALUE", "NTH_VALUE",
     "COUNT", "SUM", "AVG", "MIN", "MAX", "COLLECT", "LISTAGG", "ML_PREDICT", "ML_EVALUATE",
 }  # fmt: skip
-_STATEFUL_KEYWORDS = ("GROUP BY", "ORDER BY", "JOIN", "DISTINCT")
+_STATEFUL_KEYWORDS = frozenset({"GROUP BY", "ORDER BY", "JOIN", "DISTINCT"})
 ML_FUNCTIONS = frozenset({"ML_PREDICT", "ML_EVALUATE"})
 
 # Cheap pre-checks (a regex over the raw text) that let validation skip sqlparse for most models. Each
@@ -308,7 +308,8 @@ def analyze(sql: str) -> QueryShape:
     group_by = tuple(_text(item) for item in _split_top(group) if item)
     windowed = bool(functions & WINDOW_FUNCTIONS)
     # JOIN comes lexed with its qualifier ("LEFT OUTER JOIN"), hence the suffix test.
-    clauses = any(k in _STATEFUL_KEYWORDS or k.endswith(" JOIN") for k in keywords)
+    joins = [k for k in keywords if k.endswith(" JOIN")]
+    clauses = bool(joins) or not keywords.isdisjoint(_STATEFUL_KEYWORDS)
     stateful = clauses or bool(functions & _STATEFUL_FUNCTIONS)
     return QueryShape(
         projections,
@@ -321,7 +322,7 @@ def analyze(sql: str) -> QueryShape:
         references=frozenset(references),
         aliases=frozenset(aliases),
         time_columns=frozenset(time_columns),
-        outer_join=any(k.endswith(" JOIN") and k.split()[0] in ("LEFT", "RIGHT", "FULL") for k in keywords),
+        outer_join=any(k.split()[0] in ("LEFT", "RIGHT", "FULL") for k in joins),
     )
 
 

@@ -174,10 +174,9 @@ def tokenize(text: str) -> Iterable[Token]:
         value = found.group()
         action = rules.actions[found.lastindex]  # type: ignore[index]
         if action is keywords.PROCESS_AS_KEYWORD:
-            upper = value.upper()
-            ttype = words.get(upper)
-            if ttype is None:
-                ttype = words[upper] = combined.keyword(value)[0]
+            ttype = words.get(value)
+            if ttype is None:  # sqlparse's keyword lookup upper-cases the word itself
+                ttype = words[value] = combined.keyword(value)[0]
             out.append((ttype, value))
         else:
             out.append((action, value))
