@@ -109,7 +109,12 @@ def _option_prefix(key: str) -> str:
 
 
 def set_statement(key: str, value: str) -> str:
-    return f"SET {quote_string(key)} = {quote_string(value)}"
+    return _set_prefix(key) + quote_string(value)
+
+
+@lru_cache(maxsize=256)  # a handful of option keys
+def _set_prefix(key: str) -> str:
+    return f"SET {quote_string(key)} = "
 
 
 def insert_into(table: str, query: str) -> str:

@@ -237,14 +237,16 @@ def compile_model(project: Any, model: Any) -> Artifact:
 
     # Reorder (declared columns), cast (unknown types) or mask only when needed.
     items: list[tuple[str, str | None]] = []
+    needs_wrap = bool(model.columns)
     for column in output.columns:
         if column.name in masks:
             items.append((column.name, mask_expression(column.name, masks[column.name])))
+            needs_wrap = True
         elif column.type is None:
             items.append((column.name, f"CAST({ddl.quote_ident(column.name)} AS STRING)"))
+            needs_wrap = True
         else:
             items.append((column.name, None))
-    needs_wrap = bool(model.columns) or any(expression for _, expression in items)
     insert_query = ddl.wrap_select(query, items) if needs_wrap else query
 
     extras = undeclared_columns(relations, shape, tables)

@@ -10,7 +10,7 @@ outermost query for projections and GROUP BY.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
@@ -163,20 +163,25 @@ def _keyword_text(value: str) -> str:
     return " ".join(value.upper().split())
 
 
-def _split_top(items: list[Lexeme]) -> Iterator[list[Lexeme]]:
+def _split_top(items: list[Lexeme]) -> list[list[Lexeme]]:
+    """``items`` cut at each top-level comma; no empty piece (``a,,b`` has two)."""
     depth, current = 0, list[Lexeme]()
+    pieces = []
     for token in items:
-        if token.value == "(":
+        value = token.value
+        if value == "(":
             depth += 1
-        elif token.value == ")":
+        elif value == ")":
             depth -= 1
-        if depth == 0 and token.ttype is T.Punctuation and token.value == ",":
-            yield current
+        if depth == 0 and value == "," and token.ttype is T.Punctuation:
+            if current:
+                pieces.append(current)
             current = []
         else:
             current.append(token)
     if current:
-        yield current
+        pieces.append(current)
+    return pieces
 
 
 def _text(items: list[Lexeme]) -> str:
@@ -304,8 +309,8 @@ def analyze(sql: str) -> QueryShape:
             select.append(token)
         elif section == "group":
             group.append(token)
-    projections = tuple(Projection(_text(item), _output_name(item)) for item in _split_top(select) if item)
-    group_by = tuple(_text(item) for item in _split_top(group) if item)
+    projections = tuple([Projection(_text(item), _output_name(item)) for item in _split_top(select)])
+    group_by = tuple([_text(item) for item in _split_top(group)])
     windowed = bool(functions & WINDOW_FUNCTIONS)
     # JOIN comes lexed with its qualifier ("LEFT OUTER JOIN"), hence the suffix test.
     joins = [k for k in keywords if k.endswith(" JOIN")]
@@ -346,7 +351,7 @@ _WORD_RE = re.compile(r"\w+")
 
 def quote_reserved_aliases(sql: str) -> str:
     """``expr AS count`` -> ``expr AS `count``` for reserved words (not inside ``CAST(x AS type)``)."""
-    if not any(word in RESERVED_ALIASES for word in _AS_WORD_RE.findall(sql.upper())):
+    if RESERVED_ALIASES.isdisjoint(_AS_WORD_RE.findall(sql.upper())):
         return sql  # the common case: nothing to rewrite, no lexing
     pieces = _LEX_RE.findall(sql)
     calls: list[str] = []
