@@ -86,11 +86,11 @@ def create_table(
         raise ValueError(f"table {name!r} needs at least one column")
     lines = [_column_line(column.name, column.type, column.not_null, column.computed) for column in columns]
     if watermark is not None:
-        lines.append(f"WATERMARK FOR {quote_ident(watermark.column)} AS {watermark_expression(watermark)}")
+        lines.append(f"  WATERMARK FOR {quote_ident(watermark.column)} AS {watermark_expression(watermark)}")
     if primary_key:
         keys = ", ".join(quote_ident(key) for key in primary_key)
-        lines.append(f"PRIMARY KEY ({keys}) NOT ENFORCED")
-    body = ",\n".join(["  " + line for line in lines])
+        lines.append(f"  PRIMARY KEY ({keys}) NOT ENFORCED")
+    body = ",\n".join(lines)
     with_list = ",\n".join([_option_prefix(key) + quote_string(value) for key, value in sorted(options.items())])
     return f"CREATE TABLE IF NOT EXISTS {quote_ident(name)} (\n{body}\n) WITH (\n{with_list}\n)"
 
@@ -98,9 +98,10 @@ def create_table(
 # Both cached: a project's tables repeat a few column names and types and one vocabulary of option keys.
 @lru_cache(maxsize=4096)
 def _column_line(name: str, sql_type: str, not_null: bool, computed: str | None) -> str:
+    """The column's line of the table body, indented."""
     if computed is not None:
-        return f"{quote_ident(name)} AS {computed}"
-    return f"{quote_ident(name)} {normalize_type(sql_type)}{' NOT NULL' if not_null else ''}"
+        return f"  {quote_ident(name)} AS {computed}"
+    return f"  {quote_ident(name)} {normalize_type(sql_type)}{' NOT NULL' if not_null else ''}"
 
 
 @lru_cache(maxsize=256)

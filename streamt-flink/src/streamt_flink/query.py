@@ -140,7 +140,9 @@ def _tokens(sql: str) -> list[Lexeme]:
     only at a ``;`` or a ``GO`` keyword; without either the first statement is the whole text, so the
     splitter (and its Token objects) is needed only when one occurs.
     """
-    pairs = list(sqllex.tokenize(sql))
+    pairs = sqllex.tokenize(sql)
+    if not isinstance(pairs, list):  # sqlparse's own lexer (the fallback) yields them
+        pairs = list(pairs)
     # A `;` token needs a ";" in the text and the GO test compares with "GO" exactly: most texts have neither.
     if (";" in sql or "GO" in sql) and any(_ends_statement(ttype, value) for ttype, value in pairs):
         statement = next(StatementSplitter().process(pairs), None)
