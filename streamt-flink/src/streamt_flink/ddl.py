@@ -91,7 +91,10 @@ def create_table(
         keys = ", ".join(quote_ident(key) for key in primary_key)
         lines.append(f"  PRIMARY KEY ({keys}) NOT ENFORCED")
     body = ",\n".join(lines)
-    with_list = ",\n".join([_option_prefix(key) + quote_string(value) for key, value in sorted(options.items())])
+    # quote_string inlined: it runs for every option of every table.
+    with_list = ",\n".join(
+        [_option_prefix(key) + "'" + value.replace("'", "''") + "'" for key, value in sorted(options.items())]
+    )
     return f"CREATE TABLE IF NOT EXISTS {quote_ident(name)} (\n{body}\n) WITH (\n{with_list}\n)"
 
 
@@ -136,7 +139,9 @@ def wrap_select(query: str, items: Sequence[tuple[str, str | None]]) -> str:
 
 def script(statements: Iterable[str]) -> str:
     """The ``.sql`` file: one statement per ``;``, a blank line between statements."""
-    return "".join(f"{statement};\n\n" for statement in statements).rstrip("\n") + "\n"
+    items = list(statements)
+    text = ";\n\n".join(items) + ";\n\n" if items else ""
+    return text.rstrip("\n") + "\n"
 
 
 _NOT_IN_TABLE_NAME = re.compile(r"[^A-Za-z0-9_]")

@@ -269,7 +269,7 @@ def compile_model(project: Any, model: Any) -> Artifact:
         "pipeline_name": settings["pipeline.name"],
         "lifecycle": lifecycle(project, model.flink),
         "settings": settings,
-        "sources": [source_entry(r, tables[r.topic]) for r in relations],
+        "sources": [{"kind": r.kind, "name": r.name, "topic": r.topic, "table": tables[r.topic]} for r in relations],
         "sink": {
             "table": sink.table,
             "topic": sink.topic,
@@ -292,10 +292,6 @@ def compile_model(project: Any, model: Any) -> Artifact:
         depends_on=((KIND_TOPIC, model.topic_name),),
         files={".sql": ddl.script(statements)},
     )
-
-
-def source_entry(relation: Relation, table: str) -> dict[str, str]:
-    return {"kind": relation.kind, "name": relation.name, "topic": relation.topic, "table": table}
 
 
 def _default_cluster(defaults: Any) -> str | None:
