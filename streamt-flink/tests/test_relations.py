@@ -50,7 +50,7 @@ def test_each_relation_is_derived_and_each_query_tokenized_once(
     derived: list[str] = []
     tokenized: list[str] = []
     derive, tokens = relations._derive, query._tokens
-    monkeypatch.setattr(relations, "_derive", lambda p, m, r: derived.append(m.name) or derive(p, m, r))
+    monkeypatch.setattr(relations, "_derive", lambda p, m, *rest: derived.append(m.name) or derive(p, m, *rest))
     monkeypatch.setattr(query, "_tokens", lambda sql: tokenized.append(sql) or tokens(sql))
     query.analyze.cache_clear()
     compile_project(project)

@@ -46,7 +46,7 @@ def _same(text: str) -> None:
     # and what ``analyze`` reads: the first statement's leaves as sqlparse's own pipeline splits them
     statement = next(FilterStack().run(text), None)
     leaves = [t for t in statement.flatten() if not t.is_whitespace and t.ttype not in T.Comment] if statement else []
-    assert [(t.ttype, t.value, t.normalized) for t in leaves] == [tuple(t) for t in _tokens(text)], text
+    assert [(t.ttype, t.value, t.normalized) for t in leaves] == [(*t, t.normalized) for t in _tokens(text)], text
 
 
 def test_the_combined_rules_are_in_use() -> None:

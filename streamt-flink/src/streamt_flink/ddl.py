@@ -84,25 +84,41 @@ def create_table(
     """
     if not columns:
         raise ValueError(f"table {name!r} needs at least one column")
-    lines = []
-    for column in columns:
-        if column.computed is not None:
-            lines.append(f"{quote_ident(column.name)} AS {column.computed}")
-        else:
-            suffix = " NOT NULL" if column.not_null else ""
-            lines.append(f"{quote_ident(column.name)} {normalize_type(column.type)}{suffix}")
+    lines = [_column_line(column.name, column.type, column.not_null, column.computed) for column in columns]
     if watermark is not None:
-        lines.append(f"WATERMARK FOR {quote_ident(watermark.column)} AS {watermark_expression(watermark)}")
+        lines.append(f"  WATERMARK FOR {quote_ident(watermark.column)} AS {watermark_expression(watermark)}")
     if primary_key:
         keys = ", ".join(quote_ident(key) for key in primary_key)
-        lines.append(f"PRIMARY KEY ({keys}) NOT ENFORCED")
-    body = ",\n".join(f"  {line}" for line in lines)
-    with_list = ",\n".join(f"  {quote_string(key)} = {quote_string(options[key])}" for key in sorted(options))
+        lines.append(f"  PRIMARY KEY ({keys}) NOT ENFORCED")
+    body = ",\n".join(lines)
+    # quote_string inlined: it runs for every option of every table.
+    with_list = ",\n".join(
+        [_option_prefix(key) + "'" + value.replace("'", "''") + "'" for key, value in sorted(options.items())]
+    )
     return f"CREATE TABLE IF NOT EXISTS {quote_ident(name)} (\n{body}\n) WITH (\n{with_list}\n)"
 
 
+# Both cached: a project's tables repeat a few column names and types and one vocabulary of option keys.
+@lru_cache(maxsize=4096)
+def _column_line(name: str, sql_type: str, not_null: bool, computed: str | None) -> str:
+    """The column's line of the table body, indented."""
+    if computed is not None:
+        return f"  {quote_ident(name)} AS {computed}"
+    return f"  {quote_ident(name)} {normalize_type(sql_type)}{' NOT NULL' if not_null else ''}"
+
+
+@lru_cache(maxsize=256)
+def _option_prefix(key: str) -> str:
+    return f"  {quote_string(key)} = "
+
+
 def set_statement(key: str, value: str) -> str:
-    return f"SET {quote_string(key)} = {quote_string(value)}"
+    return _set_prefix(key) + quote_string(value)
+
+
+@lru_cache(maxsize=256)  # a handful of option keys
+def _set_prefix(key: str) -> str:
+    return f"SET {quote_string(key)} = "
 
 
 def insert_into(table: str, query: str) -> str:
@@ -123,7 +139,9 @@ def wrap_select(query: str, items: Sequence[tuple[str, str | None]]) -> str:
 
 def script(statements: Iterable[str]) -> str:
     """The ``.sql`` file: one statement per ``;``, a blank line between statements."""
-    return "".join(f"{statement};\n\n" for statement in statements).rstrip("\n") + "\n"
+    items = list(statements)
+    text = ";\n\n".join(items) + ";\n\n" if items else ""
+    return text.rstrip("\n") + "\n"
 
 
 _NOT_IN_TABLE_NAME = re.compile(r"[^A-Za-z0-9_]")
@@ -145,11 +163,12 @@ def table_names(topics: Iterable[str], sink_topic: str | None = None) -> dict[st
     name had to be rewritten gets a suffix from a hash of its full name, so the names stay unique
     and do not depend on declaration order. A topic that is already a plain identifier keeps it.
     """
-    wanted = {topic: table_name_for_topic(topic) for topic in sorted(set(topics))}
-    counts: dict[str, int] = {}
-    for name in wanted.values():
-        counts[name] = counts.get(name, 0) + 1
-    out = {t: _disambiguated(n, t) if counts[n] > 1 and n != t else n for t, n in wanted.items()}
+    out = {topic: table_name_for_topic(topic) for topic in sorted(set(topics))}
+    if len(set(out.values())) < len(out):  # two topics read as one name: rare, so counted only then
+        counts: dict[str, int] = {}
+        for name in out.values():
+            counts[name] = counts.get(name, 0) + 1
+        out = {t: _disambiguated(n, t) if counts[n] > 1 and n != t else n for t, n in out.items()}
     if sink_topic is not None:
         sink = table_name_for_topic(sink_topic) + "_sink"
         out[sink_topic + "\0sink"] = _disambiguated(sink, sink_topic) if sink in out.values() else sink

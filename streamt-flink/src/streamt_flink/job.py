@@ -9,6 +9,7 @@ from the Kafka plugin.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 import attrs
@@ -16,7 +17,7 @@ from streamt.sdk import KIND_FLINK_JOB, KIND_TOPIC, Artifact, Codes, StreamtErro
 
 from streamt_flink import ddl, options
 from streamt_flink.config import flink_runtime
-from streamt_flink.jobquery import job_tables, render_query
+from streamt_flink.jobquery import render_query
 from streamt_flink.masking import mask_expression
 from streamt_flink.query import QueryShape, analyze, unquote
 from streamt_flink.relations import (
@@ -24,8 +25,8 @@ from streamt_flink.relations import (
     WINDOW_COLUMNS,
     Relation,
     format_of,
+    job_input,
     model_relation,
-    relations_of,
 )
 from streamt_flink.secrets import kafka_password_placeholder
 
@@ -107,8 +108,14 @@ def job_settings(pipeline: str, flink: Any) -> dict[str, str]:
 
 
 def source_statement(
-    project: Any, relation: Relation, job: str, extra: tuple[str, ...] = (), table: str | None = None
+    project: Any,
+    relation: Relation,
+    job: str,
+    extra: tuple[str, ...] = (),
+    table: str | None = None,
+    kafka: options.KafkaConnection | None = None,
 ) -> str:
+    """The source table's DDL; ``kafka``: the project's ``connection``, when the caller has built it."""
     table = table or ddl.table_name_for_topic(relation.topic)
     columns = relation.table_columns(extra if not relation.columns else ())
     if not columns:
@@ -117,7 +124,8 @@ def source_statement(
             f"Flink job '{job}': cannot tell which columns {relation.kind} '{relation.name}' has",
             f"Declare 'columns' on {relation.kind} '{relation.name}'.",
         )
-    opts = options.source_options(connection(project), relation.topic, group_id(project, job), relation.format)
+    kafka = kafka or connection(project)
+    opts = options.source_options(kafka, relation.topic, group_id(project, job), relation.format)
     return ddl.create_table(table, columns, opts, relation.watermark)
 
 
@@ -192,9 +200,14 @@ def _primary_key(model: Any, shape: QueryShape, outputs: list[str]) -> tuple[str
 
 
 def _same(projection: Any, key: str) -> bool:
-    expression = projection.expression
-    plain = re.sub(r"\s+(AS\s+)?`?" + re.escape(projection.name) + r"`?$", "", expression, flags=re.IGNORECASE)
+    plain = _alias_at_end(projection.name).sub("", projection.expression)
     return " ".join(plain.split()).lower() == " ".join(key.split()).lower()
+
+
+@lru_cache(maxsize=1024)  # column names repeat across a project's models
+def _alias_at_end(name: str) -> re.Pattern[str]:
+    """`` [AS] name`` at the end of a projection (the name optionally backquoted)."""
+    return re.compile(r"\s+(AS\s+)?`?" + re.escape(name) + r"`?$", re.IGNORECASE)
 
 
 def job_name(model: Any) -> str:
@@ -204,12 +217,13 @@ def job_name(model: Any) -> str:
 
 def compile_model(project: Any, model: Any) -> Artifact:
     job = job_name(model)
-    relations = relations_of(project, model)
-    tables = job_tables(model, relations)
-    query = render_query(model, relations, tables)
+    given = job_input(project, model)
+    relations, tables = given.upstream, given.tables
+    # A dependency that did not resolve (validation refuses it first) fails here as it always has.
+    query = given.query if given.query is not None else render_query(model, relations, tables)
     shape = analyze(query)
+    output = model_relation(project, model, given)
     relations = with_time_columns(relations, shape, tables)
-    output = model_relation(project, model)
     if not output.columns:
         raise StreamtError(
             Codes.E501_PARSE_ERROR,
@@ -223,26 +237,29 @@ def compile_model(project: Any, model: Any) -> Artifact:
 
     # Reorder (declared columns), cast (unknown types) or mask only when needed.
     items: list[tuple[str, str | None]] = []
+    needs_wrap = bool(model.columns)
     for column in output.columns:
         if column.name in masks:
             items.append((column.name, mask_expression(column.name, masks[column.name])))
+            needs_wrap = True
         elif column.type is None:
             items.append((column.name, f"CAST({ddl.quote_ident(column.name)} AS STRING)"))
+            needs_wrap = True
         else:
             items.append((column.name, None))
-    needs_wrap = bool(model.columns) or any(expression for _, expression in items)
     insert_query = ddl.wrap_select(query, items) if needs_wrap else query
 
     extras = undeclared_columns(relations, shape, tables)
     settings = job_settings(pipeline_name(project, job), model.flink)
     statements = [ddl.set_statement(k, v) for k, v in sorted(settings.items())]
+    kafka = connection(project)
     seen_tables: set[str] = set()
     for relation in relations:
         table = tables[relation.topic]
         if table not in seen_tables:
             seen_tables.add(table)
-            statements.append(source_statement(project, relation, job, extras.get(table, ()), table))
-    statements.append(ddl.create_table(sink.table, sink.columns, _sink_options(project, sink), None, sink.primary_key))
+            statements.append(source_statement(project, relation, job, extras.get(table, ()), table, kafka))
+    statements.append(ddl.create_table(sink.table, sink.columns, _sink_options(kafka, sink), None, sink.primary_key))
     statements.append(ddl.insert_into(sink.table, insert_query))
 
     spec = {
@@ -252,7 +269,7 @@ def compile_model(project: Any, model: Any) -> Artifact:
         "pipeline_name": settings["pipeline.name"],
         "lifecycle": lifecycle(project, model.flink),
         "settings": settings,
-        "sources": [source_entry(r, tables[r.topic]) for r in relations],
+        "sources": [{"kind": r.kind, "name": r.name, "topic": r.topic, "table": tables[r.topic]} for r in relations],
         "sink": {
             "table": sink.table,
             "topic": sink.topic,
@@ -275,10 +292,6 @@ def compile_model(project: Any, model: Any) -> Artifact:
         depends_on=((KIND_TOPIC, model.topic_name),),
         files={".sql": ddl.script(statements)},
     )
-
-
-def source_entry(relation: Relation, table: str) -> dict[str, str]:
-    return {"kind": relation.kind, "name": relation.name, "topic": relation.topic, "table": table}
 
 
 def _default_cluster(defaults: Any) -> str | None:
@@ -312,7 +325,7 @@ def _sink(
     return Sink(table, model.topic_name, "kafka", columns, key_fields=key_fields)
 
 
-def _sink_options(project: Any, sink: Sink) -> dict[str, str]:
+def _sink_options(kafka: options.KafkaConnection, sink: Sink) -> dict[str, str]:
     if sink.connector == "upsert-kafka":
-        return options.upsert_sink_options(connection(project), sink.topic)
-    return options.sink_options(connection(project), sink.topic, sink.key_fields, sink.value_format)
+        return options.upsert_sink_options(kafka, sink.topic)
+    return options.sink_options(kafka, sink.topic, sink.key_fields, sink.value_format)

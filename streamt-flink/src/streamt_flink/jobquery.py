@@ -15,7 +15,7 @@ from streamt_flink.query import quote_reserved_aliases, substitute_relations
 if TYPE_CHECKING:
     from streamt_flink.relations import Relation
 
-_JINJA_MARKERS = ("{{", "{%", "{#")
+_JINJA_MARKER = re.compile(r"\{[{%#]")  # `{{`, `{%` or `{#`
 
 
 def job_tables(model: Any, relations: list[Relation]) -> dict[str, str]:
@@ -31,7 +31,7 @@ def render_query(model: Any, relations: list[Relation], tables: dict[str, str]) 
         return by_name[("source" if kind == "source" else "model", name)]
 
     query = substitute_relations(model.sql or "", table)
-    if not any(marker in query for marker in _JINJA_MARKERS):
+    if _JINJA_MARKER.search(query) is None:
         return quote_reserved_aliases(query.strip().rstrip(";").strip())
     # Other Jinja (env(), config()) was rendered by the loader, which wrote physical topic names.
     rendered = model.rendered_sql or ""

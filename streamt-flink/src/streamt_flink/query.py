@@ -10,8 +10,8 @@ outermost query for projections and GROUP BY.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from functools import lru_cache
+from collections.abc import Callable
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 import attrs
@@ -26,7 +26,7 @@ _STATEFUL_FUNCTIONS = WINDOW_FUNCTIONS | {
     "ROW_NUMBER", "LAG", "LEAD", "RANK", "DENSE_RANK", "FIRST_VALUE", "LAST_VALUE", "NTH_VALUE",
     "COUNT", "SUM", "AVG", "MIN", "MAX", "COLLECT", "LISTAGG", "ML_PREDICT", "ML_EVALUATE",
 }  # fmt: skip
-_STATEFUL_KEYWORDS = ("GROUP BY", "ORDER BY", "JOIN", "DISTINCT")
+_STATEFUL_KEYWORDS = frozenset({"GROUP BY", "ORDER BY", "JOIN", "DISTINCT"})
 ML_FUNCTIONS = frozenset({"ML_PREDICT", "ML_EVALUATE"})
 
 # Cheap pre-checks (a regex over the raw text) that let validation skip sqlparse for most models. Each
@@ -102,24 +102,32 @@ class Lexeme(NamedTuple):
 
     ttype: Any
     value: str
-    normalized: str  # the upper-cased text for keywords, as sqlparse's Token has it
+
+    @property
+    def normalized(self) -> str:
+        """The upper-cased text for keywords, the text for other tokens, as sqlparse's Token has it."""
+        return self.value.upper() if _KEYWORD[self.ttype] else self.value
+
+
+# A (ttype, value) pair as a Lexeme without a Python-level call per token (a NamedTuple's own
+# constructor is one): tuple.__new__ through map and partial runs in C.
+_lexeme = partial(tuple.__new__, Lexeme)
 
 
 class _Within(dict[Any, bool]):
-    """``ttype in parent``, remembered per token type (sqlparse answers it in Python on every call)."""
+    """``ttype in`` one of ``parents``, remembered per token type (sqlparse answers it in Python per call)."""
 
-    def __init__(self, parent: Any) -> None:
+    def __init__(self, *parents: Any) -> None:
         super().__init__()
-        self.parent = parent
+        self.parents = parents
 
     def __missing__(self, ttype: Any) -> bool:
-        inside = self[ttype] = ttype in self.parent
+        inside = self[ttype] = any(ttype in parent for parent in self.parents)
         return inside
 
 
 _NAME, _BUILTIN, _KEYWORD = _Within(T.Name), _Within(T.Name.Builtin), _Within(T.Keyword)
-_LITERAL, _DML, _SKIPPED = _Within(T.Literal), _Within(T.DML), _Within(T.Whitespace)
-_COMMENT = _Within(T.Comment)
+_LITERAL, _DML, _SKIPPED = _Within(T.Literal), _Within(T.DML), _Within(T.Whitespace, T.Comment)
 
 
 def _tokens(sql: str) -> list[Lexeme]:
@@ -132,16 +140,14 @@ def _tokens(sql: str) -> list[Lexeme]:
     only at a ``;`` or a ``GO`` keyword; without either the first statement is the whole text, so the
     splitter (and its Token objects) is needed only when one occurs.
     """
-    pairs = list(sqllex.tokenize(sql))
+    pairs = sqllex.tokenize(sql)
+    if not isinstance(pairs, list):  # sqlparse's own lexer (the fallback) yields them
+        pairs = list(pairs)
     # A `;` token needs a ";" in the text and the GO test compares with "GO" exactly: most texts have neither.
     if (";" in sql or "GO" in sql) and any(_ends_statement(ttype, value) for ttype, value in pairs):
         statement = next(StatementSplitter().process(pairs), None)
         pairs = [(t.ttype, t.value) for t in statement.flatten()] if statement is not None else []
-    return [
-        Lexeme(ttype, value, value.upper() if _KEYWORD[ttype] else value)
-        for ttype, value in pairs
-        if not _SKIPPED[ttype] and not _COMMENT[ttype]
-    ]
+    return list(map(_lexeme, [pair for pair in pairs if not _SKIPPED[pair[0]]]))
 
 
 def _ends_statement(ttype: Any, value: str) -> bool:
@@ -150,26 +156,39 @@ def _ends_statement(ttype: Any, value: str) -> bool:
 
 
 def _keyword(token: Lexeme) -> str | None:
-    return " ".join(token.normalized.upper().split()) if _KEYWORD[token.ttype] else None
+    return _keyword_text(token.value) if _KEYWORD[token.ttype] else None
 
 
-def _split_top(items: list[Lexeme]) -> Iterator[list[Lexeme]]:
+@lru_cache(maxsize=1024)  # a handful of keywords, each met in every query
+def _keyword_text(value: str) -> str:
+    """A keyword token's text upper-cased, each run of spaces made one (``group  by`` -> ``GROUP BY``)."""
+    return " ".join(value.upper().split())
+
+
+def _split_top(items: list[Lexeme]) -> list[list[Lexeme]]:
+    """``items`` cut at each top-level comma; no empty piece (``a,,b`` has two)."""
     depth, current = 0, list[Lexeme]()
+    pieces = []
     for token in items:
-        if token.value == "(":
+        value = token.value
+        if value == "(":
             depth += 1
-        elif token.value == ")":
+        elif value == ")":
             depth -= 1
-        if depth == 0 and token.ttype is T.Punctuation and token.value == ",":
-            yield current
+        if depth == 0 and value == "," and token.ttype is T.Punctuation:
+            if current:
+                pieces.append(current)
             current = []
         else:
             current.append(token)
     if current:
-        yield current
+        pieces.append(current)
+    return pieces
 
 
 def _text(items: list[Lexeme]) -> str:
+    if len(items) == 1:  # most select items and group keys: a column name
+        return items[0].value
     out = ""
     for token in items:
         value = token.value
@@ -192,6 +211,7 @@ def _output_name(items: list[Lexeme]) -> str | None:
     return None
 
 
+_SECTION_ENDS = frozenset({"FROM", "WHERE", "HAVING", "ORDER BY", "LIMIT", "WINDOW", "UNION"})  # at depth 0
 _TIME_ARGUMENT_CALLS = frozenset(
     {f"{w}{suffix}" for w in ("TUMBLE", "HOP", "SESSION") for suffix in ("", "_START", "_END", "_ROWTIME")}
     | {"DESCRIPTOR"}
@@ -205,11 +225,6 @@ def _declares(previous: Lexeme | None) -> bool:
     if _KEYWORD[previous.ttype]:
         return _keyword(previous) == "AS"
     return previous.value == ")" or (_NAME[previous.ttype] and not _BUILTIN[previous.ttype]) or _LITERAL[previous.ttype]
-
-
-def _qualifier(following: Lexeme | None) -> bool:
-    """``t`` in ``t.col`` qualifies a column: only the column counts as a referenced name."""
-    return following is not None and following.value == "."
 
 
 def maybe_stateful(sql: str) -> bool:
@@ -238,58 +253,70 @@ def analyze(sql: str) -> QueryShape:
     calls: list[str] = []  # the function each open parenthesis belongs to ("" for a plain group)
     expect_table = False
     table: str | None = None  # the relation just named in FROM/JOIN, waiting for its alias
+    last = len(tokens) - 1
     for index, token in enumerate(tokens):
+        ttype, value = token
         previous = tokens[index - 1] if index else None
-        following = tokens[index + 1] if index + 1 < len(tokens) else None
-        is_call = following is not None and following.value == "("
-        keyword = _keyword(token)
-        if is_call and (_NAME[token.ttype] or _KEYWORD[token.ttype]):
-            functions.add(token.value.upper())
-        elif _NAME[token.ttype] and not _BUILTIN[token.ttype] and not _qualifier(following):
-            name = unquote(token.value)
-            if expect_table:
-                table, expect_table = name, False
-            elif _declares(previous):
-                if table is not None:
-                    aliases.add((name, table))
-            elif previous is not None and previous.value == "." and index >= 2:
-                references.add((unquote(tokens[index - 2].value), name))
-            else:
-                references.add(("", name))
-            if calls and calls[-1] in _TIME_ARGUMENT_CALLS and previous is not None and previous.value == "(":
-                time_columns.add(name)
-        if keyword:
-            keywords.add(keyword)
-        if keyword is not None and (keyword in ("FROM", "TABLE") or keyword.endswith("JOIN")):
-            expect_table, table = True, None
-        elif keyword not in (None, "AS") or token.value in ("(", ","):
-            table = None if token.value != "(" or not expect_table else table
+        after = tokens[index + 1].value if index < last else None  # the next token's text
+        if _KEYWORD[ttype]:
+            keyword = _keyword_text(value)
+            if after == "(":
+                functions.add(value.upper())
+            if keyword:
+                keywords.add(keyword)
+            if keyword in ("FROM", "TABLE") or keyword.endswith("JOIN"):
+                expect_table, table = True, None
+            elif keyword != "AS":
+                expect_table, table = False, None
+            if depth == 0:
+                if section is None and _DML[ttype] and value.upper() == "SELECT":
+                    section = "select"
+                    continue
+                if keyword in _SECTION_ENDS:
+                    section = "done" if section in ("select", "group", "done") else section
+                    continue
+                if keyword == "GROUP BY" and section == "done":
+                    section = "group"
+                    continue
+                if keyword in ("DISTINCT", "ALL") and section == "select" and not select:
+                    continue
+        elif _NAME[ttype]:
+            if after == "(":
+                functions.add(value.upper())
+            elif not _BUILTIN[ttype] and after != ".":  # `t` in `t.col` qualifies, it is not a column
+                name = unquote(value)
+                if expect_table:
+                    table, expect_table = name, False
+                elif _declares(previous):
+                    if table is not None:
+                        aliases.add((name, table))
+                elif previous is not None and previous.value == "." and index >= 2:
+                    references.add((unquote(tokens[index - 2].value), name))
+                else:
+                    references.add(("", name))
+                if calls and calls[-1] in _TIME_ARGUMENT_CALLS and previous is not None and previous.value == "(":
+                    time_columns.add(name)
+        elif value == "(":
+            table = table if expect_table else None  # `FROM (` keeps waiting for the relation's alias
             expect_table = False
-        if token.value == "(":
             depth += 1
             calls.append(previous.value.upper() if previous is not None and _NAME[previous.ttype] else "")
-        elif token.value == ")":
+        elif value == ",":
+            expect_table, table = False, None
+        elif value == ")":
             depth -= 1
             if calls:
                 calls.pop()
-        if depth == 0 and _DML[token.ttype] and token.value.upper() == "SELECT" and section is None:
-            section = "select"
-            continue
-        if depth == 0 and keyword in ("FROM", "WHERE", "HAVING", "ORDER BY", "LIMIT", "WINDOW", "UNION"):
-            section = "done" if section in ("select", "group", "done") else section
-            continue
-        if depth == 0 and keyword == "GROUP BY" and section == "done":
-            section = "group"
-            continue
-        if section == "select" and not (depth == 0 and keyword in ("DISTINCT", "ALL") and not select):
+        if section == "select":
             select.append(token)
         elif section == "group":
             group.append(token)
-    projections = tuple(Projection(_text(item), _output_name(item)) for item in _split_top(select) if item)
-    group_by = tuple(_text(item) for item in _split_top(group) if item)
+    projections = tuple([Projection(_text(item), _output_name(item)) for item in _split_top(select)])
+    group_by = tuple([_text(item) for item in _split_top(group)])
     windowed = bool(functions & WINDOW_FUNCTIONS)
     # JOIN comes lexed with its qualifier ("LEFT OUTER JOIN"), hence the suffix test.
-    clauses = any(k in _STATEFUL_KEYWORDS or k.endswith(" JOIN") for k in keywords)
+    joins = [k for k in keywords if k.endswith(" JOIN")]
+    clauses = bool(joins) or not keywords.isdisjoint(_STATEFUL_KEYWORDS)
     stateful = clauses or bool(functions & _STATEFUL_FUNCTIONS)
     return QueryShape(
         projections,
@@ -302,7 +329,7 @@ def analyze(sql: str) -> QueryShape:
         references=frozenset(references),
         aliases=frozenset(aliases),
         time_columns=frozenset(time_columns),
-        outer_join=any(k.endswith(" JOIN") and k.split()[0] in ("LEFT", "RIGHT", "FULL") for k in keywords),
+        outer_join=any(k.split()[0] in ("LEFT", "RIGHT", "FULL") for k in joins),
     )
 
 
@@ -320,11 +347,13 @@ RESERVED_ALIASES = frozenset(
 )
 _LEX_RE = re.compile(r"'(?:[^']|'')*'|`(?:[^`]|``)*`|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|\w+|\s+|.", re.DOTALL)
 _CAST_CALLS = frozenset({"CAST", "TRY_CAST"})
+_AS_WORD_RE = re.compile(r"(?i)\bAS\s+(\w+)")
+_WORD_RE = re.compile(r"\w+")
 
 
 def quote_reserved_aliases(sql: str) -> str:
     """``expr AS count`` -> ``expr AS `count``` for reserved words (not inside ``CAST(x AS type)``)."""
-    if not any(word in RESERVED_ALIASES for word in re.findall(r"(?i)\bAS\s+(\w+)", sql.upper())):
+    if RESERVED_ALIASES.isdisjoint(_AS_WORD_RE.findall(sql.upper())):
         return sql  # the common case: nothing to rewrite, no lexing
     pieces = _LEX_RE.findall(sql)
     calls: list[str] = []
@@ -341,5 +370,5 @@ def quote_reserved_aliases(sql: str) -> str:
             calls.append(last_word)
         elif piece == ")" and calls:
             calls.pop()
-        last_word = upper if re.fullmatch(r"\w+", piece) else ""
+        last_word = upper if _WORD_RE.fullmatch(piece) else ""
     return "".join(pieces)

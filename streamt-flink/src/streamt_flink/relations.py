@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -22,6 +23,8 @@ from streamt_flink.query import QueryShape, analyze, substitute_relations, unquo
 
 EVENT_TIME_TYPE = "TIMESTAMP(3)"
 _CAST_RE = re.compile(r"^CAST\s*\((.*)\s+AS\s+(.+)\)(\s+AS\s+\S+)?$", re.IGNORECASE | re.DOTALL)
+_COLUMN_PATH_RE = re.compile(r"[\w`.]+")  # `col`, t.col, `t`.`col`
+_CALL_RE = re.compile(r"^(\w+)\s*\((.*)\)$", re.DOTALL)
 _WINDOW_BOUND_RE = re.compile(r"^(TUMBLE|HOP|SESSION|CUMULATE)_(START|END|ROWTIME)\s*\(", re.IGNORECASE)
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
 DEFAULT_WATERMARK_MS = 5000  # event time declared without a watermark: 5 s out of orderness
@@ -54,15 +57,17 @@ class Relation:
         for column in self.columns:
             sql_type = EVENT_TIME_TYPE if column.name == self.event_time else (column.type or "STRING")
             out.append(TableColumn(column.name, normalize_type(sql_type), column.name in self.not_null))
-        known = {c.name for c in self.columns} | set(self.proctime)
-        out.extend(
-            TableColumn(name, EVENT_TIME_TYPE if name == self.event_time else "STRING")
-            for name in extra
-            if name not in known
-        )
+        if extra:
+            known = {c.name for c in self.columns} | set(self.proctime)
+            out.extend(
+                TableColumn(name, EVENT_TIME_TYPE if name == self.event_time else "STRING")
+                for name in extra
+                if name not in known
+            )
         if self.event_time and self.event_time not in {c.name for c in out}:
             out.append(TableColumn(self.event_time, EVENT_TIME_TYPE))
-        out.extend(TableColumn(name, computed="PROCTIME()") for name in self.proctime)
+        if self.proctime:
+            out.extend(TableColumn(name, computed="PROCTIME()") for name in self.proctime)
         return out
 
     @property
@@ -106,17 +111,42 @@ def model_query(model: Any) -> str:
     return substitute_relations(model.sql or "", lambda kind, name: name)
 
 
-def model_relation(project: Any, model: Any) -> Relation:
-    """The table over a model's output topic, as a downstream job reads it."""
+class JobInput(NamedTuple):
+    """What a model's job reads: its upstream relations, the job's table names and its rendered query.
+
+    ``query`` is ``None`` when a dependency did not resolve (unknown, or a cycle: validation refuses both
+    before compile); the relation is then inferred from the logical text.
+    """
+
+    upstream: list[Relation]
+    tables: dict[str, str]
+    query: str | None
+
+
+def job_input(project: Any, model: Any) -> JobInput:
+    """The inputs ``job.compile_model`` builds on; handing them to ``model_relation`` renders the query once."""
+    upstream = relations_of(project, model)
+    tables = job_tables(model, upstream)
+    try:
+        return JobInput(upstream, tables, render_query(model, upstream, tables))
+    except KeyError:
+        return JobInput(upstream, tables, None)
+
+
+def model_relation(project: Any, model: Any, given: JobInput | None = None) -> Relation:
+    """The table over a model's output topic, as a downstream job reads it.
+
+    ``given``: the model's ``job_input``, when the caller has it (else it is built again if needed).
+    """
     relations = _relations(project)
     if project.model(model.name) is model and model.name not in relations.deriving:
-        return relations.model(project, model)
-    return _derive(project, model, relations)  # a model the project does not hold: derived, not kept
+        return relations.model(project, model, given)
+    return _derive(project, model, relations, given)  # a model the project does not hold: derived, not kept
 
 
-def _derive(project: Any, model: Any, relations: _Relations) -> Relation:
-    upstream = relations.upstream(project, model)
-    shape = analyze(_job_query(model, upstream)) if model.sql else None
+def _derive(project: Any, model: Any, relations: _Relations, given: JobInput | None = None) -> Relation:
+    upstream = relations.upstream(project, model) if given is None else given.upstream
+    shape = analyze(_job_query(model, upstream, given)) if model.sql else None
     explicit_event = model.event_time
     event_column, ms = _event_time(explicit_event)
     if model.columns:
@@ -136,12 +166,13 @@ def _derive(project: Any, model: Any, relations: _Relations) -> Relation:
                     event_time=event_column, watermark_ms=ms, format=format_of(model, shape, upstream))  # fmt: skip
 
 
-def _job_query(model: Any, upstream: list[Relation]) -> str:
+def _job_query(model: Any, upstream: list[Relation], given: JobInput | None) -> str:
     """The text ``job.compile_model`` analyzes too (so ``analyze``'s cache parses it once).
 
-    A dependency that did not resolve (unknown, or a cycle: validation refuses both before compile)
-    has no table name; the logical text is analyzed then.
+    A dependency that did not resolve has no table name; the logical text is analyzed then.
     """
+    if given is not None:
+        return given.query if given.query is not None else model_query(model)
     try:
         return render_query(model, upstream, job_tables(model, upstream))
     except KeyError:
@@ -202,12 +233,12 @@ class _Relations:
             return None
         return self.model(project, model)
 
-    def model(self, project: Any, model: Any) -> Relation:
+    def model(self, project: Any, model: Any, given: JobInput | None = None) -> Relation:
         found = self.models.get(model.name)
         if found is None:
             self.deriving.add(model.name)
             try:
-                found = self.models[model.name] = _derive(project, model, self)
+                found = self.models[model.name] = _derive(project, model, self, given)
             finally:
                 self.deriving.discard(model.name)
         return found
@@ -260,12 +291,18 @@ def infer_outputs(shape: QueryShape, upstream: list[Relation]) -> tuple[OutputCo
 
 
 def _strip_alias(expression: str, name: str) -> str:
-    match = re.match(r"^(.*?)\s+(?:AS\s+)?(`?)" + re.escape(name) + r"\2$", expression, re.IGNORECASE | re.DOTALL)
+    match = _alias_suffix(name).match(expression)
     return match.group(1).strip() if match else expression
 
 
+@lru_cache(maxsize=1024)  # column names repeat across a project's models
+def _alias_suffix(name: str) -> re.Pattern[str]:
+    """``<expression> [AS] name`` (the name optionally backquoted): group 1 is the expression."""
+    return re.compile(r"^(.*?)\s+(?:AS\s+)?(`?)" + re.escape(name) + r"\2$", re.IGNORECASE | re.DOTALL)
+
+
 def _infer_type(expression: str, types: dict[str, str | None]) -> str | None:
-    bare = unquote(expression.split(".")[-1]) if re.fullmatch(r"[\w`.]+", expression) else None
+    bare = unquote(expression.split(".")[-1]) if _COLUMN_PATH_RE.fullmatch(expression) else None
     if bare is not None:
         return types.get(bare) or (EVENT_TIME_TYPE if bare.lower() in WINDOW_COLUMNS else None)
     cast = _CAST_RE.match(expression)
@@ -273,12 +310,12 @@ def _infer_type(expression: str, types: dict[str, str | None]) -> str | None:
         return cast.group(2).strip().upper()
     if _WINDOW_BOUND_RE.match(expression):
         return EVENT_TIME_TYPE
-    function = re.match(r"^(\w+)\s*\((.*)\)$", expression, re.DOTALL)
+    function = _CALL_RE.match(expression)
     if function:
         name, argument = function.group(1).upper(), function.group(2).strip()
         if name == "COUNT":
             return "BIGINT"
-        if name in ("SUM", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE") and re.fullmatch(r"[\w`.]+", argument):
+        if name in ("SUM", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE") and _COLUMN_PATH_RE.fullmatch(argument):
             found = types.get(unquote(argument.split(".")[-1]))
             # SUM widens DECIMAL precision to 38: leave it unknown so the job casts it explicitly.
             return None if name == "SUM" and found and found.upper().startswith("DECIMAL") else found
