@@ -42,6 +42,33 @@ _Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+# libyaml's composer calls back into Python for every node: ``resolve`` for its tag, and
+# ``descend_resolver``/``ascend_resolver`` around it for path resolvers, which this loader has none
+# of. ``_resolve`` is ``BaseResolver.resolve`` for a loader without path or wildcard resolvers
+# (``test_yaml_construct`` compares the two), and the path hooks become C built-ins that accept the same
+# arguments and do nothing, so a node costs no Python frame there.
+_IMPLICIT = {first: tuple(resolvers) for first, resolvers in _Loader.yaml_implicit_resolvers.items()}
+_FAST_RESOLVE = not _Loader.yaml_path_resolvers and None not in _IMPLICIT
+
+
+def _resolve(loader: _Loader, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str | None:
+    if kind is yaml.ScalarNode:
+        if implicit[0]:
+            for tag, regexp in _IMPLICIT.get(value[:1], ()):
+                if regexp.match(value):
+                    return tag  # type: ignore[no-any-return]
+        return "tag:yaml.org,2002:str"
+    if kind is yaml.SequenceNode:
+        return "tag:yaml.org,2002:seq"
+    if kind is yaml.MappingNode:
+        return "tag:yaml.org,2002:map"
+    return None
+
+
+if _FAST_RESOLVE:
+    _Loader.resolve = _resolve  # type: ignore[assignment]
+    _Loader.descend_resolver = staticmethod(slice)  # type: ignore[assignment]  # (node, index) -> ignored
+    _Loader.ascend_resolver = staticmethod(tuple)  # type: ignore[assignment]  # () -> ignored
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -82,6 +109,7 @@ _SPECIAL_KEYS = ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value")
 # Deeper than any project file; PyYAML's own frames run out sooner than this walk's, so past it the
 # document goes to PyYAML, which reports what it always did.
 _PLAIN_DEPTH = 100
+_ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
 
 
 def _construct_document(loader: _Loader, node: yaml.Node) -> Any:
@@ -89,50 +117,84 @@ def _construct_document(loader: _Loader, node: yaml.Node) -> Any:
 
     ``SafeConstructor.construct_document`` dispatches every node through ``construct_object`` and
     generators (most of the load time PyYAML spends in Python). This walk builds the same values for
-    the same nodes (one object per node, so aliases share it, as there) with PyYAML's own scalar
-    constructors; anything else raises ``_NotPlain`` before any node is changed, and the document is
-    constructed by PyYAML itself, errors included.
+    the same nodes (one object per collection node, so aliases share it, as there) with PyYAML's own
+    scalar constructors; anything else raises ``_NotPlain`` before any node is changed, and the
+    document is constructed by PyYAML itself, errors included.
     """
     try:
-        document = _plain(loader, node, {}, 0)
+        walk = _Plain(loader)
+        document = _scalar(loader, node, walk.constructed) if type(node) is _ScalarNode else walk.collection(node, 0)
     except Exception:
         return yaml.CSafeLoader.construct_document(loader, node)
     loader.plain = True
     return document
 
 
-def _plain(loader: _Loader, node: yaml.Node, built: dict[int, Any], depth: int) -> Any:
+def _scalar(loader: _Loader, node: yaml.ScalarNode, constructed: dict[tuple[str, str], Any]) -> Any:
+    """A scalar's value; an int, float, bool or null text seen before in the document is not constructed again."""
     tag = node.tag
-    if tag == _STR and isinstance(node, yaml.ScalarNode):
+    if tag == _STR:
         return node.value
-    if isinstance(node, yaml.ScalarNode):
+    key = (tag, node.value)
+    value = constructed.get(key, constructed)
+    if value is constructed:
         construct = _PLAIN_SCALARS.get(tag)
         if construct is None:
             raise _NotPlain(tag)
-        return construct(loader, node)
-    if id(node) in built:
-        shared = built[id(node)]
-        if shared is None:  # still being built: a recursive alias
-            raise _NotPlain("recursive")
-        return shared
-    if depth > _PLAIN_DEPTH:
-        raise _NotPlain("deep")
-    built[id(node)] = None
-    if tag == _SEQ and isinstance(node, yaml.SequenceNode):
-        value: Any = [_plain(loader, child, built, depth + 1) for child in node.value]
-    elif tag == _MAP and isinstance(node, yaml.MappingNode):
-        value = {}
-        for key_node, value_node in node.value:
-            if key_node.tag in _SPECIAL_KEYS:
-                raise _NotPlain("merge")
-            key = _plain(loader, key_node, built, depth + 1)
-            if isinstance(key, (list, dict)) or key in value:
-                raise _NotPlain("key")
-            value[key] = _plain(loader, value_node, built, depth + 1)
-    else:
-        raise _NotPlain(tag)
-    built[id(node)] = value
+        value = constructed[key] = construct(loader, node)
     return value
+
+
+class _Plain:
+    """One document's walk: collections recurse, scalars are read in the loop (most nodes are scalars)."""
+
+    def __init__(self, loader: _Loader) -> None:
+        self.loader = loader
+        self.built: dict[int, Any] = {}
+        self.constructed: dict[tuple[str, str], Any] = {}
+
+    def collection(self, node: yaml.Node, depth: int) -> Any:
+        built, ident = self.built, id(node)
+        shared = built.get(ident, built)
+        if shared is not built:  # an alias of a node built before
+            if shared is None:  # still being built: a recursive alias
+                raise _NotPlain("recursive")
+            return shared
+        if depth > _PLAIN_DEPTH:
+            raise _NotPlain("deep")
+        built[ident] = None
+        loader, constructed, depth = self.loader, self.constructed, depth + 1
+        kind = type(node)
+        value: Any
+        if kind is _SequenceNode and node.tag == _SEQ:
+            value = []
+            for child in node.value:
+                if type(child) is _ScalarNode:
+                    value.append(child.value if child.tag == _STR else _scalar(loader, child, constructed))
+                else:
+                    value.append(self.collection(child, depth))
+        elif kind is _MappingNode and node.tag == _MAP:
+            value = {}
+            for key_node, value_node in node.value:
+                if type(key_node) is not _ScalarNode:
+                    raise _NotPlain("key")  # a list or map as a key
+                if key_node.tag == _STR:
+                    key = key_node.value
+                elif key_node.tag in _SPECIAL_KEYS:
+                    raise _NotPlain("merge")
+                else:
+                    key = _scalar(loader, key_node, constructed)
+                if key in value:
+                    raise _NotPlain("key")
+                if type(value_node) is _ScalarNode:
+                    tag = value_node.tag
+                    value[key] = value_node.value if tag == _STR else _scalar(loader, value_node, constructed)
+                else:
+                    value[key] = self.collection(value_node, depth)
+        else:
+            raise _NotPlain(node.tag)
+        built[ident] = value
+        return value
 
 
 _Loader.construct_document = _construct_document  # type: ignore[method-assign,assignment]
