@@ -47,21 +47,33 @@ _Loader.yaml_implicit_resolvers = {
 # of. ``_resolve`` is ``BaseResolver.resolve`` for a loader without path or wildcard resolvers
 # (``test_yaml_construct`` compares the two), and the path hooks become C built-ins that accept the same
 # arguments and do nothing, so a node costs no Python frame there.
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _IMPLICIT = {first: tuple(resolvers) for first, resolvers in _Loader.yaml_implicit_resolvers.items()}
 _FAST_RESOLVE = not _Loader.yaml_path_resolvers and None not in _IMPLICIT
+
+
+# Plain texts that could be more than a string (``name``, ``true``, ``3``) -> their tag: the same keys
+# and numbers recur in every declaration. Bounded, since it lives as long as the process.
+_TAGS: dict[str, str] = {}
+_TAGS_MAX, _TAG_TEXT_MAX = 4096, 64
 
 
 def _resolve(loader: _Loader, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str | None:
     if kind is yaml.ScalarNode:
         if implicit[0]:
-            for tag, regexp in _IMPLICIT.get(value[:1], ()):
-                if regexp.match(value):
-                    return tag  # type: ignore[no-any-return]
-        return "tag:yaml.org,2002:str"
+            resolvers = _IMPLICIT.get(value[:1])
+            if resolvers is not None:
+                tag = _TAGS.get(value)
+                if tag is None:
+                    tag = next((tag for tag, regexp in resolvers if regexp.match(value)), _STR)
+                    if len(value) <= _TAG_TEXT_MAX and len(_TAGS) < _TAGS_MAX:
+                        _TAGS[value] = tag
+                return tag
+        return _STR
     if kind is yaml.SequenceNode:
-        return "tag:yaml.org,2002:seq"
+        return _SEQ
     if kind is yaml.MappingNode:
-        return "tag:yaml.org,2002:map"
+        return _MAP
     return None
 
 
@@ -100,7 +112,6 @@ class _NotPlain(Exception):
     """The document needs PyYAML's own constructor (merge keys, recursion, a duplicate key, other tags)."""
 
 
-_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _PLAIN_SCALARS = {
     f"tag:yaml.org,2002:{name}": _Loader.yaml_constructors[f"tag:yaml.org,2002:{name}"]
     for name in ("int", "float", "bool", "null")
