@@ -416,3 +416,31 @@ def test_no_literal_secret_reaches_the_cache(cache_dir: Path, tmp_path: Path) ->
     stored_files = entries(cache_dir)
     assert len(stored_files) == 2  # the source and the model files; not the two holding the secret
     assert all(secret.encode() not in p.read_bytes() for p in stored_files)
+
+
+@pytest.mark.parametrize(
+    ("source", "extra"),
+    [p for p in _PROJECTS if p[0].name != "multi-env" or p[1]],
+    ids=lambda p: getattr(p, "name", ""),
+)
+def test_literal_documents_load_the_same_project_as_interpolated_ones(
+    source: Path, extra: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from streamt.project import loader
+
+    monkeypatch.setenv("STREAMT_NO_CACHE", "1")
+    env = extra[1] if extra else None
+    skipping = loader.load_project(source, env)
+    literal: list[bool] = []
+    real = loader.read_yaml
+
+    def never_literal(path: Path, shown: str) -> yaml_io.Parsed:
+        parsed = real(path, shown)
+        literal.append(parsed.literal)
+        return parsed._replace(literal=False)
+
+    monkeypatch.setattr(loader, "read_yaml", never_literal)
+    assert loader.load_project(source, env) == skipping
+    # Every file of these holds a ${VAR}, a backslash or an anchor somewhere: none of them is literal.
+    if source.name not in ("minimal-topic", "ownership-gateway", "kafka-quickstart"):
+        assert any(literal), "no literal document: this would prove nothing"

@@ -9,7 +9,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamt.errors import StreamtError
-from streamt.project import yaml_io
+from streamt.project import interpolation, yaml_io
 
 
 class _PyYAML(yaml_io._Loader):
@@ -162,3 +162,47 @@ def test_fuzzed_scalars_resolve_as_pyyaml(value: str, plain: bool) -> None:
             )
     finally:
         loader.dispose()
+
+
+@pytest.mark.parametrize(
+    ("text", "literal"),
+    [
+        ("models:\n  - name: a\n    sql: 'SELECT 1'\n    topic: {partitions: 3, x: 1.5, y: null, z: true}\n", True),
+        ("just text\n", True),
+        ("a: '${X}'\n", False),
+        ('a: "\\u0024{X}"\n', False),
+        ("a: 'a\\b'\n", False),
+        ("a: &x [1]\nb: *x\n", False),
+        ("a: 'R&D'\n", False),
+        ("1: a\n", False),
+        ("a: {<<: {b: 1}}\n", False),
+        ("a: !!binary aGVsbG8=\n", False),
+        ("a: 2026-01-01\n", True),
+        ("", False),
+    ],
+)
+def test_literal_documents(text: str, literal: bool) -> None:
+    parsed, _plain = yaml_io._parse(text, "x.yml")
+    assert parsed.literal is literal
+
+
+def test_a_document_over_the_node_budget_is_not_literal(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "a: [1, 2, 3]\nb: {c: 4}\n"  # root, a, 1, 2, 3, b, c: 7 nodes, as interpolation counts them
+    monkeypatch.setattr(yaml_io, "MAX_NODES", 7)
+    assert yaml_io._parse(text, "x.yml")[0].literal
+    monkeypatch.setattr(yaml_io, "MAX_NODES", 6)
+    assert not yaml_io._parse(text, "x.yml")[0].literal
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(_documents())
+def test_a_literal_document_is_its_own_interpolation(text: str) -> None:
+    # What lets the loader skip the interpolating copy of a literal document.
+    try:
+        parsed, _plain = yaml_io._parse(text, "x.yml")
+    except StreamtError:
+        return
+    if parsed.literal:
+        copied = interpolation.interpolate(parsed.document, {}, "x.yml", set())
+        assert copied == parsed.document
+        assert repr(copied) == repr(parsed.document)  # same types too (True is not 1)

@@ -17,7 +17,7 @@ import stat
 import sys
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -34,8 +34,10 @@ class _Loader(yaml.CSafeLoader):
     """Safe loading, plus: duplicate keys are errors, timestamps stay strings."""
 
     # Set by ``_construct_document`` when the direct walk built the document (the parse cache
-    # stores only those).
+    # stores only those), with the walk's findings for ``Parsed.literal``.
     plain = False
+    string_keys = False
+    nodes = 0
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -137,7 +139,7 @@ def _construct_document(loader: _Loader, node: yaml.Node) -> Any:
         document = _scalar(loader, node, walk.constructed) if type(node) is _ScalarNode else walk.collection(node, 0)
     except Exception:
         return yaml.CSafeLoader.construct_document(loader, node)
-    loader.plain = True
+    loader.plain, loader.string_keys, loader.nodes = True, walk.string_keys, walk.nodes
     return document
 
 
@@ -157,12 +159,19 @@ def _scalar(loader: _Loader, node: yaml.ScalarNode, constructed: dict[tuple[str,
 
 
 class _Plain:
-    """One document's walk: collections recurse, scalars are read in the loop (most nodes are scalars)."""
+    """One document's walk: collections recurse, scalars are read in the loop (most nodes are scalars).
+
+    ``nodes`` counts what interpolation's budget counts (the root, every list item and map value;
+    an alias's contents only once, which is exact for a file without anchors), ``string_keys``
+    whether every map key is text.
+    """
 
     def __init__(self, loader: _Loader) -> None:
         self.loader = loader
         self.built: dict[int, Any] = {}
         self.constructed: dict[tuple[str, str], Any] = {}
+        self.nodes = 1
+        self.string_keys = True
 
     def collection(self, node: yaml.Node, depth: int) -> Any:
         built, ident = self.built, id(node)
@@ -174,6 +183,7 @@ class _Plain:
         if depth > _PLAIN_DEPTH:
             raise _NotPlain("deep")
         built[ident] = None
+        self.nodes += len(node.value)
         loader, constructed, depth = self.loader, self.constructed, depth + 1
         kind = type(node)
         value: Any
@@ -195,6 +205,7 @@ class _Plain:
                     raise _NotPlain("merge")
                 else:
                     key = _scalar(loader, key_node, constructed)
+                    self.string_keys = False
                 if key in value:
                     raise _NotPlain("key")
                 if type(value_node) is _ScalarNode:
@@ -250,34 +261,61 @@ def _decode(data: bytes, shown: str) -> str:
         raise _error(shown, f"file is not UTF-8 text (byte {exc.start})") from None
 
 
+class Parsed(NamedTuple):
+    """One file's document; ``literal`` when interpolating it would only copy it.
+
+    That is: the direct walk built it (maps, lists, core scalars), every key is text, the file has
+    no ``&`` (so no node is shared), no ``$`` and no backslash (so no text holds a ``$``, escapes
+    included), and it has at most ``MAX_NODES`` nodes. A document read from the parse cache is not
+    called literal: its node count is not known without a walk.
+    """
+
+    document: Any
+    literal: bool
+
+
 def load_yaml(path: Path, shown: str) -> Any:
     """Parse one YAML file (a single document). Empty files yield ``None``."""
+    return read_yaml(path, shown).document
+
+
+def read_yaml(path: Path, shown: str) -> Parsed:
+    """``load_yaml``, and whether the document is literal (see ``Parsed``)."""
     data = read_bytes(path, shown)
-    text = _decode(data, shown)
     cache = _parse_cache(cache_root(os.environ))
     if cache is None:
-        return parse_yaml(text, shown)
+        return _parse(_decode(data, shown), shown)[0]
     key = cache.key(data)
     document = cache.get(key)
     if document is not MISS:
-        return document
-    document, plain = _parse(text, shown)
+        # Only a document parsed from these very bytes is stored, so they are known to be UTF-8.
+        return Parsed(document, False)
+    parsed, plain = _parse(_decode(data, shown), shown)
     # An anchor needs '&'; without one no node is shared, so the JSON copy is the same tree.
     if plain and b"&" not in data:
-        cache.put(key, document)
-    return document
+        cache.put(key, parsed.document)
+    return parsed
 
 
 def parse_yaml(text: str, shown: str) -> Any:
-    return _parse(text, shown)[0]
+    return _parse(text, shown)[0].document
 
 
-def _parse(text: str, shown: str) -> tuple[Any, bool]:
+def _parse(text: str, shown: str) -> tuple[Parsed, bool]:
     """The document, and whether the direct walk built it (what ``yaml.load`` does, plus that flag)."""
     try:
         loader = _Loader(text)
         try:
-            return loader.get_single_data(), loader.plain
+            document = loader.get_single_data()
+            literal = (
+                loader.plain
+                and loader.string_keys
+                and loader.nodes <= MAX_NODES
+                and "&" not in text
+                and "$" not in text
+                and "\\" not in text
+            )
+            return Parsed(document, literal), loader.plain
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
