@@ -143,6 +143,8 @@ def _make_converter() -> cattrs.Converter:
         inner = make_dict_structure_fn(type_, converter)
 
         def hook(value: Any, cls: Any) -> Any:
+            if type(value) is type_:  # built by the loader itself (a model's recorded dependencies)
+                return value
             if not isinstance(value, dict):
                 raise TypeError(f"expected a map, got {_kind(value)}")
             return inner(value, cls)
