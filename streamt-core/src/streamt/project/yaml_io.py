@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from streamt.errors import Codes, StreamtError
-from streamt.project.parse_cache import MISS, ParseCache, cache_root
+from streamt.project.parse_cache import MISS, ParseCache, cache_root, vetted_by_text
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 # Anchors let a small document describe a huge tree ("billion laughs"); every consumer walks the
@@ -290,10 +290,11 @@ def read_yaml(path: Path, shown: str) -> Parsed:
     if document is not MISS:
         # Only a document parsed from these very bytes is stored, so they are known to be UTF-8.
         return Parsed(document, False)
-    parsed, plain = _parse(_decode(data, shown), shown)
+    text = _decode(data, shown)
+    parsed, plain = _parse(text, shown)
     # An anchor needs '&'; without one no node is shared, so the JSON copy is the same tree.
     if plain and b"&" not in data:
-        cache.put(key, parsed.document)
+        cache.put(key, parsed.document, vetted=parsed.literal and vetted_by_text(text))
     return parsed
 
 
