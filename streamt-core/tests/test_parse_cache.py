@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shared_material import SHARED
@@ -416,3 +417,68 @@ def test_no_literal_secret_reaches_the_cache(cache_dir: Path, tmp_path: Path) ->
     stored_files = entries(cache_dir)
     assert len(stored_files) == 2  # the source and the model files; not the two holding the secret
     assert all(secret.encode() not in p.read_bytes() for p in stored_files)
+
+
+@pytest.mark.parametrize(
+    ("source", "extra"),
+    [p for p in _PROJECTS if p[0].name != "multi-env" or p[1]],
+    ids=lambda p: getattr(p, "name", ""),
+)
+def test_literal_documents_load_the_same_project_as_interpolated_ones(
+    source: Path, extra: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from streamt.project import loader
+
+    monkeypatch.setenv("STREAMT_NO_CACHE", "1")
+    env = extra[1] if extra else None
+    skipping = loader.load_project(source, env)
+    literal: list[bool] = []
+    real = loader.read_yaml
+
+    def never_literal(path: Path, shown: str) -> yaml_io.Parsed:
+        parsed = real(path, shown)
+        literal.append(parsed.literal)
+        return parsed._replace(literal=False)
+
+    monkeypatch.setattr(loader, "read_yaml", never_literal)
+    assert loader.load_project(source, env) == skipping
+    # Every file of these holds a ${VAR}, a backslash or an anchor somewhere: none of them is literal.
+    if source.name not in ("minimal-topic", "ownership-gateway", "kafka-quickstart"):
+        assert any(literal), "no literal document: this would prove nothing"
+
+
+@pytest.mark.parametrize(
+    ("text", "vetted"),
+    [
+        ("models:\n  - name: a\n    sql: 'SELECT 1'\n    topic: {partitions: 3}\n", True),
+        ("password: x\n", False),
+        ("dsn_env: X\n", False),  # not a secret name, but the text check stays coarse
+        ("url: 'http://u:p@h/x'\n", False),
+        ("API_\u212aEY: x\n", False),  # the Kelvin sign lowers to 'k'
+        ("note: the token is elsewhere\n", False),
+    ],
+)
+def test_vetted_by_text(text: str, vetted: bool) -> None:
+    assert parse_cache.vetted_by_text(text) is vetted
+
+
+_vetting_text = st.text(alphabet=st.sampled_from("apiKkeytoknsecrdw_:/@?=& -.1\u212a\u0130\u03a3'\"\n"), max_size=14)
+_vetting_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | _vetting_text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_vetting_text, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(_vetting_text, _vetting_values, max_size=4), st.sampled_from([None, "'", '"']))
+def test_a_vetted_literal_document_is_encoded_as_after_the_walk(document: dict[str, Any], style: str | None) -> None:
+    # What lets the loader skip the cacheable() walk before storing a literal document.
+    text = yaml.safe_dump(document, allow_unicode=True, default_style=style, width=12)
+    try:
+        parsed, _plain = yaml_io._parse(text, "x.yml")
+    except StreamtError:
+        return
+    if parsed.literal and parse_cache.vetted_by_text(text):
+        # The same payload (or none: a non-finite float) as after the cacheable() walk.
+        assert encode_value(parsed.document, vetted=True) == encode_value(parsed.document)

@@ -19,8 +19,8 @@ from jinja2 import nodes
 from jinja2.compiler import CodeGenerator, Frame
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-# The longest SQL a model may render to (``streamt.render`` checks the substituted text too).
-MAX_SQL_CHARS = 1_000_000
+from streamt.rendered import MAX_SQL_CHARS
+
 MAX_TEMPLATE_CHARS = 1_000_000
 MAX_OUTPUT_CHARS = MAX_SQL_CHARS
 MAX_VALUE_CHARS = 1_000_000  # any one string/list built by an operator

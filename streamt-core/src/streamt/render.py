@@ -13,28 +13,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import attrs
-import jinja2
-
-from streamt import jinja_sandbox
-from streamt.jinja_sandbox import MAX_SQL_CHARS
 from streamt.refs import Ref
+from streamt.rendered import MAX_SQL_CHARS, Rendered
 
 _SIMPLE_CALL = re.compile(r"""\{\{-?\s*(source|ref)\s*\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\)\s*-?\}\}""")
-_JINJA_MARKERS = ("{{", "{%", "{#")
-# Rendered SQL longer than this is no real query (and would be copied into every artifact).
-
-
-@attrs.frozen
-class Rendered:
-    """``sql`` is ``None`` when rendering failed; ``error`` then says why (``line`` is 1-based)."""
-
-    sql: str | None
-    dependencies: tuple[Ref, ...]
-    error: str | None = None
-    error_kind: str | None = None  # "syntax", "env", "config", "limit" (a sandbox resource cap)
-    line: int | None = None
-    missing_env: tuple[str, ...] = ()
 
 
 def render_sql(
@@ -59,71 +41,15 @@ def render_sql(
         return record(kind, match.group(2) if match.group(2) is not None else match.group(3))
 
     substituted = _SIMPLE_CALL.sub(simple, sql)
-    if not any(marker in substituted for marker in _JINJA_MARKERS):
+    if "{{" not in substituted and "{%" not in substituted and "{#" not in substituted:  # no Jinja left
         if len(substituted) > MAX_SQL_CHARS:
             message = f"resource limit: the rendered SQL is longer than {MAX_SQL_CHARS:,} characters"
             return Rendered(None, tuple(deps), message, "limit")
         return Rendered(substituted, tuple(deps))
     deps.clear()
     seen.clear()
-    return _render_jinja(sql, record, env, config, deps)
+    # Imported here, on first need: Jinja costs every load ~30-40 ms to import, and most model SQL
+    # has nothing but literal source()/ref() calls.
+    from streamt.render_jinja import render_jinja
 
-
-class _EnvMissing(Exception):
-    pass
-
-
-class _ConfigMissing(Exception):
-    pass
-
-
-def _render_jinja(
-    sql: str,
-    record: Callable[[str, str], str],
-    env: Mapping[str, str],
-    config: Callable[[str], Any],
-    deps: list[Ref],
-) -> Rendered:
-    missing: list[str] = []
-
-    def env_fn(name: Any, fallback: Any = None) -> str:
-        value = env.get(str(name))
-        if value is None:
-            if fallback is not None:
-                return str(fallback)
-            missing.append(str(name))
-            raise _EnvMissing(str(name))
-        return value
-
-    def config_fn(path: Any) -> Any:
-        try:
-            return config(str(path))
-        except KeyError:
-            raise _ConfigMissing(str(path)) from None
-
-    environment = jinja_sandbox.build(
-        {
-            "source": lambda name: record("source", str(name)),
-            "ref": lambda name: record("model", str(name)),
-            "env": env_fn,
-            "config": config_fn,
-        }
-    )
-    try:
-        text = jinja_sandbox.render(environment, sql)
-    except jinja2.TemplateSyntaxError as exc:
-        return Rendered(None, tuple(deps), exc.message or "syntax error", "syntax", exc.lineno)
-    except _EnvMissing:
-        return Rendered(None, tuple(deps), "environment variable not set", "env", None, tuple(missing))
-    except _ConfigMissing as exc:
-        return Rendered(None, tuple(deps), f"unknown config path '{exc}'", "config")
-    except jinja2.UndefinedError as exc:
-        return Rendered(None, tuple(deps), f"{exc.message} (only source, ref, env and config exist)", "syntax")
-    except jinja_sandbox.LimitExceeded as exc:
-        return Rendered(None, tuple(deps), f"resource limit: {exc}", "limit")
-    except (RecursionError, MemoryError, SyntaxError):
-        # Last resort behind the caps: recursion (macros), or code Python cannot compile.
-        return Rendered(None, tuple(deps), "the template is too deeply nested or too large to render", "limit")
-    except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError, jinja2.sandbox.SecurityError) as exc:
-        return Rendered(None, tuple(deps), str(exc) or type(exc).__name__, "syntax")
-    return Rendered(text, tuple(deps))
+    return render_jinja(sql, record, env, config, deps)

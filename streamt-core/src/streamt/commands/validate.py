@@ -50,22 +50,25 @@ def validate(
 def _validate_one(
     project_dir: str, env: str | None, model: str | None, strict: bool, check_schemas: bool = False
 ) -> dict[str, Any]:
+    from streamt.collector import collector_paused
     from streamt.project import load_project
     from streamt.validation import validate_project
 
-    try:
-        project = load_project(project_dir, env)
-    except StreamtError as exc:
-        errors = [_tag(d, env) for d in exc.diagnostics]
-        return {
-            "data": {"environment": env, "valid": False},
-            "text": "✗ Project could not be loaded",
-            "errors": list(errors),
-            "warnings": [],
-        }
-    if model is not None:
-        project = _scoped(project, model)
-    report = validate_project(project)
+    # As compile and plan do: the project's objects live until the command ends (collector.py).
+    with collector_paused():
+        try:
+            project = load_project(project_dir, env)
+        except StreamtError as exc:
+            errors = [_tag(d, env) for d in exc.diagnostics]
+            return {
+                "data": {"environment": env, "valid": False},
+                "text": "✗ Project could not be loaded",
+                "errors": list(errors),
+                "warnings": [],
+            }
+        if model is not None:
+            project = _scoped(project, model)
+        report = validate_project(project)
     errors = [_tag(d, env) for d in report.errors]
     warnings = [_tag(d, env) for d in report.warnings]
     schemas: list[dict[str, Any]] | None = None

@@ -29,12 +29,15 @@ class _Budget:
     def spend(self) -> None:
         self.left -= 1
         if self.left < 0:
-            raise StreamtError(
-                Codes.E501_PARSE_ERROR,
-                f"Invalid YAML in {self.shown}: the document expands to more than {MAX_NODES:,} nodes",
-                "Remove the recursive anchors/aliases; the file looks like an alias bomb.",
-                location=self.shown,
-            )
+            raise self.exhausted()
+
+    def exhausted(self) -> StreamtError:
+        return StreamtError(
+            Codes.E501_PARSE_ERROR,
+            f"Invalid YAML in {self.shown}: the document expands to more than {MAX_NODES:,} nodes",
+            "Remove the recursive anchors/aliases; the file looks like an alias bomb.",
+            location=self.shown,
+        )
 
 
 def substitute(text: str, env: Mapping[str, str], missing: set[str], keep_missing: bool = False) -> str:
@@ -85,18 +88,31 @@ def _walk(value: Any, path: Path, env: Mapping[str, str], missing: set[str], exe
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
-            key = _key(k)
+            key = k if type(k) is str else _key(k)
             # Most leaves are text without "$" or plain numbers: they come back unchanged whatever the
-            # path (``substitute`` returns such text as is), so no path is built for them.
+            # path (``substitute`` returns such text as is), so no path is built and no call is made
+            # for them; the budget is spent in the same order as ``_walk`` would.
             kind = type(v)
-            if (kind is str and "$" not in v) or kind is int or kind is bool or v is None:
-                budget.spend()
+            if (kind is str and "$" not in v) or kind is int or kind is bool or v is None or kind is float:
+                budget.left -= 1
+                if budget.left < 0:
+                    raise budget.exhausted()
                 out[key] = v
             else:
                 out[key] = _walk(v, (*path, key), env, missing, exempt, budget)
         return out
     if isinstance(value, list):
-        return [_walk(v, (*path, i), env, missing, exempt, budget) for i, v in enumerate(value)]
+        items = []
+        for index, v in enumerate(value):
+            kind = type(v)
+            if (kind is str and "$" not in v) or kind is int or kind is bool or v is None or kind is float:
+                budget.left -= 1
+                if budget.left < 0:
+                    raise budget.exhausted()
+                items.append(v)
+            else:
+                items.append(_walk(v, (*path, index), env, missing, exempt, budget))
+        return items
     if value is None or isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, bytes):

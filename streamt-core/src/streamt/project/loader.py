@@ -38,7 +38,7 @@ from streamt.project.model import (
 from streamt.project.readonly import ReadOnlyMap, read_only
 from streamt.project.sqlmodels import build_models
 from streamt.project.structure import StructureError, structure
-from streamt.project.yaml_io import Locator, SourcePosition, display_path, load_yaml
+from streamt.project.yaml_io import Locator, SourcePosition, display_path, read_yaml
 
 API_VERSION = "streamt.dev/v1alpha1"
 PROJECT_FILES = ("stream_project.yml", "stream_project.yaml")
@@ -151,7 +151,8 @@ def load_project(
     process = dict(os.environ if process_env is None else process_env)
     selection = environments.select(root, env, process)
     variables = effective_environment(root, selection.name if selection.multi else None, process)
-    raw_project = load_yaml(project_path, project_path.name)
+    parsed_project = read_yaml(project_path, project_path.name)
+    raw_project = parsed_project.document
     if raw_project is None:
         raise StreamtError(
             Codes.E501_PARSE_ERROR,
@@ -200,7 +201,11 @@ def load_project(
     def _exempt(path: tuple[Any, ...]) -> bool:
         return _exempt_path(path) or (len(path) >= 2 and (path[0], path[1]) in kept)
 
-    project_doc = interpolate(raw_project, variables, project_path.name, missing, _exempt)
+    def _interpolated(document: Any, literal: bool, shown: str) -> Any:
+        # A literal document is what interpolating it gives (yaml_io.Parsed): nothing to copy.
+        return document if literal else interpolate(document, variables, shown, missing, _exempt)
+
+    project_doc = _interpolated(raw_project, parsed_project.literal, project_path.name)
     files = [_File(project_path, project_path.name, project_doc)]
     env_file: _File | None = None
     raw_runtime = raw_project.get("runtime")
@@ -211,8 +216,8 @@ def load_project(
         env_file = _File(selection.path, shown, interpolate(env_doc, variables, shown, missing, _exempt))
     for path in declaration_files(root):
         shown = display_path(path, root)
-        document = load_yaml(path, shown)
-        files.append(_File(path, shown, interpolate(document, variables, shown, missing, _exempt)))
+        parsed = read_yaml(path, shown)
+        files.append(_File(path, shown, _interpolated(parsed.document, parsed.literal, shown)))
     if missing:
         raise missing_error(missing)
     project = _build(root, files, env_file, selection, variables, api_version, load_warnings, sections)

@@ -11,6 +11,7 @@ from typing import Any
 
 _MODEL_BLOCKS = ("topic", "flink", "sink", "gateway", "event_time", "security")
 _MODEL_SCALARS = ("materialized", "access", "flink_cluster", "connect_cluster")
+_MODEL_KEYS = _MODEL_BLOCKS + _MODEL_SCALARS
 
 
 class Conflict(Exception):
@@ -53,9 +54,11 @@ def model(raw: dict[str, Any], model_names: set[str], source_names: set[str]) ->
     if isinstance(raw.get("connector"), dict):
         legacy = raw["connector"]
         data["sink"] = _merge(("sink",), data.get("sink"), {"connector": legacy.get("type"), **_config(legacy)})
-    for key in _MODEL_BLOCKS + _MODEL_SCALARS:
+    for key in _MODEL_KEYS:
         top = raw.get(key) if key != "sink" else data.get("sink")
-        merged = _merge((key,), top, advanced.get(key))
+        nested = advanced.get(key)
+        # ``_merge``'s first two steps inline: most keys are written in one place or not at all.
+        merged = top if nested is None else nested if top is None else _merge((key,), top, nested)
         if merged is not None:
             data["declared_materialized" if key == "materialized" else key] = merged
         else:

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from streamt import __version__
-from streamt.redact import is_secret_name, strip_url_secrets
+from streamt.redact import SECRET_WORDS, is_secret_name, strip_url_secrets
 
 # Part of every key and of the directory name: bump it when the entry layout or the rule of what may
 # be stored changes (the loader's own changes are covered by its source digest in the parser identity).
@@ -118,9 +118,12 @@ class ParseCache:
             _debug("parse_cache_corrupt_entry", key=key)
         return value
 
-    def put(self, key: str, value: Any) -> None:
-        """Store ``value`` if it may be cached; failures only mean the next run parses again."""
-        payload = encode_value(value)
+    def put(self, key: str, value: Any, vetted: bool = False) -> None:
+        """Store ``value`` if it may be cached; failures only mean the next run parses again.
+
+        ``vetted``: the caller knows ``cacheable(value)`` holds (see ``vetted_by_text``).
+        """
+        payload = encode_value(value, vetted)
         if payload is None:
             return
         entry = encode_entry(key, payload)
@@ -173,9 +176,9 @@ class ParseCache:
         return self._trusted
 
 
-def encode_value(value: Any) -> bytes | None:
+def encode_value(value: Any, vetted: bool = False) -> bytes | None:
     """The JSON payload of a document that may be stored (ASCII, compact); ``None`` when it may not."""
-    if not cacheable(value):
+    if not vetted and not cacheable(value):
         return None
     try:
         return json.dumps(value, separators=(",", ":"), allow_nan=False).encode("ascii")
@@ -238,6 +241,21 @@ def cacheable(value: Any) -> bool:
     if kind is float:
         return math.isfinite(value)
     return kind is int or kind is bool or value is None
+
+
+def vetted_by_text(text: str) -> bool:
+    """Whether ``cacheable`` holds for any literal document parsed from ``text`` (``yaml_io.Parsed``).
+
+    Such a document is maps with text keys, lists and scalars, and its keys and texts are the
+    file's own characters: without a backslash there is no escape, and folding lines only adds
+    spaces. So a secret-named key needs a secret word in the lowered text, and a URL needs its
+    ``://`` there; a text with neither passes every check. (A non-finite float is still refused
+    when encoding.)
+    """
+    if "://" in text:
+        return False
+    lowered = text.lower()
+    return not any(word in lowered for word in SECRET_WORDS)
 
 
 _PLAIN_KEY, _SECRET, _REFUSE = "plain", "secret", "refuse"

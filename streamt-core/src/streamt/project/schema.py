@@ -201,10 +201,10 @@ def _check(value: Any, node: Any, path: tuple[Any, ...], found: list[UnknownKey]
         if not isinstance(value, dict):
             return
         for key, item in value.items():
-            if key in node:
-                _check(item, node[key], (*path, key), found)
-            else:
+            if key not in node:
                 found.append(UnknownKey(path, key, did_you_mean(key, list(node))))
+            elif node[key] is not ANY:  # most keys are leaves: no path, no call
+                _check(item, node[key], (*path, key), found)
     elif isinstance(node, list):
         if isinstance(value, list):
             for index, item in enumerate(value):

@@ -61,8 +61,8 @@ def build_models(
                     SourcePosition(file.shown, file.path, (*keys, "name")),
                 )
             )
-        full = {**data, "materialized": materialized, "dependencies": dependencies, "rendered_sql": rendered_sql}
-        full["dependencies"] = [{"source": r.source} if r.source is not None else {"ref": r.ref} for r in dependencies]
+        # The recorded Refs go in as they are: structuring keeps an instance of the class it builds.
+        full = {**data, "materialized": materialized, "dependencies": list(dependencies), "rendered_sql": rendered_sql}
         model = structure_model(file, keys, full)
         if model is not None:
             models.append((file, model))

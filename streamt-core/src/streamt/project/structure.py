@@ -7,8 +7,9 @@ an ``E501_PARSE_ERROR`` instead, so scalars are checked exactly. Failures come b
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
-from typing import Any, TypeVar, get_args, get_origin
+from typing import Any, TypeVar, Union, get_args, get_origin
 
 import attrs
 import cattrs
@@ -67,6 +68,10 @@ def _is_mapping(type_: Any) -> bool:
     return get_origin(type_) is dict
 
 
+def _is_optional(type_: Any) -> bool:
+    return get_origin(type_) in (Union, types.UnionType) and len(get_args(type_)) == 2 and type(None) in get_args(type_)
+
+
 # cattrs would iterate a string into characters (``tags: pii`` -> ``('p', 'i', 'i')``) or fail with a
 # Python message (``'int' object is not iterable``); a project file needs the expected type instead,
 # so lists, maps and blocks check the YAML node's own type before structuring what is inside.
@@ -80,48 +85,75 @@ def _make_converter() -> cattrs.Converter:
     converter.register_structure_hook(bool, _strict_bool)
     converter.register_structure_hook_func(lambda t: t is Any, lambda value, _t: value)
 
-    def sequence(value: Any, type_: Any) -> Any:
-        if not isinstance(value, list):
-            raise TypeError(f"expected a list, got {_kind(value)}")
+    # Lists, maps and optionals find their element's hook once per type, not once per value.
+    def sequence(type_: Any) -> Callable[[Any, Any], Any]:
         element = get_args(type_)[0] if get_args(type_) else Any
-        items, errors = [], []
-        for index, item in enumerate(value):
-            try:
-                items.append(converter.structure(item, element))
-            except Exception as exc:
-                exc.add_note(f"Structuring {type_} @ index {index}")
-                errors.append(exc)
-        if errors:
-            raise cattrs.IterableValidationError("invalid list", errors, type_)
-        return tuple(items) if get_origin(type_) is tuple else items
+        structure_element = converter.get_structure_hook(element)
+        as_tuple = get_origin(type_) is tuple
 
-    def mapping(value: Any, type_: Any) -> Any:
-        if not isinstance(value, dict):
-            raise TypeError(f"expected a map, got {_kind(value)}")
+        def hook(value: Any, _type: Any) -> Any:
+            if not isinstance(value, list):
+                raise TypeError(f"expected a list, got {_kind(value)}")
+            items, errors = [], []
+            for index, item in enumerate(value):
+                try:
+                    items.append(structure_element(item, element))
+                except Exception as exc:
+                    exc.add_note(f"Structuring {type_} @ index {index}")
+                    errors.append(exc)
+            if errors:
+                raise cattrs.IterableValidationError("invalid list", errors, type_)
+            return tuple(items) if as_tuple else items
+
+        return hook
+
+    def mapping(type_: Any) -> Callable[[Any, Any], Any]:
         key_type, value_type = get_args(type_) or (Any, Any)
-        out, errors = {}, []
-        for key, item in value.items():
-            try:
-                out[converter.structure(key, key_type)] = converter.structure(item, value_type)
-            except Exception as exc:
-                exc.add_note(f"Structuring {type_} @ key {key!r}")
-                errors.append(exc)
-        if errors:
-            raise cattrs.IterableValidationError("invalid map", errors, type_)
-        return out
+        structure_key = converter.get_structure_hook(key_type)
+        structure_value = converter.get_structure_hook(value_type)
+
+        def hook(value: Any, _type: Any) -> Any:
+            if not isinstance(value, dict):
+                raise TypeError(f"expected a map, got {_kind(value)}")
+            out, errors = {}, []
+            for key, item in value.items():
+                try:
+                    out[structure_key(key, key_type)] = structure_value(item, value_type)
+                except Exception as exc:
+                    exc.add_note(f"Structuring {type_} @ key {key!r}")
+                    errors.append(exc)
+            if errors:
+                raise cattrs.IterableValidationError("invalid map", errors, type_)
+            return out
+
+        return hook
+
+    def optional(type_: Any) -> Callable[[Any, Any], Any]:
+        # What cattrs' own ``_structure_optional`` does on every call: None, else the other member's hook.
+        first, second = get_args(type_)
+        inner = first if second is type(None) else second
+        structure_inner = converter.get_structure_hook(inner)
+
+        def hook(value: Any, _type: Any) -> Any:
+            return None if value is None else structure_inner(value, inner)
+
+        return hook
 
     def block(type_: Any) -> Callable[[Any, Any], Any]:
         inner = make_dict_structure_fn(type_, converter)
 
         def hook(value: Any, cls: Any) -> Any:
+            if type(value) is type_:  # built by the loader itself (a model's recorded dependencies)
+                return value
             if not isinstance(value, dict):
                 raise TypeError(f"expected a map, got {_kind(value)}")
             return inner(value, cls)
 
         return hook
 
-    converter.register_structure_hook_func(_is_sequence, sequence)
-    converter.register_structure_hook_func(_is_mapping, mapping)
+    converter.register_structure_hook_factory(_is_sequence, sequence)
+    converter.register_structure_hook_factory(_is_mapping, mapping)
+    converter.register_structure_hook_factory(_is_optional, optional)
     converter.register_structure_hook_factory(attrs.has, block)
     return converter
 

@@ -17,12 +17,12 @@ import stat
 import sys
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
 from streamt.errors import Codes, StreamtError
-from streamt.project.parse_cache import MISS, ParseCache, cache_root
+from streamt.project.parse_cache import MISS, ParseCache, cache_root, vetted_by_text
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 # Anchors let a small document describe a huge tree ("billion laughs"); every consumer walks the
@@ -34,14 +34,55 @@ class _Loader(yaml.CSafeLoader):
     """Safe loading, plus: duplicate keys are errors, timestamps stay strings."""
 
     # Set by ``_construct_document`` when the direct walk built the document (the parse cache
-    # stores only those).
+    # stores only those), with the walk's findings for ``Parsed.literal``.
     plain = False
+    string_keys = False
+    nodes = 0
 
 
 _Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+# libyaml's composer calls back into Python for every node: ``resolve`` for its tag, and
+# ``descend_resolver``/``ascend_resolver`` around it for path resolvers, which this loader has none
+# of. ``_resolve`` is ``BaseResolver.resolve`` for a loader without path or wildcard resolvers
+# (``test_yaml_construct`` compares the two), and the path hooks become C built-ins that accept the same
+# arguments and do nothing, so a node costs no Python frame there.
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_IMPLICIT = {first: tuple(resolvers) for first, resolvers in _Loader.yaml_implicit_resolvers.items()}
+_FAST_RESOLVE = not _Loader.yaml_path_resolvers and None not in _IMPLICIT
+
+
+# Plain texts that could be more than a string (``name``, ``true``, ``3``) -> their tag: the same keys
+# and numbers recur in every declaration. Bounded, since it lives as long as the process.
+_TAGS: dict[str, str] = {}
+_TAGS_MAX, _TAG_TEXT_MAX = 4096, 64
+
+
+def _resolve(loader: _Loader, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str | None:
+    if kind is yaml.ScalarNode:
+        if implicit[0]:
+            resolvers = _IMPLICIT.get(value[:1])
+            if resolvers is not None:
+                tag = _TAGS.get(value)
+                if tag is None:
+                    tag = next((tag for tag, regexp in resolvers if regexp.match(value)), _STR)
+                    if len(value) <= _TAG_TEXT_MAX and len(_TAGS) < _TAGS_MAX:
+                        _TAGS[value] = tag
+                return tag
+        return _STR
+    if kind is yaml.SequenceNode:
+        return _SEQ
+    if kind is yaml.MappingNode:
+        return _MAP
+    return None
+
+
+if _FAST_RESOLVE:
+    _Loader.resolve = _resolve  # type: ignore[assignment]
+    _Loader.descend_resolver = staticmethod(slice)  # type: ignore[assignment]  # (node, index) -> ignored
+    _Loader.ascend_resolver = staticmethod(tuple)  # type: ignore[assignment]  # () -> ignored
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -73,7 +114,6 @@ class _NotPlain(Exception):
     """The document needs PyYAML's own constructor (merge keys, recursion, a duplicate key, other tags)."""
 
 
-_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _PLAIN_SCALARS = {
     f"tag:yaml.org,2002:{name}": _Loader.yaml_constructors[f"tag:yaml.org,2002:{name}"]
     for name in ("int", "float", "bool", "null")
@@ -82,6 +122,7 @@ _SPECIAL_KEYS = ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value")
 # Deeper than any project file; PyYAML's own frames run out sooner than this walk's, so past it the
 # document goes to PyYAML, which reports what it always did.
 _PLAIN_DEPTH = 100
+_ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
 
 
 def _construct_document(loader: _Loader, node: yaml.Node) -> Any:
@@ -89,50 +130,93 @@ def _construct_document(loader: _Loader, node: yaml.Node) -> Any:
 
     ``SafeConstructor.construct_document`` dispatches every node through ``construct_object`` and
     generators (most of the load time PyYAML spends in Python). This walk builds the same values for
-    the same nodes (one object per node, so aliases share it, as there) with PyYAML's own scalar
-    constructors; anything else raises ``_NotPlain`` before any node is changed, and the document is
-    constructed by PyYAML itself, errors included.
+    the same nodes (one object per collection node, so aliases share it, as there) with PyYAML's own
+    scalar constructors; anything else raises ``_NotPlain`` before any node is changed, and the
+    document is constructed by PyYAML itself, errors included.
     """
     try:
-        document = _plain(loader, node, {}, 0)
+        walk = _Plain(loader)
+        document = _scalar(loader, node, walk.constructed) if type(node) is _ScalarNode else walk.collection(node, 0)
     except Exception:
         return yaml.CSafeLoader.construct_document(loader, node)
-    loader.plain = True
+    loader.plain, loader.string_keys, loader.nodes = True, walk.string_keys, walk.nodes
     return document
 
 
-def _plain(loader: _Loader, node: yaml.Node, built: dict[int, Any], depth: int) -> Any:
+def _scalar(loader: _Loader, node: yaml.ScalarNode, constructed: dict[tuple[str, str], Any]) -> Any:
+    """A scalar's value; an int, float, bool or null text seen before in the document is not constructed again."""
     tag = node.tag
-    if tag == _STR and isinstance(node, yaml.ScalarNode):
+    if tag == _STR:
         return node.value
-    if isinstance(node, yaml.ScalarNode):
+    key = (tag, node.value)
+    value = constructed.get(key, constructed)
+    if value is constructed:
         construct = _PLAIN_SCALARS.get(tag)
         if construct is None:
             raise _NotPlain(tag)
-        return construct(loader, node)
-    if id(node) in built:
-        shared = built[id(node)]
-        if shared is None:  # still being built: a recursive alias
-            raise _NotPlain("recursive")
-        return shared
-    if depth > _PLAIN_DEPTH:
-        raise _NotPlain("deep")
-    built[id(node)] = None
-    if tag == _SEQ and isinstance(node, yaml.SequenceNode):
-        value: Any = [_plain(loader, child, built, depth + 1) for child in node.value]
-    elif tag == _MAP and isinstance(node, yaml.MappingNode):
-        value = {}
-        for key_node, value_node in node.value:
-            if key_node.tag in _SPECIAL_KEYS:
-                raise _NotPlain("merge")
-            key = _plain(loader, key_node, built, depth + 1)
-            if isinstance(key, (list, dict)) or key in value:
-                raise _NotPlain("key")
-            value[key] = _plain(loader, value_node, built, depth + 1)
-    else:
-        raise _NotPlain(tag)
-    built[id(node)] = value
+        value = constructed[key] = construct(loader, node)
     return value
+
+
+class _Plain:
+    """One document's walk: collections recurse, scalars are read in the loop (most nodes are scalars).
+
+    ``nodes`` counts what interpolation's budget counts (the root, every list item and map value;
+    an alias's contents only once, which is exact for a file without anchors), ``string_keys``
+    whether every map key is text.
+    """
+
+    def __init__(self, loader: _Loader) -> None:
+        self.loader = loader
+        self.built: dict[int, Any] = {}
+        self.constructed: dict[tuple[str, str], Any] = {}
+        self.nodes = 1
+        self.string_keys = True
+
+    def collection(self, node: yaml.Node, depth: int) -> Any:
+        built, ident = self.built, id(node)
+        shared = built.get(ident, built)
+        if shared is not built:  # an alias of a node built before
+            if shared is None:  # still being built: a recursive alias
+                raise _NotPlain("recursive")
+            return shared
+        if depth > _PLAIN_DEPTH:
+            raise _NotPlain("deep")
+        built[ident] = None
+        self.nodes += len(node.value)
+        loader, constructed, depth = self.loader, self.constructed, depth + 1
+        kind = type(node)
+        value: Any
+        if kind is _SequenceNode and node.tag == _SEQ:
+            value = []
+            for child in node.value:
+                if type(child) is _ScalarNode:
+                    value.append(child.value if child.tag == _STR else _scalar(loader, child, constructed))
+                else:
+                    value.append(self.collection(child, depth))
+        elif kind is _MappingNode and node.tag == _MAP:
+            value = {}
+            for key_node, value_node in node.value:
+                if type(key_node) is not _ScalarNode:
+                    raise _NotPlain("key")  # a list or map as a key
+                if key_node.tag == _STR:
+                    key = key_node.value
+                elif key_node.tag in _SPECIAL_KEYS:
+                    raise _NotPlain("merge")
+                else:
+                    key = _scalar(loader, key_node, constructed)
+                    self.string_keys = False
+                if key in value:
+                    raise _NotPlain("key")
+                if type(value_node) is _ScalarNode:
+                    tag = value_node.tag
+                    value[key] = value_node.value if tag == _STR else _scalar(loader, value_node, constructed)
+                else:
+                    value[key] = self.collection(value_node, depth)
+        else:
+            raise _NotPlain(node.tag)
+        built[ident] = value
+        return value
 
 
 _Loader.construct_document = _construct_document  # type: ignore[method-assign,assignment]
@@ -177,34 +261,62 @@ def _decode(data: bytes, shown: str) -> str:
         raise _error(shown, f"file is not UTF-8 text (byte {exc.start})") from None
 
 
+class Parsed(NamedTuple):
+    """One file's document; ``literal`` when interpolating it would only copy it.
+
+    That is: the direct walk built it (maps, lists, core scalars), every key is text, the file has
+    no ``&`` (so no node is shared), no ``$`` and no backslash (so no text holds a ``$``, escapes
+    included), and it has at most ``MAX_NODES`` nodes. A document read from the parse cache is not
+    called literal: its node count is not known without a walk.
+    """
+
+    document: Any
+    literal: bool
+
+
 def load_yaml(path: Path, shown: str) -> Any:
     """Parse one YAML file (a single document). Empty files yield ``None``."""
+    return read_yaml(path, shown).document
+
+
+def read_yaml(path: Path, shown: str) -> Parsed:
+    """``load_yaml``, and whether the document is literal (see ``Parsed``)."""
     data = read_bytes(path, shown)
-    text = _decode(data, shown)
     cache = _parse_cache(cache_root(os.environ))
     if cache is None:
-        return parse_yaml(text, shown)
+        return _parse(_decode(data, shown), shown)[0]
     key = cache.key(data)
     document = cache.get(key)
     if document is not MISS:
-        return document
-    document, plain = _parse(text, shown)
+        # Only a document parsed from these very bytes is stored, so they are known to be UTF-8.
+        return Parsed(document, False)
+    text = _decode(data, shown)
+    parsed, plain = _parse(text, shown)
     # An anchor needs '&'; without one no node is shared, so the JSON copy is the same tree.
     if plain and b"&" not in data:
-        cache.put(key, document)
-    return document
+        cache.put(key, parsed.document, vetted=parsed.literal and vetted_by_text(text))
+    return parsed
 
 
 def parse_yaml(text: str, shown: str) -> Any:
-    return _parse(text, shown)[0]
+    return _parse(text, shown)[0].document
 
 
-def _parse(text: str, shown: str) -> tuple[Any, bool]:
+def _parse(text: str, shown: str) -> tuple[Parsed, bool]:
     """The document, and whether the direct walk built it (what ``yaml.load`` does, plus that flag)."""
     try:
         loader = _Loader(text)
         try:
-            return loader.get_single_data(), loader.plain
+            document = loader.get_single_data()
+            literal = (
+                loader.plain
+                and loader.string_keys
+                and loader.nodes <= MAX_NODES
+                and "&" not in text
+                and "$" not in text
+                and "\\" not in text
+            )
+            return Parsed(document, literal), loader.plain
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:

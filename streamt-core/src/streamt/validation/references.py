@@ -67,11 +67,12 @@ def _duplicates(project: Project) -> list[Diagnostic]:
 def _model_references(project: Project) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     sources = [s.name for s in project.sources]
+    source_names = set(sources)
     models = {m.name: m for m in project.models}
     for model in project.models:
         location = project.locations.get(("model", model.name))
         for ref in model.dependencies:
-            if ref.kind == "source" and ref.name not in sources:
+            if ref.kind == "source" and ref.name not in source_names:
                 out.append(
                     Diagnostic(
                         Codes.E101_SOURCE_NOT_FOUND,
