@@ -345,7 +345,7 @@ class LocalStateBackend:
             ) from None
 
     def _write_control(self, control: OperationControl) -> None:
-        atomic_write(self.control_path, canonical_json(control.to_document()) + b"\n", mode=0o600)
+        atomic_write(self.control_path, control.canonical_bytes() + b"\n", mode=0o600)
 
 
 def _history_invalid() -> StreamtError:
