@@ -11,6 +11,12 @@ project of N managed topic models (each declaring ``retention.ms``), then
   and ``observe (kafka-python)``: the same two requests through kafka-python's ``describe_topics`` and
   ``describe_configs`` (the observer's previous shape), on the same topics in the same run.
 
+* ``observe (broker)`` — the broker's own time for the observation: the same Metadata and DescribeConfigs
+  requests (the same versions, names and key) written to a plain socket and timed until the last byte of
+  each answer, nothing decoded (PLAINTEXT listeners only), so ``plan (existing) / observe (broker)``
+  says how much of a plan is not the broker. ``--plan-rounds R`` repeats ``plan (existing)``, ``observe``
+  and ``observe (broker)`` R times, interleaved (the topics stay between rounds).
+
 * ``floor``           — the broker's own time for the same N topics (fresh names): one CreateTopics
   request with all of them up to 3,000 (KRaft refuses larger ones, see ``FLOOR_BATCH``),
   then until metadata shows every one with a leader (what apply also waits for, read the same cheap
@@ -20,10 +26,11 @@ project of N managed topic models (each declaring ``retention.ms``), then
 
 Admin requests are counted per phase by wrapping ``RequestCounter.add`` (every batched admin call
 goes through it). Every topic (unique prefix per run, ``--prefix NAME`` to choose its first part) is
-deleted afterwards. ``--profile PREFIX`` writes a cProfile of the ``apply`` and ``plan (existing)`` phases
-(``PREFIX-<size>-apply.prof``, ``PREFIX-<size>-plan.prof``). Usage:
-``./dev bench kafka_plan_apply_bench [--prefix NAME] [--profile PREFIX] [sizes...]``; needs the devstack
-(``./dev stack up --only kafka``; ``STREAMT_STACK_ENDPOINTS`` names another endpoints file).
+deleted afterwards. ``--no-floor`` leaves the apply floor out. ``--profile PREFIX`` writes a cProfile of
+the ``apply`` and ``plan (existing)`` phases (``PREFIX-<size>-apply.prof``, ``PREFIX-<size>-plan.prof``).
+Usage: ``./dev bench kafka_plan_apply_bench [--prefix NAME] [--profile PREFIX] [--plan-rounds R]
+[--no-floor] [sizes...]``; needs the devstack (``./dev stack up --only kafka``; ``STREAMT_STACK_ENDPOINTS``
+names another endpoints file).
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ import contextlib
 import cProfile
 import json
 import os
+import socket
+import struct
 import sys
 import tempfile
 import time
@@ -90,7 +99,9 @@ def phase(name: str, fn, profile: str | None = None):  # type: ignore[no-untyped
     return result, {"phase": name, "seconds": round(seconds, 2), "requests": dict(REQUESTS)}
 
 
-def run(size: int, bootstrap: str, prefix: str, profile: str | None = None) -> list[dict]:
+def run(
+    size: int, bootstrap: str, prefix: str, profile: str | None = None, plan_rounds: int = 1, with_floor: bool = True
+) -> list[dict]:
     from streamt.apply.executor import deployers_by_kind, execute
     from streamt.compile import load_and_compile
     from streamt.plan.online import open_backend, plan_online
@@ -115,16 +126,75 @@ def run(size: int, bootstrap: str, prefix: str, profile: str | None = None) -> l
         report, row = phase("apply", apply, profile and f"{profile}-{size}-apply.prof")
         assert all(result == "created" for _, result in report.results)  # type: ignore[attr-defined]
         rows.append(row)
-        (plan, _), row = phase(
-            "plan (existing)",
-            lambda: plan_online(loaded.project, loaded.compiled, backend),
-            profile and f"{profile}-{size}-plan.prof",
-        )
-        assert plan.counts["noop"] == size, plan.counts
-        rows.append(row)
-        rows += observe_both(loaded.project.runtime, [a for a in loaded.compiled.artifacts if a.kind == "topic"])
-    rows.append(floor(bootstrap, f"{prefix}-floor", size))
+        topics = [a for a in loaded.compiled.artifacts if a.kind == "topic"]
+        for _ in range(plan_rounds):
+            (plan, _), row = phase(
+                "plan (existing)",
+                lambda: plan_online(loaded.project, loaded.compiled, backend),
+                profile and f"{profile}-{size}-plan.prof",
+            )
+            assert plan.counts["noop"] == size, plan.counts
+            rows.append(row)
+            rows += observe_both(loaded.project.runtime, topics)
+            rows.append(observe_on_the_wire(bootstrap, topics))
+    if with_floor:
+        rows.append(floor(bootstrap, f"{prefix}-floor", size))
     return [dict(r, topics=size) for r in rows]
+
+
+def observe_on_the_wire(bootstrap: str, topics: list) -> dict:  # type: ignore[type-arg]
+    """The broker's time for the observation's two requests: written to a plain socket (one connection, one
+    after the other, as the observer sends them), each timed until its answer's last byte, nothing decoded."""
+    from kafka import KafkaAdminClient
+    from kafka.protocol.admin import DescribeConfigsRequest
+    from kafka.protocol.metadata import MetadataRequest
+    from streamt_kafka.topic_reads import _metadata_request
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        versions = admin._manager.broker_version_data  # what the observer's client negotiated
+    finally:
+        admin.close()
+    names = sorted(t.identity for t in topics)
+    resource = DescribeConfigsRequest.DescribeConfigsResource
+    configs = DescribeConfigsRequest(
+        resources=[
+            resource(resource_type=2, resource_name=t.identity, configuration_keys=sorted(t.spec.get("config") or {}))
+            for t in sorted(topics, key=lambda t: t.identity)
+        ],
+        include_synonyms=False,
+    )
+    host, port = bootstrap.rsplit(":", 1)
+    seconds = {}
+    with socket.create_connection((host, int(port))) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for correlation, (label, request) in enumerate(
+            (("metadata", _metadata_request(MetadataRequest, names)), ("describe_configs", configs)), start=1
+        ):
+            request.API_VERSION = versions.api_version(request)
+            request.with_header(correlation_id=correlation, client_id="streamt-bench")
+            started = time.perf_counter()
+            sock.sendall(request.encode(framed=True, header=True))
+            size = struct.unpack(">i", _read_exactly(sock, 4))[0]
+            answer = _read_exactly(sock, size)
+            seconds[label] = time.perf_counter() - started
+            assert struct.unpack(">i", answer[:4])[0] == correlation, "answer to another request"
+    return {
+        "phase": "observe (broker)",
+        "seconds": round(sum(seconds.values()), 2),
+        "requests": {label: round(value, 2) for label, value in seconds.items()},
+    }
+
+
+def _read_exactly(sock: socket.socket, size: int) -> bytes:
+    buffer = bytearray(size)
+    view, got = memoryview(buffer), 0
+    while got < size:
+        received = sock.recv_into(view[got:])
+        if not received:
+            raise SystemExit("the broker closed the connection mid-answer")
+        got += received
+    return bytes(buffer)
 
 
 def observe_both(runtime: object, topics: list) -> list[dict]:  # type: ignore[type-arg]
@@ -218,18 +288,23 @@ def _cleanup(bootstrap: str, prefix: str) -> None:
 
 def main() -> None:
     args = sys.argv[1:]
-    options = {flag: args[args.index(flag) + 1] for flag in ("--prefix", "--profile") if flag in args}
+    options = {flag: args[args.index(flag) + 1] for flag in ("--prefix", "--profile", "--plan-rounds") if flag in args}
     sizes = [int(a) for a in args if a.isdigit() and a not in options.values()] or [100, 1000, 2000]
     endpoints = Path(os.environ.get("STREAMT_STACK_ENDPOINTS", ROOT / ".stack" / "endpoints.json"))
     bootstrap = json.loads(endpoints.read_text())["kafka_bootstrap"]
     print(f"{'topics':>6}  {'phase':<16} {'seconds':>7}  requests")
     for size in sizes:
         prefix = f"{options.get('--prefix', 'bench')}-{uuid.uuid4().hex[:8]}"
-        rows = run(size, bootstrap, prefix, options.get("--profile"))
+        plan_rounds = int(options.get("--plan-rounds", 1))
+        rows = run(size, bootstrap, prefix, options.get("--profile"), plan_rounds, "--no-floor" not in args)
         for row in rows:
             print(f"{row['topics']:>6}  {row['phase']:<16} {row['seconds']:>7}  {row['requests']}")
         seconds = {row["phase"]: row["seconds"] for row in rows}
-        print(f"{size:>6}  apply / floor    {seconds['apply'] / max(seconds['floor'], 0.01):>7.2f}")
+        if "floor" in seconds:
+            print(f"{size:>6}  apply / floor    {seconds['apply'] / max(seconds['floor'], 0.01):>7.2f}")
+        plans = [row["seconds"] for row in rows if row["phase"] == "plan (existing)"]
+        wire = [row["seconds"] for row in rows if row["phase"] == "observe (broker)"]
+        print(f"{size:>6}  plan (existing) / observe (broker), summed over {plan_rounds}: {sum(plans) / sum(wire):.2f}")
 
 
 if __name__ == "__main__":

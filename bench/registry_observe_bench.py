@@ -9,8 +9,12 @@ Per size: N subjects are registered under a unique prefix, observed with an iden
 common plan: no compatibility check needed) and with a compatible change (one compatibility check
 per subject), then every subject is deleted (soft, then permanent). ``--pools 8,16,32`` observes with each
 of those bounds in the same rounds (the observer's ``POOL_SIZE`` set for the call), ``--no-sequential``
-leaves the old shape out, ``--prefix NAME`` chooses the subjects' prefix. Usage:
-``./dev bench registry_observe_bench [--rounds N] [--pools A,B] [--no-sequential] [--prefix NAME] [sizes...]``
+leaves the old shape out, ``--prefix NAME`` chooses the subjects' prefix. ``--registry-pid PID`` (the
+registry's JVM) adds, per pooled case, the CPU seconds the registry process and this client process spent
+(``/proc/PID/stat`` and ``time.process_time``, medians): whether the registry, the client or neither is the
+bound on a machine's cores. Usage:
+``./dev bench registry_observe_bench [--rounds N] [--pools A,B] [--no-sequential] [--prefix NAME]
+[--registry-pid PID] [sizes...]``
 (default 1000, 3 rounds); needs the devstack registry (``./dev stack up --only schema_registry``;
 ``STREAMT_STACK_ENDPOINTS`` names another endpoints file).
 """
@@ -58,7 +62,20 @@ class Counting:
         return self.inner.request(*args, **kwargs)
 
 
-def pooled(url: str, items: list[Artifact], bound: int = POOL_SIZE) -> tuple[float, int]:
+def process_cpu(pid: int | None) -> float:
+    """User + system CPU seconds of process ``pid`` so far (0 without one)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+CPU: dict[str, float] = {}  # the last pooled call's CPU seconds: registry, client
+
+
+def pooled(
+    url: str, items: list[Artifact], bound: int = POOL_SIZE, registry_pid: int | None = None
+) -> tuple[float, int]:
     """The observer as it runs in ``plan``: bounded concurrency over one pooled session (``bound`` at a time)."""
     registry_live.POOL_SIZE = bound  # read when the session is built and when the observer starts its pool
     client = RegistryClient(url)
@@ -67,9 +84,11 @@ def pooled(url: str, items: list[Artifact], bound: int = POOL_SIZE) -> tuple[flo
     original = observers.registry_client
     observers.registry_client = lambda runtime: client  # the observer's own client, counted
     try:
+        registry, client_cpu = process_cpu(registry_pid), time.process_time()
         started = time.perf_counter()
         observed = observers.SchemaObserver(runtime=None).observe(items)
         elapsed = time.perf_counter() - started
+        CPU.update(registry=process_cpu(registry_pid) - registry, client=time.process_time() - client_cpu)
     finally:
         observers.registry_client = original
         registry_live.POOL_SIZE = POOL_SIZE
@@ -88,7 +107,9 @@ def sequential(url: str, items: list[Artifact]) -> tuple[float, int]:
     return time.perf_counter() - started, counting.count
 
 
-def run(url: str, size: int, rounds: int, pools: list[int], with_sequential: bool, prefix: str) -> None:
+def run(
+    url: str, size: int, rounds: int, pools: list[int], with_sequential: bool, prefix: str, registry_pid: int | None
+) -> None:
     prefix = f"{prefix}-{uuid.uuid4().hex[:8]}"
     names = [f"{prefix}-s{i:05d}-value" for i in range(size)]
     setup = RegistryClient(url)
@@ -98,11 +119,13 @@ def run(url: str, size: int, rounds: int, pools: list[int], with_sequential: boo
         for label, version in (("identical", 1), ("compatible change", 2)):
             items = artifacts(names, version)
             results: dict[str, list[tuple[float, int]]] = {f"pooled x{b}": [] for b in pools}
+            cpu: dict[str, list[tuple[float, float]]] = {f"pooled x{b}": [] for b in pools}
             if with_sequential:
                 results["sequential"] = []
             for _ in range(rounds):
                 for bound in pools:
-                    results[f"pooled x{bound}"].append(pooled(url, items, bound))
+                    results[f"pooled x{bound}"].append(pooled(url, items, bound, registry_pid))
+                    cpu[f"pooled x{bound}"].append((CPU["registry"], CPU["client"]))
                 if with_sequential:
                     results["sequential"].append(sequential(url, items))
             medians = {k: statistics.median(s for s, _ in v) for k, v in results.items()}
@@ -113,6 +136,13 @@ def run(url: str, size: int, rounds: int, pools: list[int], with_sequential: boo
                 else ""
             )
             print(f"{size:>6}  {label:<18} {columns}{ratio}")
+            if registry_pid is not None:
+                spent = "  ".join(
+                    f"{k} registry {statistics.median(r for r, _ in v):.2f} s, "
+                    f"client {statistics.median(c for _, c in v):.2f} s"
+                    for k, v in cpu.items()
+                )
+                print(f"{size:>6}  {label:<18} CPU: {spent}  (load {os.getloadavg()[0]:.1f})")
     finally:
         with ThreadPoolExecutor(max_workers=POOL_SIZE) as pool:
             list(pool.map(setup.delete_subject, names))
@@ -120,7 +150,7 @@ def run(url: str, size: int, rounds: int, pools: list[int], with_sequential: boo
 
 def main() -> None:
     args = sys.argv[1:]
-    valued = ("--rounds", "--pools", "--prefix")
+    valued = ("--rounds", "--pools", "--prefix", "--registry-pid")
     options = {flag: args[args.index(flag) + 1] for flag in valued if flag in args}
     rounds = int(options.get("--rounds", 3))
     pools = [int(b) for b in options.get("--pools", str(POOL_SIZE)).split(",")]
@@ -129,7 +159,8 @@ def main() -> None:
     url = json.loads(endpoints.read_text())["schema_registry_url"]
     print(f"subjects  case  (medians of {rounds}, interleaved)")
     for size in sizes or [1000]:
-        run(url, size, rounds, pools, "--no-sequential" not in args, options.get("--prefix", "bench"))
+        pid = int(options["--registry-pid"]) if "--registry-pid" in options else None
+        run(url, size, rounds, pools, "--no-sequential" not in args, options.get("--prefix", "bench"), pid)
 
 
 if __name__ == "__main__":

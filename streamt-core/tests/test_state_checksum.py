@@ -75,6 +75,9 @@ def test_the_checksum_is_computed_once_and_then_kept(monkeypatch: pytest.MonkeyP
         lambda d: d.update(serial=True, checksum=None),
         lambda d: d["resources"].reverse(),  # records are kept sorted: the state encodes in another order
         lambda d: d["resources"][1].update(attributes={}),  # an empty attributes key is left out on encoding
+        lambda d: d.update(version=True),  # equal to 1 for ``==``, another canonical byte form
+        lambda d: d.update(store_id=7),  # str() makes it "7"
+        lambda d: d.update(note="x"),  # a key the state does not keep
     ],
 )
 def test_a_document_that_does_not_encode_back_to_itself_gets_the_recomputed_checksum(change) -> None:  # type: ignore[no-untyped-def]
@@ -102,3 +105,15 @@ def test_a_record_encodes_as_attrs_asdict_did() -> None:
         assert repr(body) == repr(expected)  # the same collection types too
     body = _record("c", **nested).to_json()
     assert body["attributes"]["job"] is not nested["job"]  # a copy, as before: encoding never shares the record's
+
+
+def test_a_document_streamt_wrote_keeps_its_checksum_without_being_encoded_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    document = json.loads(json.dumps(_state().to_document()))
+    encoded: list[int] = []
+    real = OwnershipState._document_body
+    monkeypatch.setattr(OwnershipState, "_document_body", lambda self: encoded.append(1) or real(self))
+    state = OwnershipState.from_document(document, ADDRESS)
+    assert (state._checksum, encoded) == (document["checksum"], [])
+    assert state.checksum == _recomputed(state)

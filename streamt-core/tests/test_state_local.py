@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamt.errors import StreamtError
 from streamt.state.local import LocalStateBackend
-from streamt.state.records import OwnershipRecord
+from streamt.state.records import OwnershipRecord, OwnershipState
 
 
 def _backend(tmp_path: Path, **kwargs) -> LocalStateBackend:
@@ -71,6 +71,34 @@ def test_tampered_documents_are_refused(tmp_path: Path, target: str) -> None:
     path.write_text(json.dumps(document))
     with pytest.raises(StreamtError) as caught:
         backend.status()
+    assert caught.value.diagnostics[0].code.code == "E411_STATE_INVALID"
+
+
+def test_unchanged_state_bytes_are_parsed_once_and_changed_ones_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend = _backend(tmp_path)
+    with backend.operation_lock():
+        backend.commit(backend.begin_operation("apply", []), [_record("orders")])
+    parsed: list[object] = []
+    original = OwnershipState.from_document
+    monkeypatch.setattr(OwnershipState, "from_document", classmethod(lambda cls, *a: parsed.append(a) or original(*a)))
+    reader = _backend(tmp_path)
+    first = reader.status()
+    assert reader.read_state() is reader.read_state()
+    assert len(parsed) == 1
+    # Another writer commits: the reader sees the new serial, parsed from the new bytes.
+    with backend.operation_lock():
+        backend.commit(backend.begin_operation("apply", []), [_record("orders"), _record("refunds")])
+    before = len(parsed)
+    second = reader.status()
+    assert (second["serial"], len(parsed)) == (first["serial"] + 1, before + 1)
+    # A file tampered with after a cached read is still refused.
+    document = json.loads(backend.state_path.read_text())
+    document["serial"] = 9
+    backend.state_path.write_text(json.dumps(document))
+    with pytest.raises(StreamtError) as caught:
+        reader.read_state()
     assert caught.value.diagnostics[0].code.code == "E411_STATE_INVALID"
 
 

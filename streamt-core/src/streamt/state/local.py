@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import hashlib
 import json
 import uuid
 from collections.abc import Iterator, Sequence
@@ -49,8 +50,13 @@ DEFAULT_LOCK_TIMEOUT_SECONDS = 30.0
 
 
 def _read_json(path: Path, what: str) -> Any | None:
+    raw = _read_bytes(path, what)
+    return None if raw is None else _parse_json(raw, what)
+
+
+def _read_bytes(path: Path, what: str) -> bytes | None:
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError:
@@ -59,6 +65,9 @@ def _read_json(path: Path, what: str) -> Any | None:
             f"The local {what} could not be read.",
             "Check the permissions of .streamt/state/.",
         ) from None
+
+
+def _parse_json(raw: bytes, what: str) -> Any:
     try:
         return json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -82,6 +91,12 @@ class LocalStateBackend:
     env: str
     namespace: str = DEFAULT_NAMESPACE
     lock_timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECONDS
+    # The state last parsed and the SHA-256 of the exact bytes it came from (not the bytes: ~3 MB at
+    # 10,000 records). A plan reads the state twice (``status``, then ``read_state`` to compare), an
+    # apply three or four times, and parsing and verifying a file costs ~0.05 s per 1,000 records.
+    # Reused only for identical bytes: a file that changed in between is parsed and verified afresh.
+    # States are frozen, so sharing one between reads is safe.
+    _parsed: tuple[bytes, OwnershipState] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     name = "local"
 
@@ -112,8 +127,15 @@ class LocalStateBackend:
     # -- reading (never creates files) -------------------------------------
 
     def read_state(self) -> OwnershipState | None:
-        document = _read_json(self.state_path, "ownership state")
-        return None if document is None else OwnershipState.from_document(document, self.address)
+        raw = _read_bytes(self.state_path, "ownership state")
+        if raw is None:
+            return None
+        digest = hashlib.sha256(raw).digest()
+        if self._parsed is not None and self._parsed[0] == digest and self._parsed[1].address == self.address:
+            return self._parsed[1]
+        state = OwnershipState.from_document(_parse_json(raw, "ownership state"), self.address)
+        self._parsed = (digest, state)
+        return state
 
     def read_control(self) -> OperationControl:
         document = _read_json(self.control_path, "operation control sidecar")
@@ -323,7 +345,7 @@ class LocalStateBackend:
             ) from None
 
     def _write_control(self, control: OperationControl) -> None:
-        atomic_write(self.control_path, canonical_json(control.to_document()) + b"\n", mode=0o600)
+        atomic_write(self.control_path, control.canonical_bytes() + b"\n", mode=0o600)
 
 
 def _history_invalid() -> StreamtError:
