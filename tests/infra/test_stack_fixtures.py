@@ -24,7 +24,7 @@ def test_marker_alone_ensures_the_service(stack):
     assert stack["kafka_bootstrap"]
 
 
-def test_the_stack_writes_only_its_own_endpoints_file(monkeypatch, tmp_path):
+def test_the_stack_writes_only_its_own_endpoints_file():
     # config is read at import; a named file must not move where `devstack up` writes.
     assert config.ENDPOINTS_FILE == config.STATE_DIR / "endpoints.json"
 

@@ -117,10 +117,7 @@ class Artifact:
     def checksum(self) -> str:
         # A full canonical encoding of ``spec``, read several times per artifact (manifest, plan actions,
         # state): computed once per artifact. ``spec`` is never changed in place once the artifact exists.
-        cached = _CHECKSUMS.get(id(self))
-        if cached is not None and cached() is self:
-            return cached.checksum
-        return remember_checksum(self, self.canonical_bytes)
+        return remember_checksum(self)
 
     @property
     def sort_key(self) -> tuple[str, str]:
@@ -130,12 +127,12 @@ class Artifact:
         return resource_id(project, env, self.kind, self.name)
 
 
-def remember_checksum(artifact: Artifact, canonical: bytes) -> str:
-    """``artifact.checksum`` from ``canonical`` = ``artifact.canonical_bytes``, which a caller already encoded."""
+def remember_checksum(artifact: Artifact, canonical: bytes | None = None) -> str:
+    """``artifact.checksum``; ``canonical`` is ``artifact.canonical_bytes`` when a caller encoded it already."""
     cached = _CHECKSUMS.get(id(artifact))
     if cached is not None and cached() is artifact:
         return cached.checksum
-    value = sha256_checksum(canonical)
+    value = sha256_checksum(artifact.canonical_bytes if canonical is None else canonical)
     _CHECKSUMS[id(artifact)] = _Remembered(artifact, value)
     return value
 
