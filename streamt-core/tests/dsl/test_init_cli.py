@@ -66,7 +66,11 @@ def test_dry_run_writes_nothing(tmp_path: Path, cli) -> None:
     ("args", "code"),
     [(("--discover",), "E900_USAGE_ERROR"), (("--discover", "--kafka", "127.0.0.1:9"), "E701_IMPORT_DISCOVERY_FAILED")],
 )
-def test_discover_without_reachable_kafka_writes_nothing(tmp_path: Path, args: tuple[str, ...], code: str, cli) -> None:
+def test_discover_without_reachable_kafka_writes_nothing(
+    tmp_path: Path, args: tuple[str, ...], code: str, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing listens on port 9: the refusal is immediate, so no attempt needs the default 8 s of retries.
+    monkeypatch.setenv("STREAMT_KAFKA_CONNECT_TIMEOUT", "0.3")
     run = cli("json", "init", "--project-dir", tmp_path / "d", *args)
     assert run.exit_code == 1
     assert [e["code"] for e in run.envelope["errors"]] == [code]

@@ -8,7 +8,8 @@ error can carry the bootstrap list.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -30,6 +31,29 @@ REQUEST_TIMEOUT_MS = 15_000
 # An unreachable cluster must fail in seconds, not after kafka-python's 30 s default with growing backoff.
 BOOTSTRAP_TIMEOUT_MS = 8_000
 RECONNECT_BACKOFF_MAX_MS = 1_000
+# How long to keep trying to reach the cluster, for users whose brokers answer slowly (a tunnel, a
+# cold managed cluster) or who want a down cluster reported sooner (CI, tests of unreachable brokers).
+CONNECT_TIMEOUT_ENV = "STREAMT_KAFKA_CONNECT_TIMEOUT"
+MAX_CONNECT_TIMEOUT_SECONDS = 300
+
+
+def bootstrap_timeout_ms(environ: Mapping[str, str] = os.environ) -> int:
+    """The bootstrap timeout: ``STREAMT_KAFKA_CONNECT_TIMEOUT`` seconds when set, else ``BOOTSTRAP_TIMEOUT_MS``."""
+    raw = environ.get(CONNECT_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return BOOTSTRAP_TIMEOUT_MS
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= MAX_CONNECT_TIMEOUT_SECONDS:
+        raise StreamtError(
+            Codes.E900_USAGE_ERROR,
+            f"{CONNECT_TIMEOUT_ENV} must be a number of seconds greater than 0 and at most "
+            f"{MAX_CONNECT_TIMEOUT_SECONDS}.",
+            f"Unset it for the default of {BOOTSTRAP_TIMEOUT_MS // 1000} seconds.",
+        )
+    return max(1, round(seconds * 1000))
 
 
 def client_config(kafka_runtime: dict[str, Any]) -> dict[str, Any]:
@@ -47,7 +71,7 @@ def client_config(kafka_runtime: dict[str, Any]) -> dict[str, Any]:
         "bootstrap_servers": str(servers).split(","),
         "client_id": "streamt",
         "request_timeout_ms": REQUEST_TIMEOUT_MS,
-        "bootstrap_timeout_ms": BOOTSTRAP_TIMEOUT_MS,
+        "bootstrap_timeout_ms": bootstrap_timeout_ms(),
         "reconnect_backoff_max_ms": RECONNECT_BACKOFF_MAX_MS,
     }
     for ours, theirs in _CLIENT_KEYS.items():
