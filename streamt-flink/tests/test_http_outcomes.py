@@ -56,7 +56,8 @@ def server() -> Iterator[Callable[[Script], str]]:
                 pass
 
         httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        # shutdown() returns only at the loop's next poll: 0.5 s by default, per test.
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         servers.append(httpd)
         return f"http://127.0.0.1:{httpd.server_address[1]}"
 

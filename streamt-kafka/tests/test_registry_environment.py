@@ -37,7 +37,8 @@ class _Answering(BaseHTTPRequestHandler):
 def server() -> Iterator[str]:
     _Answering.seen = []
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Answering)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # shutdown() returns only at the loop's next poll: 0.5 s by default, per test.
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()

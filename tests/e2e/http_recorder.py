@@ -67,7 +67,8 @@ def recording_proxy(upstream: str) -> Iterator[Recorder]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     recorder.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() returns only at the loop's next poll: 0.5 s by default, per test.
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield recorder

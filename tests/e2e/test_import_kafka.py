@@ -164,7 +164,8 @@ def test_registry_outage_mid_run_degrades_to_kafka_only(
 ):
     prefix, _ = fifty_topics
     flaky = _FlakyRegistry(schema_registry_url, healthy=10)
-    thread = threading.Thread(target=flaky.serve_forever, daemon=True)
+    # shutdown() returns only at the loop's next poll: 0.5 s by default, per test.
+    thread = threading.Thread(target=flaky.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         proxy = f"http://127.0.0.1:{flaky.server_address[1]}/apis/ccompat/v7"

@@ -126,7 +126,8 @@ def test_unreachable_registry_is_e406_and_refused_credentials_e404(streamt_cli, 
     )
     assert down.error_codes == ["E406_CONNECTION_REFUSED"]
     server = http.server.HTTPServer(("127.0.0.1", 0), _Refuse)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() returns only at the loop's next poll: 0.5 s by default, per test.
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
         refused = streamt_cli(
