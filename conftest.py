@@ -23,4 +23,4 @@ atexit.register(shutil.rmtree, _PARSE_CACHE, ignore_errors=True)
 _INFRA = os.path.join(os.path.dirname(__file__), "tests", "infra")
 if os.path.exists(os.path.join(_INFRA, "streamt_stack_fixtures.py")):
     sys.path.insert(0, _INFRA)
-    pytest_plugins = ["streamt_stack_fixtures"]
+    pytest_plugins = ["streamt_stack_fixtures", "streamt_test_durations"]
