@@ -19,6 +19,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from docs_site_project import expected_edges, expected_nodes, generate
 
+pytestmark = pytest.mark.browser  # Chromium: outside the fast lane
+
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "tests" / "artifacts"
 QUICKSTART = REPO / "examples" / "quickstart"

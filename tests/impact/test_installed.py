@@ -18,6 +18,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import history  # the scripted history shared with test_history
 from history import EXPECTED, fields_of
 
+pytestmark = pytest.mark.packaging  # builds wheels and a fresh virtualenv: outside the fast lane
+
 REPO = Path(__file__).resolve().parents[2]
 DISTRIBUTIONS = ("streamt-core", "streamt-kafka", "streamt-flink", "streamt-kstreams", "streamt-connect")
 

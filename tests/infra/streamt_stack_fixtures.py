@@ -16,6 +16,15 @@ Behaviour
 - A test needs a service if it carries the service's marker (``@pytest.mark.kafka``) or uses one
   of its fixtures (``kafka_bootstrap``...); the marker is then added automatically, so
   ``-m "not flink"`` deselects Flink tests.
+- Every test that needs a service also gets the umbrella marker ``services`` (automatically, from the
+  per-service markers and fixtures, and from the ``stack`` fixture): ``-m "not services"`` is every test
+  that runs without the stack.
+- Lanes: ``--fast-lane`` (``./dev test --fast``) deselects ``FAST_LANE_DESELECTS`` (services, Chromium,
+  building and installing distributions) and FAILS a test that asks for a service anyway (e.g. through
+  ``request.getfixturevalue``), so a test missing its marker cannot hide in the fast lane.
+- pytest-xdist (``./dev test`` runs ``-n 2 --dist loadgroup``): tests that share a service resource that
+  does not take concurrent tests well get one ``xdist_group`` (``XDIST_GROUPS``) and so run one after the
+  other on one worker; every other test is spread over the workers.
 - A missing service FAILS the test when ``CI=true``; elsewhere it skips with the reason.
 """
 
@@ -63,6 +72,26 @@ FIXTURE_SERVICE = {
 }
 
 NOT_ADDRESSES = frozenset({"kstreams_base_image"})  # an image id, not somewhere to connect to
+
+SERVICES_MARKER = "services"
+# Fixtures that need the stack without naming one service (every endpoint).
+STACK_FIXTURES = frozenset({"stack"})
+
+# Markers of tests that need more than this checkout and a Python: the fast lane leaves them out.
+HEAVY_MARKERS = {
+    "browser": "drives Debian's Chromium (tests/infra/browser.py installs it with apt-get)",
+    "packaging": "builds distributions and installs them into fresh virtual environments (slow)",
+}
+FAST_LANE_DESELECTS = (SERVICES_MARKER, *HEAVY_MARKERS)
+
+# Services whose tests run one after another under pytest-xdist, and the group that serialises them.
+# Flink's TaskManager has 4 slots, and one test's jobs may take several; every connector created or
+# deleted rebalances Connect's single worker, which answers other tests' requests with 409 meanwhile;
+# a Kafka Streams runner test builds an image and runs a JVM container, too heavy to double on 2 cores.
+# Flink and Connect share a group because several journeys use both. Kafka, the registry, PostgreSQL
+# and the Gateway stub take concurrent tests: every test uses its own topics, subjects, schemas and
+# virtual clusters.
+XDIST_GROUPS = {"docker": "docker", "flink": "flink-connect", "connect": "flink-connect"}
 
 SERVICE_KEYS = {
     "kafka": ("kafka_bootstrap", "kafka_sasl_bootstrap"),
@@ -116,8 +145,9 @@ def _unavailable_hint(autostart: bool) -> str:
 class StackManager:
     """Starts what the session needs once, remembers failures, stops what it started."""
 
-    def __init__(self, needed: set[str]):
+    def __init__(self, needed: set[str], fast_lane: bool = False):
         self.needed = needed
+        self.fast_lane = fast_lane
         self.autostart = os.environ.get("STREAMT_STACK_AUTOSTART", "1").strip() not in ("0", "false", "no")
         self.strict = _truthy("CI")
         self.leased = False
@@ -142,8 +172,7 @@ class StackManager:
             from streamt_devstack import stack  # imported late: only sessions that need it pay
 
             log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
-            stack.acquire_lease()
-            self.leased = True
+            self.announce()
             try:
                 stack.up(sorted(self.needed), log=log, autostart=True)
             except stack.StackError as e:
@@ -152,7 +181,27 @@ class StackManager:
                     if f"[{name}]" in text or not stack.SERVICES[name].running():
                         self.errors[name] = text
 
+    def announce(self) -> None:
+        """Take this session's lease before any test runs when it will start services.
+
+        Under pytest-xdist every worker is a session: a worker whose first service test comes late must
+        already hold its lease when another worker finishes, or that one, seeing no other session, would
+        stop the services it is about to use.
+        """
+        if self.leased or not self.autostart or not self.needed or _external():
+            return
+        from streamt_devstack import stack
+
+        stack.acquire_lease()
+        self.leased = True
+
     def require(self, service: str) -> dict:
+        if self.fast_lane:
+            pytest.fail(
+                f"this test needs devstack service '{service}' but runs in the fast lane (--fast-lane): "
+                f"use the service's fixture or marker (tests/infra/README.md) so that it runs with the stack",
+                pytrace=False,
+            )
         self._ensure()
         eps = self.endpoints()
         missing = [k for k in SERVICE_KEYS[service] if not eps.get(k)]
@@ -195,23 +244,64 @@ class StackManager:
 _manager: StackManager | None = None
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fast-lane",
+        action="store_true",
+        default=False,
+        help=f"run only tests without the markers {', '.join(FAST_LANE_DESELECTS)}; a test asking for a service fails",
+    )
+
+
 def pytest_configure(config):
     for name, help_text in SERVICE_MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {help_text}")
+    config.addinivalue_line("markers", f"{SERVICES_MARKER}: needs one or more devstack services (added automatically)")
+    for name, help_text in HEAVY_MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {help_text}")
+
+
+def xdist_group(services: set[str]) -> str | None:
+    """The group of a test that needs ``services``; the heaviest resource decides (docker before flink-connect)."""
+    for service, group in XDIST_GROUPS.items():
+        if service in services:
+            return group
+    return None
+
+
+def in_fast_lane(item) -> bool:
+    return not any(item.get_closest_marker(name) for name in FAST_LANE_DESELECTS)
 
 
 def pytest_collection_modifyitems(session, config, items):
-    global _manager
-    needed: set[str] = set()
     for item in items:
         services = {m.name for m in item.iter_markers() if m.name in SERVICE_MARKERS}
-        for fx in getattr(item, "fixturenames", ()):
+        fixtures = getattr(item, "fixturenames", ())
+        for fx in fixtures:
             svc = FIXTURE_SERVICE.get(fx)
             if svc and svc not in services:
                 item.add_marker(getattr(pytest.mark, svc))
                 services.add(svc)
-        needed |= services
-    _manager = StackManager(needed)
+        if services or STACK_FIXTURES.intersection(fixtures):
+            item.add_marker(getattr(pytest.mark, SERVICES_MARKER))
+        group = xdist_group(services)
+        if group and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))
+    if config.getoption("--fast-lane"):
+        # After the conftests' hooks (registered later, so called earlier) added their markers, and
+        # before xdist's (trylast) reads the groups.
+        deselected = [item for item in items if not in_fast_lane(item)]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            items[:] = [item for item in items if in_fast_lane(item)]
+
+
+def pytest_collection_finish(session):
+    # session.items is final here (-m and -k applied): only the services of the selected tests start.
+    global _manager
+    needed = {m.name for item in session.items for m in item.iter_markers() if m.name in SERVICE_MARKERS}
+    _manager = StackManager(needed, fast_lane=session.config.getoption("--fast-lane"))
+    _manager.announce()
 
 
 def pytest_sessionfinish(session, exitstatus):
