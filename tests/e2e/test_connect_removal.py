@@ -59,6 +59,7 @@ def sink(
     tmp_path: Path,
     streamt_cli: Any,
     kafka_bootstrap: str,
+    connect_url: str,
     postgres_dsn: str,
     postgres_writer_dsn: str,
     monkeypatch: pytest.MonkeyPatch,
@@ -85,14 +86,14 @@ def sink(
     producer.close()
     made: list[Any] = []
 
-    def make(connect_url: str) -> Sink:
+    def make(through: str) -> Sink:
         files = {
             "stream_project.yml": {
                 "apiVersion": "streamt.dev/v1alpha1",
                 "project": {"name": "rmc"},
                 "runtime": {
                     "kafka": {"bootstrap_servers": kafka_bootstrap},
-                    "connect": {"default": "main", "clusters": {"main": {"rest_url": connect_url}}},
+                    "connect": {"default": "main", "clusters": {"main": {"rest_url": through}}},
                 },
                 "deployment_state": {
                     "backend": "postgres",
@@ -143,16 +144,13 @@ def sink(
         yield make
     finally:
         for made_sink in made:
-            requests.delete(f"{_worker()}/connectors/{made_sink.name}", timeout=30)
+            # The worker itself: a test's connector URL may be a recording proxy that is gone by now.
+            requests.delete(f"{connect_url}/connectors/{made_sink.name}", timeout=30)
         admin.delete_topics([topic])
         admin.close()
         for schema in (rows_schema, state_schema):
             owner.cursor().execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
         owner.close()
-
-
-def _worker() -> str:
-    return json.loads((Path(__file__).resolve().parents[2] / ".stack" / "endpoints.json").read_text())["connect_url"]
 
 
 def rows_arrive(postgres_dsn: str, schema: str) -> list[Any]:

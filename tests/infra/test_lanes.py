@@ -21,7 +21,10 @@ REPO = INFRA.parents[1]
 
 # A test module that reads the stack's endpoints or drives the stack itself needs the stack, whatever
 # its fixtures say (e.g. a helper reading .stack/endpoints.json, a subprocess running `./dev demo`).
-REACHES_THE_STACK = re.compile(r"endpoints\.json|streamt_devstack|devstack\.py|\./dev (?:demo|stack|test)\b")
+# Unit tests of the devstack's own modules (ids, mount tables) import them without reaching a service.
+REACHES_THE_STACK = re.compile(
+    r"endpoints\.json|ENDPOINTS_FILE|devstack\.py|streamt_devstack import stack\b|\./dev (?:demo|stack|test)\b"
+)
 # Modules that name those only to test the plugin's own handling of them, with files of their own.
 OFFLINE_USERS = {
     "tests/infra/test_stack_fixtures.py": "checks the endpoints-file contract and named stacks it writes itself",
