@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import time
 
@@ -58,19 +60,25 @@ def test_text_output_names_the_operation_id(kafka_project, streamt_process) -> N
 
 def test_a_second_apply_waits_for_the_lock_then_times_out_without_mutating(kafka_project, streamt_process) -> None:
     project = kafka_project()
+    # The first apply pauses after its first durable write (the intent), lock held; the test freezes it
+    # there (a kernel flock outlives SIGSTOP) until the second has given up, then lets it finish.
     slow = subprocess.Popen(
         [*streamt_process.__globals__["STREAMT"], "-o", "json", "apply", "-p", str(project.path)],
-        env={**__import__("os").environ, "STREAMT_TEST_BOUNDARY_DELAY": "1.5"},
+        env={**os.environ, "STREAMT_TEST_BOUNDARY_DELAY": "2", "STREAMT_TEST_DELAY_AT_BOUNDARY": "1"},
         stdout=subprocess.PIPE,
         text=True,
     )
     deadline = time.monotonic() + 30
     while not (project.state_dir() / "default.control.json").exists():  # the first one holds the lock
         assert time.monotonic() < deadline and slow.poll() is None
-        time.sleep(0.05)
-    started = time.monotonic()
-    second = streamt_process("apply", "-p", project.path)
-    waited = time.monotonic() - started
+        time.sleep(0.02)
+    slow.send_signal(signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        second = streamt_process("apply", "-p", project.path)
+        waited = time.monotonic() - started
+    finally:
+        slow.send_signal(signal.SIGCONT)
     assert json.loads(second.stdout)["errors"][0]["code"] == "E422_STATE_LOCK_TIMEOUT"
     assert waited >= 2  # lock_timeout_seconds: 2 — it waited before giving up
     out, _ = slow.communicate(timeout=120)

@@ -6,7 +6,9 @@ Two environment variables, read only when set, make that possible:
 * ``STREAMT_TEST_KILL_AT_BOUNDARY=N`` — the process kills itself with
   ``SIGKILL`` when it reaches its N-th boundary (1-based);
 * ``STREAMT_TEST_BOUNDARY_DELAY=SECONDS`` — sleep at every boundary (a
-  second apply then meets a held lock).
+  second apply then meets a held lock), or only at the N-th with
+  ``STREAMT_TEST_DELAY_AT_BOUNDARY=N`` (a test that pauses the process there
+  need not wait at all the others).
 
 A boundary is a point after a durable write: the intent recorded, progress
 recorded, a history entry written, the state file replaced, the marker cleared.
@@ -19,6 +21,7 @@ import os
 
 _KILL = "STREAMT_TEST_KILL_AT_BOUNDARY"
 _DELAY = "STREAMT_TEST_BOUNDARY_DELAY"
+_DELAY_AT = "STREAMT_TEST_DELAY_AT_BOUNDARY"
 _reached = 0
 
 
@@ -29,7 +32,8 @@ def boundary() -> None:
     if kill_at is None and delay is None:
         return
     _reached += 1
-    if delay is not None:
+    delay_at = os.environ.get(_DELAY_AT)
+    if delay is not None and (delay_at is None or _reached == int(delay_at)):
         import time
 
         time.sleep(float(delay))

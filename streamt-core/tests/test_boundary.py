@@ -1,0 +1,39 @@
+"""The test-only boundary hooks: inert unless set, a delay at every boundary or only at the N-th."""
+
+from __future__ import annotations
+
+import pytest
+from streamt import boundary
+
+
+@pytest.fixture
+def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    slept: list[float] = []
+    monkeypatch.setattr("time.sleep", slept.append)
+    monkeypatch.setattr(boundary, "_reached", 0)
+    for name in ("STREAMT_TEST_KILL_AT_BOUNDARY", "STREAMT_TEST_BOUNDARY_DELAY", "STREAMT_TEST_DELAY_AT_BOUNDARY"):
+        monkeypatch.delenv(name, raising=False)
+    return slept
+
+
+def _reach(times: int) -> None:
+    for _ in range(times):
+        boundary.boundary()
+
+
+def test_nothing_happens_without_the_variables(sleeps: list[float]) -> None:
+    _reach(3)
+    assert sleeps == [] and boundary._reached == 0
+
+
+def test_the_delay_applies_at_every_boundary(sleeps: list[float], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STREAMT_TEST_BOUNDARY_DELAY", "0.25")
+    _reach(3)
+    assert sleeps == [0.25, 0.25, 0.25]
+
+
+def test_the_delay_applies_only_at_the_named_boundary(sleeps: list[float], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STREAMT_TEST_BOUNDARY_DELAY", "2")
+    monkeypatch.setenv("STREAMT_TEST_DELAY_AT_BOUNDARY", "2")
+    _reach(4)
+    assert sleeps == [2.0] and boundary._reached == 4
