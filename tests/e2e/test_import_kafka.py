@@ -43,9 +43,12 @@ def _json_schema(i: int) -> str:
     )
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def fifty_topics(kafka_bootstrap: str, schema_registry_url: str) -> Iterator[tuple[str, dict[str, str]]]:
-    """50 topics: i%4 == 0 Avro, 1 JSON Schema, 2 Protobuf, 3 no subject; plus one internal-looking topic."""
+    """50 topics: i%4 == 0 Avro, 1 JSON Schema, 2 Protobuf, 3 no subject; plus one internal-looking topic.
+
+    Made once per module (about 7 s to create, as much to remove): the tests only read them.
+    """
     from kafka import KafkaAdminClient
     from kafka.admin import NewTopic
 
@@ -195,7 +198,9 @@ def test_a_closed_registry_port_skips_every_lookup_after_the_first(
     assert done.data["resources"][0]["completeness"]["schema_lookup"]["reason"] == "E406_CONNECTION_REFUSED"
 
 
-def test_no_schemas_and_collisions_and_unreachable_kafka(tmp_path, kafka_bootstrap, schema_registry_url, streamt_cli):
+def test_no_schemas_and_collisions_and_unreachable_kafka(
+    tmp_path, kafka_bootstrap, schema_registry_url, streamt_cli, monkeypatch
+):
     from kafka import KafkaAdminClient
     from kafka.admin import NewTopic
 
@@ -222,5 +227,6 @@ def test_no_schemas_and_collisions_and_unreachable_kafka(tmp_path, kafka_bootstr
         admin.delete_topics([f"{prefix}.a-b", f"{prefix}.a.b"], raise_errors=False)
         admin.close()
     closed = _project(tmp_path / "q", "127.0.0.1:9", schema_registry_url)
+    monkeypatch.setenv("STREAMT_KAFKA_CONNECT_TIMEOUT", "0.3")  # refused at once; the default retries for 8 s
     failed = streamt_cli("import", "-p", closed)
     assert failed.error_codes == ["E701_IMPORT_DISCOVERY_FAILED"] and "127.0.0.1:9" not in failed.stdout

@@ -28,6 +28,7 @@ pytestmark = [pytest.mark.kafka, pytest.mark.flink, pytest.mark.connect]
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 SECRET = "obs-connect-secret-sentinel-3c1d"
 STRING = "org.apache.kafka.connect.storage.StringConverter"
+TRAFFIC = 200  # records produced while the job runs, after the first 40
 
 
 class Pipeline:
@@ -199,7 +200,8 @@ def test_observe_a_running_pipeline_lag_that_drains_flink_throughput_and_connect
     assert observed.data["units"]["lag_messages"] == "messages"
 
     # Real traffic through the Flink job while we look: records per second above zero, checkpoints.
-    traffic = threading.Thread(target=p.produce, args=(400, 25.0), daemon=True)
+    # Four seconds of it suffice: Flink's rate is averaged over a minute, so it stays above zero after.
+    traffic = threading.Thread(target=p.produce, args=(TRAFFIC, 50.0), daemon=True)
     traffic.start()
 
     def flowing() -> dict[str, Any] | None:
@@ -224,7 +226,7 @@ def test_observe_a_running_pipeline_lag_that_drains_flink_throughput_and_connect
     def drained() -> dict[str, Any] | None:
         upper = resource(streamt_cli("observe", "-p", p.path), "topic", p.topic("upper"))
         group = [g for g in upper["consumer_groups"] if g["group"] == f"connect-{p.sink}"]
-        return upper if group and group[0]["lag_messages"] == 0 and upper["messages"] == 440 else None
+        return upper if group and group[0]["lag_messages"] == 0 and upper["messages"] == 40 + TRAFFIC else None
 
     upper = poll(drained, 120, "the connector's lag draining")
     assert upper["max_lag_messages"] == 0
@@ -243,15 +245,16 @@ def test_observe_a_running_pipeline_lag_that_drains_flink_throughput_and_connect
     assert run(["observe", "-p", str(p.path)], stdout=out, stderr=io.StringIO()) == 0
     table = out.getvalue()
     assert table.startswith("MODEL") and f"flink_job {p.job}" in table and f"connector {p.sink}" in table
-    assert f"g1-{p.suffix} 425" in table and "records" not in table.splitlines()[0]
+    assert f"g1-{p.suffix} {25 + TRAFFIC}" in table and "records" not in table.splitlines()[0]
 
     # status --lag: message counts and consumer lag per topic; --consumer-groups: per group.
     status = streamt_cli("status", "-p", p.path, "--lag", "--consumer-groups")
     assert status.ok, status.envelope
     (entry,) = [t for t in status.data["topics"] if t["name"] == p.topic("raw")]
-    assert entry["message_count"] == 440
-    assert entry["consumer_lag"][f"g1-{p.suffix}"] == 425 and entry["max_consumer_lag"] >= 425
-    assert status.data["consumer_groups"][f"g1-{p.suffix}"] == {p.topic("raw"): 425}
+    assert entry["message_count"] == 40 + TRAFFIC
+    lag = 25 + TRAFFIC  # g1 read 15 of the first 40
+    assert entry["consumer_lag"][f"g1-{p.suffix}"] == lag and entry["max_consumer_lag"] >= lag
+    assert status.data["consumer_groups"][f"g1-{p.suffix}"] == {p.topic("raw"): lag}
 
 
 def test_the_kafka_reader_batches_all_groups_and_topics(pipeline, streamt_cli) -> None:
@@ -274,7 +277,8 @@ def test_the_kafka_reader_batches_all_groups_and_topics(pipeline, streamt_cli) -
     assert lags == {f"g1-{p.suffix}": 9, f"g2-{p.suffix}": 7, f"g3-{p.suffix}": 0}
 
 
-def test_observe_an_unknown_model_and_an_unreachable_cluster(streamt_cli, streamt_project) -> None:
+def test_observe_an_unknown_model_and_an_unreachable_cluster(streamt_cli, streamt_project, monkeypatch) -> None:
+    monkeypatch.setenv("STREAMT_KAFKA_CONNECT_TIMEOUT", "0.3")  # port 1 refuses at once; no need for 8 s of retries
     project = streamt_project({"stream_project.yml": {
         "project": {"name": "nowhere"},
         "runtime": {"kafka": {"bootstrap_servers": "127.0.0.1:1"}},
