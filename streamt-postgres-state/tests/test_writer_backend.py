@@ -64,20 +64,22 @@ def test_writes_outside_the_lock_are_refused(v2_project) -> None:
 
 HOLDER = textwrap.dedent(
     """
-    import sys, time
+    import sys
     from streamt.project import load_project
     from streamt.state.selection import open_state_backend
     backend = open_state_backend(load_project(sys.argv[1], None), sys.argv[1], "write")
     with backend.operation_lock():
         print("locked", flush=True)
-        time.sleep(float(sys.argv[2]))
+        sys.stdin.readline()  # held until the test says so (or its end closes the pipe)
     print("released", flush=True)
     """
 )
 
 
 def test_a_lock_held_by_another_process_makes_the_second_wait_then_E422(v2_project, streamt_cli) -> None:
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(v2_project), "6"], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(v2_project)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         assert streamt_cli("state", "lock-status", "-p", v2_project).data["lock_status"] == "busy"
@@ -89,7 +91,8 @@ def test_a_lock_held_by_another_process_makes_the_second_wait_then_E422(v2_proje
         assert _code(caught) == "E422_STATE_LOCK_TIMEOUT"
         assert 2.0 <= waited < 5.0
     finally:
-        holder.wait(timeout=30)
+        out, _ = holder.communicate("release\n", timeout=30)
+    assert out.strip() == "released"
     assert streamt_cli("state", "lock-status", "-p", v2_project).data["lock_status"] == "available"
     with _writer(v2_project).operation_lock():
         pass
