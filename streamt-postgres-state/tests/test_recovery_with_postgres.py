@@ -380,18 +380,21 @@ def test_no_secret_reaches_output_or_evidence(
 
 
 def test_killing_the_writer_connection_mid_recover_is_E423_then_the_exact_retry_completes(
-    observed, streamt_cli, postgres_writer_dsn, owner_sql, schema
+    observed, streamt_cli, postgres_writer_dsn, owner_sql, schema, tmp_path
 ) -> None:
     path, plan, evidence = observed
     blocked = plan["blocked_operation_id"]
     events = _events(owner_sql, schema)
-    # The recover pauses at its boundary (after revalidation, before verify_lock and the commit).
-    child = _process(*_recover_args(path, plan, evidence), env={"STREAMT_TEST_BOUNDARY_DELAY": "8"})
+    # The recover pauses at its boundary (after revalidation, before verify_lock and the commit) and
+    # says when it got there; the pause only has to outlast the kill below.
+    reached = tmp_path / "boundaries"
+    paused = {"STREAMT_TEST_BOUNDARY_DELAY": "4", "STREAMT_TEST_BOUNDARY_REPORT": str(reached)}
+    child = _process(*_recover_args(path, plan, evidence), env=paused)
     deadline = time.monotonic() + 30
-    while not (holders := _lock_holders(postgres_writer_dsn)):
+    while not reached.exists():
         assert time.monotonic() < deadline and child.poll() is None, child.communicate()
         time.sleep(0.05)
-    time.sleep(3.0)  # past the live revalidation (well under a second here), into the boundary pause
+    holders = _lock_holders(postgres_writer_dsn)
     assert child.poll() is None
     (pid,) = holders
     _terminate(postgres_writer_dsn, pid)
