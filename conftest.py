@@ -20,6 +20,12 @@ os.environ["STREAMT_CACHE_DIR"] = _PARSE_CACHE
 os.environ.pop("STREAMT_NO_CACHE", None)
 atexit.register(shutil.rmtree, _PARSE_CACHE, ignore_errors=True)
 
+
+def pytest_unconfigure(config):
+    # Every pytest-xdist worker imports this file and makes its own directory, but a worker leaves
+    # through os._exit, past atexit: the session's end removes it.
+    shutil.rmtree(_PARSE_CACHE, ignore_errors=True)
+
 _INFRA = os.path.join(os.path.dirname(__file__), "tests", "infra")
 if os.path.exists(os.path.join(_INFRA, "streamt_stack_fixtures.py")):
     sys.path.insert(0, _INFRA)

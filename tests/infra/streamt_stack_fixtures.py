@@ -40,6 +40,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
+try:
+    from _pytest.nodeid import coerce_node_id  # pytest >= 9.2 (structured node ids)
+except ImportError:  # older pytest: xdist's own suffix works
+    coerce_node_id = None
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from streamt_devstack import config as _config
 
@@ -259,6 +264,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", f"{SERVICES_MARKER}: needs one or more devstack services (added automatically)")
     for name, help_text in HEAVY_MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {help_text}")
+    config.pluginmanager.register(_AfterCollection(config.getoption("--fast-lane")), "streamt-after-collection")
 
 
 def xdist_group(services: set[str]) -> str | None:
@@ -273,6 +279,32 @@ def in_fast_lane(item) -> bool:
     return not any(item.get_closest_marker(name) for name in FAST_LANE_DESELECTS)
 
 
+class _AfterCollection:
+    """What runs once every other hook added its markers (the conftests' included) and xdist named the groups."""
+
+    def __init__(self, fast_lane: bool) -> None:
+        self.fast_lane = fast_lane
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config, items):
+        if self.fast_lane:
+            deselected = [item for item in items if not in_fast_lane(item)]
+            if deselected:
+                config.hook.pytest_deselected(items=deselected)
+                items[:] = [item for item in items if in_fast_lane(item)]
+        if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
+            for item in items:
+                mark = item.get_closest_marker("xdist_group")
+                group = (mark.args[0] if mark.args else mark.kwargs.get("name", "default")) if mark else None
+                if group and coerce_node_id and not item.nodeid.endswith(f"@{group}"):
+                    # pytest 9.2 keeps node ids structured (Node._id); xdist 3.8 still writes the old
+                    # Node._nodeid, so its "@group" suffix, the only thing the controller groups by, is
+                    # lost (pytest-dev/pytest-xdist#1386). Until xdist writes it, this does.
+                    item._id = coerce_node_id(f"{item.nodeid}@{group}")
+
+
+# First: pytest-xdist's worker reads the xdist_group markers in its own (plain) hook, registered later.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
     for item in items:
         services = {m.name for m in item.iter_markers() if m.name in SERVICE_MARKERS}
@@ -287,13 +319,6 @@ def pytest_collection_modifyitems(session, config, items):
         group = xdist_group(services)
         if group and not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group(group))
-    if config.getoption("--fast-lane"):
-        # After the conftests' hooks (registered later, so called earlier) added their markers, and
-        # before xdist's (trylast) reads the groups.
-        deselected = [item for item in items if not in_fast_lane(item)]
-        if deselected:
-            config.hook.pytest_deselected(items=deselected)
-            items[:] = [item for item in items if in_fast_lane(item)]
 
 
 def pytest_collection_finish(session):
