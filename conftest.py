@@ -26,6 +26,7 @@ def pytest_unconfigure(config):
     # through os._exit, past atexit: the session's end removes it.
     shutil.rmtree(_PARSE_CACHE, ignore_errors=True)
 
+
 _INFRA = os.path.join(os.path.dirname(__file__), "tests", "infra")
 if os.path.exists(os.path.join(_INFRA, "streamt_stack_fixtures.py")):
     sys.path.insert(0, _INFRA)
