@@ -92,3 +92,28 @@ def test_a_service_missing_from_a_named_stack_says_whose_file_it_is(named_stack,
         manager.require("flink")
     assert "named by STREAMT_STACK_ENDPOINTS" in str(failed.value)
     assert not manager.leased
+
+
+def test_a_session_that_will_start_services_takes_its_lease_once_before_any_test(monkeypatch):
+    # Under pytest-xdist each worker is a session: its lease must exist before another worker can end.
+    from streamt_devstack import stack
+
+    leases = []
+    monkeypatch.setattr(stack, "acquire_lease", lambda *a, **k: leases.append("lease"))
+    monkeypatch.delenv("STREAMT_STACK_ENDPOINTS", raising=False)
+    monkeypatch.delenv("STREAMT_STACK_AUTOSTART", raising=False)
+    manager = fixtures.StackManager({"kafka"})
+    manager.announce()
+    manager.announce()
+    assert leases == ["lease"] and manager.leased
+    fixtures.StackManager(set()).announce()  # a session of service-free tests starts nothing
+    monkeypatch.setenv("STREAMT_STACK_AUTOSTART", "0")
+    fixtures.StackManager({"kafka"}).announce()  # nor one that may not start services
+    assert leases == ["lease"]
+
+
+def test_in_the_fast_lane_a_service_request_fails_with_the_reason():
+    manager = fixtures.StackManager(set(), fast_lane=True)
+    with pytest.raises(pytest.fail.Exception) as failed:
+        manager.require("kafka")
+    assert "needs devstack service 'kafka' but runs in the fast lane" in str(failed.value)
