@@ -93,10 +93,12 @@ FAST_LANE_DESELECTS = (SERVICES_MARKER, *HEAVY_MARKERS)
 # Flink's TaskManager has 4 slots, and one test's jobs may take several; every connector created or
 # deleted rebalances Connect's single worker, which answers other tests' requests with 409 meanwhile;
 # a Kafka Streams runner test builds an image and runs a JVM container, too heavy to double on 2 cores.
-# Flink and Connect share a group because several journeys use both. Kafka, the registry, PostgreSQL
-# and the Gateway stub take concurrent tests: every test uses its own topics, subjects, schemas and
-# virtual clusters.
-XDIST_GROUPS = {"docker": "docker", "flink": "flink-connect", "connect": "flink-connect"}
+# Flink and Connect share a group because several journeys use both. PostgreSQL state tests get their
+# own: the address lock is a server-wide advisory lock keyed by the state address alone, and the tests
+# of one module share an address (their schemas differ), so two at once would wait on each other. The
+# first service listed decides a test that needs several. Kafka, the registry and the Gateway stub take
+# concurrent tests: every test uses its own topics, subjects and virtual clusters.
+XDIST_GROUPS = {"docker": "docker", "flink": "flink-connect", "connect": "flink-connect", "postgres": "postgres"}
 
 SERVICE_KEYS = {
     "kafka": ("kafka_bootstrap", "kafka_sasl_bootstrap"),
@@ -268,7 +270,7 @@ def pytest_configure(config):
 
 
 def xdist_group(services: set[str]) -> str | None:
-    """The group of a test that needs ``services``; the heaviest resource decides (docker before flink-connect)."""
+    """The group of a test that needs ``services``: the first of ``XDIST_GROUPS`` it needs decides."""
     for service, group in XDIST_GROUPS.items():
         if service in services:
             return group

@@ -148,7 +148,7 @@ def test_markers_and_xdist_groups_come_from_the_fixtures_and_markers_a_test_uses
     assert _items(done.stdout) == {
         "test_unit": ("", "-"),
         "test_by_fixture": ("kafka,services", "-"),
-        "test_by_marker": ("postgres,services", "-"),
+        "test_by_marker": ("postgres,services,xdist_group", "postgres"),
         "test_with_flink_and_connect": ("connect,flink,services,xdist_group", "flink-connect"),
         "test_with_docker_and_flink": ("docker,flink,services,xdist_group", "docker"),
         "test_flink_alone": ("flink,services,xdist_group", "flink-connect"),
@@ -180,4 +180,5 @@ def test_under_xdist_a_group_runs_on_one_worker(tmp_path: Path) -> None:
     grouped = ("test_with_flink_and_connect", "test_flink_alone", "test_connect_alone")
     assert {where[name][1] for name in grouped} == {"@flink-connect"}  # the id the controller groups by
     assert len({where[name][0] for name in grouped}) == 1
-    assert where["test_with_docker_and_flink"][1] == "@docker" and where["test_unit"][1] == ""
+    assert where["test_with_docker_and_flink"][1] == "@docker" and where["test_by_marker"][1] == "@postgres"
+    assert where["test_unit"][1] == "" and where["test_by_fixture"][1] == ""  # Kafka tests spread freely
