@@ -328,7 +328,8 @@ def pytest_collection_finish(session):
     global _manager
     needed = {m.name for item in session.items for m in item.iter_markers() if m.name in SERVICE_MARKERS}
     _manager = StackManager(needed, fast_lane=session.config.getoption("--fast-lane"))
-    _manager.announce()
+    if not session.config.option.collectonly:  # a session that runs nothing needs no lease
+        _manager.announce()
 
 
 def pytest_sessionfinish(session, exitstatus):
