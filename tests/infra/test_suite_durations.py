@@ -49,7 +49,9 @@ def test_the_summary_ranks_tests_and_folders_by_time_ties_by_name() -> None:
 
 
 def _synthetic_suite(root: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
     (root / "pytest.ini").write_text("[pytest]\n")
+    (root / "conftest.py").write_text('pytest_plugins = ["streamt_test_durations"]\n')  # as the root conftest does
     (root / "tests" / "e2e").mkdir(parents=True)
     (root / "tests" / "e2e" / "test_slow.py").write_text(
         "import time\n\n\ndef test_slow():\n    time.sleep(0.3)\n\n\ndef test_quick():\n    pass\n"
@@ -65,15 +67,13 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
             "-m",
             "pytest",
             "-p",
-            "streamt_test_durations",
-            "-p",
             "no:cacheprovider",
             "-p",
             "no:hypothesispytest",
             *args,
         ],
         cwd=root,
-        env={"PYTHONPATH": str(INFRA), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(INFRA), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
         capture_output=True,
         text=True,
         check=False,
@@ -82,10 +82,12 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_a_run_prints_and_writes_its_durations_also_after_a_failure(tmp_path: Path, workers: list[str]) -> None:
-    _synthetic_suite(tmp_path)
-    target = tmp_path / "stack" / "test-durations.txt"
-    done = _run(tmp_path, *workers, "--suite-durations", str(target))
-    assert done.returncode == 1, done.stdout + done.stderr  # the failing test fails the run, the report stays
+    suite = tmp_path / "suite"
+    _synthetic_suite(suite)
+    target = tmp_path / "stack" / "test-durations.txt"  # outside the suite, as STREAMT_STACK_DIR may be
+    for _ in range(2):  # the second run finds the file there (as ./dev passes it: one token)
+        done = _run(suite, *workers, f"--suite-durations={target}")
+        assert done.returncode == 1, done.stdout + done.stderr  # the failing test fails the run, the report stays
     written = target.read_text()
     lines = written.splitlines()
     assert lines[0].startswith("3 tests, ") and lines[0].endswith(
@@ -104,4 +106,4 @@ def test_without_the_option_nothing_is_printed_or_written(tmp_path: Path) -> Non
     _synthetic_suite(tmp_path)
     done = _run(tmp_path)
     assert "suite durations" not in done.stdout
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg", "pytest.ini", "tests"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["conftest.py", "pkg", "pytest.ini", "tests"]
