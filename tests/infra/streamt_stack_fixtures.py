@@ -99,6 +99,8 @@ FAST_LANE_DESELECTS = (SERVICES_MARKER, *HEAVY_MARKERS)
 # first service listed decides a test that needs several. Kafka, the registry and the Gateway stub take
 # concurrent tests: every test uses its own topics, subjects and virtual clusters.
 XDIST_GROUPS = {"docker": "docker", "flink": "flink-connect", "connect": "flink-connect", "postgres": "postgres"}
+# Tests that build and install distributions without a service share one group too (see _AfterCollection).
+PACKAGING_GROUP = "packaging"
 
 SERVICE_KEYS = {
     "kafka": ("kafka_bootstrap", "kafka_sasl_bootstrap"),
@@ -296,6 +298,10 @@ class _AfterCollection:
                 items[:] = [item for item in items if in_fast_lane(item)]
         if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
             for item in items:
+                if item.get_closest_marker("packaging") and not item.get_closest_marker("xdist_group"):
+                    # Their session-scoped virtual environments and builds are made once, on one worker.
+                    # (tests/packaging/conftest.py adds the marker in its own hook, so it is read here.)
+                    item.add_marker(pytest.mark.xdist_group(PACKAGING_GROUP))
                 mark = item.get_closest_marker("xdist_group")
                 group = (mark.args[0] if mark.args else mark.kwargs.get("name", "default")) if mark else None
                 if group and coerce_node_id and not item.nodeid.endswith(f"@{group}"):

@@ -108,6 +108,11 @@ def test_in_chromium():
     pass
 
 
+@pytest.mark.packaging
+def test_builds_a_wheel():
+    pass
+
+
 def test_reaches_for_a_service_unmarked(request):
     request.getfixturevalue("kafka_bootstrap")
 """
@@ -155,6 +160,7 @@ def test_markers_and_xdist_groups_come_from_the_fixtures_and_markers_a_test_uses
         "test_connect_alone": ("connect,services,xdist_group", "flink-connect"),
         "test_whole_stack": ("services", "-"),
         "test_in_chromium": ("browser", "-"),
+        "test_builds_a_wheel": ("packaging", "-"),  # grouped only under --dist loadgroup
         "test_reaches_for_a_service_unmarked": ("", "-"),
     }
 
@@ -167,7 +173,7 @@ def test_the_fast_lane_runs_only_service_free_tests_and_fails_one_that_reaches_f
     assert "PASSED test_synthetic.py::test_unit" in done.stdout
     assert "FAILED test_synthetic.py::test_reaches_for_a_service_unmarked" in done.stdout
     assert "needs devstack service 'kafka' but runs in the fast lane" in done.stdout
-    assert "1 failed, 1 passed, 8 deselected" in done.stdout
+    assert "1 failed, 1 passed, 9 deselected" in done.stdout
     assert done.returncode == 1
 
 
@@ -176,9 +182,10 @@ def test_under_xdist_a_group_runs_on_one_worker(tmp_path: Path) -> None:
     done = _run(tmp_path, "-n", "2", "--dist", "loadgroup", "-v", "-k", "not unmarked")
     ran = re.findall(r"^\[(gw\d)\] \[\s*\d+%\] \w+ test_synthetic\.py::(\w+)(@[\w-]+)?", done.stdout, re.M)
     where = {name: (worker, suffix) for worker, name, suffix in ran}
-    assert len(where) == 9, done.stdout
+    assert len(where) == 10, done.stdout
     grouped = ("test_with_flink_and_connect", "test_flink_alone", "test_connect_alone")
     assert {where[name][1] for name in grouped} == {"@flink-connect"}  # the id the controller groups by
     assert len({where[name][0] for name in grouped}) == 1
     assert where["test_with_docker_and_flink"][1] == "@docker" and where["test_by_marker"][1] == "@postgres"
     assert where["test_unit"][1] == "" and where["test_by_fixture"][1] == ""  # Kafka tests spread freely
+    assert where["test_builds_a_wheel"][1] == "@packaging"
