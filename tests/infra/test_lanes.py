@@ -15,15 +15,18 @@ from pathlib import Path
 
 import pytest
 import streamt_stack_fixtures as fixtures
+from streamt_devstack.config import ENDPOINT_KEYS
 
 INFRA = Path(__file__).resolve().parent
 REPO = INFRA.parents[1]
 
 # A test module that reads the stack's endpoints or drives the stack itself needs the stack, whatever
 # its fixtures say (e.g. a helper reading .stack/endpoints.json, a subprocess running `./dev demo`).
-# Unit tests of the devstack's own modules (ids, mount tables) import them without reaching a service.
+# Also the variables `./dev stack env` exports (STREAMT_KAFKA_BOOTSTRAP, ...). Unit tests of the devstack's
+# own modules (ids, mount tables) import them without reaching a service.
 REACHES_THE_STACK = re.compile(
-    r"endpoints\.json|ENDPOINTS_FILE|devstack\.py|streamt_devstack import stack\b|\./dev (?:demo|stack|test)\b"
+    r"endpoints\.json|ENDPOINTS_FILE|devstack\.py|streamt_devstack import stack\b|\./dev (?:demo|stack|test)\b|"
+    + "|".join(rf"\bSTREAMT_{key.upper()}\b" for key in ENDPOINT_KEYS)
 )
 # Modules that name those only to test the plugin's own handling of them, with files of their own.
 OFFLINE_USERS = {
