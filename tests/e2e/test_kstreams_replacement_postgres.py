@@ -26,7 +26,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).parent))
 import test_kstreams_replacement as replacement
 import test_kstreams_runner as runner
-from test_kstreams_runner import EXPECTED, consume, ok, produce, runners, starter, streamt
+from test_kstreams_runner import EXPECTED, ok, processed, produce, runners, starter, streamt, wait_committed
 
 pytestmark = [pytest.mark.kafka, pytest.mark.docker, pytest.mark.postgres]
 
@@ -131,8 +131,8 @@ def test_replacement_on_postgres_v2_resumes_after_an_interrupted_create(
     ok(streamt("apply", "-p", root, "--plan", create_plan, env=pg_env))  # the reviewed create
     raw, app_id = f"{name}.orders.raw.v1", f"streamt-{name}-default-eligible_orders"
     produce(kafka_bootstrap, raw, (root / "samples" / "orders.jsonl").read_bytes().splitlines())
-    assert [v for _, v in consume(kafka_bootstrap, f"{name}.orders.eligible.v1", 2)] == EXPECTED
-    assert replacement.wait_committed(kafka_bootstrap, app_id, raw, 4) == {0: 4}
+    assert [v for _, v in processed(kafka_bootstrap, app_id, raw, 4, f"{name}.orders.eligible.v1")] == EXPECTED
+    assert wait_committed(kafka_bootstrap, app_id, raw, 4) == {0: 4}
     models = root / "models" / "orders.yml"
     models.write_text(models.read_text().replace("amount >= 100", "amount >= 300"))
 
@@ -170,8 +170,8 @@ def test_replacement_on_postgres_v2_resumes_after_an_interrupted_create(
     assert [c.id for c in runners(engine, name)] == [candidate.id]
 
     produce(kafka_bootstrap, raw, replacement.AFTER)
-    out = [v for _, v in consume(kafka_bootstrap, f"{name}.orders.eligible.v1", 3)]
+    out = [v for _, v in processed(kafka_bootstrap, app_id, raw, 6, f"{name}.orders.eligible.v1")]
     assert out == [*EXPECTED, {"id": "o-6", "amount": 400}]
-    assert replacement.wait_committed(kafka_bootstrap, app_id, raw, 6) == {0: 6}
+    assert wait_committed(kafka_bootstrap, app_id, raw, 6) == {0: 6}
     final = ok(streamt("plan", "-p", root, env=pg_env))
     assert final["counts"]["noop"] == len(final["actions"])
