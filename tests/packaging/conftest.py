@@ -2,8 +2,11 @@
 
 They build wheels from the local source trees with uv (no editable installs,
 nothing from the workspace's .venv), so they catch undeclared dependencies
-and missing entry points that in-workspace tests cannot see. Select or skip
-them with ``-m packaging`` / ``-m "not packaging"``.
+and missing entry points that in-workspace tests cannot see. The session's
+``built_distributions`` (every sdist, and the wheel built from it) and
+``installed_venv`` (all those wheels) serve the sdist/wheel parity test and
+the installed Kafka Streams journey. Select or skip them with
+``-m packaging`` / ``-m "not packaging"``.
 """
 
 from __future__ import annotations
