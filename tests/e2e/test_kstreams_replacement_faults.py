@@ -92,9 +92,15 @@ Reviewed = tuple[Path, str, str, Path]
 CASES = [case.id for case in FAULTS] + ["removed-by-hand"]
 
 
+def case_of(item: pytest.Item) -> str:
+    """The prepared project a collected test of this module uses (its fault case, or the by-hand removal)."""
+    callspec = getattr(item, "callspec", None)
+    return str(callspec.id) if callspec else "removed-by-hand"
+
+
 @pytest.fixture(scope="module")
 def reviewed(
-    tmp_path_factory, kstreams_engine, env, kstreams_runner_image, kafka_bootstrap
+    request, tmp_path_factory, kstreams_engine, env, kstreams_runner_image, kafka_bootstrap
 ) -> Iterator[dict[str, Reviewed]]:
     """Each test's own starter, created, fed, its predicate edited and reviewed (`plan --out`).
 
@@ -114,9 +120,12 @@ def reviewed(
         ok(streamt("plan", "-p", root, "--out", plan_file, env=env))
         return root, name, app_id, plan_file
 
+    # Only the cases of the tests selected in this run (`-k lost-after-stop` prepares one project).
+    selected = {case_of(item) for item in request.session.items if item.path == request.path}
+    wanted = [case for case in CASES if case in selected]
     try:
         with ThreadPoolExecutor(max_workers=3) as pool:
-            prepared = dict(zip(CASES, pool.map(prepare, CASES), strict=True))
+            prepared = dict(zip(wanted, pool.map(prepare, wanted), strict=True))
         yield prepared
     finally:
         runner.remove_projects(kstreams_engine, kafka_bootstrap, projects)
