@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -132,12 +133,16 @@ public final class Runner {
       }
     }
     String group = streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
-    try (Admin admin = Admin.create(adminProps)) {
+    Admin admin = Admin.create(adminProps);
+    try {
       admin.removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions())
           .all().get(LEAVE_SECONDS, TimeUnit.SECONDS);
       System.out.println("streamt-runner left_group=" + group);
     } catch (Exception e) {
       System.out.println("streamt-runner leave_group_failed=" + e.getClass().getSimpleName());
+    } finally {
+      // close() would otherwise wait for a pending request as long as the API timeout (60 s).
+      admin.close(Duration.ofSeconds(1));
     }
   }
 
