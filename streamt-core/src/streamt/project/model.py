@@ -18,6 +18,9 @@ from streamt.refs import Ref
 OWNERSHIP_MODES = ("managed", "external", "adopted")
 CLASSIFICATIONS = ("public", "internal", "confidential", "sensitive", "highly_sensitive")
 EXPOSURE_TYPES = ("application", "dashboard", "ml_training", "ml_inference", "api")
+INITIAL_OFFSETS = ("earliest", "latest")  # runtime.kafka_streams.initial_offset
+# runtime.kafka_streams.image: an immutable image ID or repository digest, never a moving tag.
+IMAGE_ID_PATTERN = r"^(?:sha256:[0-9a-f]{64}|[^\s@]+@sha256:[0-9a-f]{64})$"
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
