@@ -26,10 +26,15 @@ from streamt.values import replace
 
 
 class Context:
-    """What every command can read from ``click.get_current_context().obj``."""
+    """What every command can read from ``click.get_current_context().obj``.
 
-    def __init__(self, output: str) -> None:
+    ``stderr`` is the stream this run reports on (progress, never the result): the process's, or a
+    test's when ``run`` is given one.
+    """
+
+    def __init__(self, output: str, stderr: Any = None) -> None:
         self.output = output
+        self.stderr = stderr if stderr is not None else sys.stderr
 
     @property
     def json(self) -> bool:
@@ -50,7 +55,7 @@ def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 
 
 def _root_callback(ctx: click.Context, output: str) -> None:
-    ctx.obj = Context(output)
+    ctx.obj = Context(output, ctx.obj.stderr if isinstance(ctx.obj, Context) else None)
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
         ctx.exit()
@@ -173,7 +178,7 @@ def _execute(argv: list[str], command: str, stderr: Any) -> Result:
     try:
         with contextlib.redirect_stdout(captured):
             group = build_cli()
-            rv = group.main(args=argv, prog_name="streamt", standalone_mode=False)
+            rv = group.main(args=argv, prog_name="streamt", standalone_mode=False, obj=Context(TEXT, stderr))
     except ResultReady as ready:
         return ready.result
     except StreamtError as exc:
