@@ -29,6 +29,7 @@ from streamt.artifacts import KIND_CONNECTOR_REMOVAL, Artifact
 from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
 from streamt.kinds import KindTable
+from streamt.log import executor_step
 from streamt.plan.model import CREATE, DELETE, UPDATE, Action, Plan
 from streamt.plan.tombstones import is_removal, prior_resource_id
 from streamt.progress import Progress, Silent
@@ -214,14 +215,16 @@ def execute(
 
 
 class _Recorder:
-    """``backend.record_progress_many``, then the same step told to ``progress`` (never the other way round)."""
+    """``backend.record_progress_many``, then the same step told to the debug log and ``progress`` (never before)."""
 
     def __init__(self, backend: Any, actions: dict[int, Action], progress: Progress) -> None:
         self.backend, self.actions, self.progress = backend, actions, progress
 
     def __call__(self, control: Any, indexes: list[int], status: str) -> Any:
         control = self.backend.record_progress_many(control, indexes, status)
-        self.progress.event(status, [self.actions[i] for i in indexes])
+        actions = [self.actions[i] for i in indexes]
+        executor_step(status, actions)
+        self.progress.event(status, actions)
         return control
 
 

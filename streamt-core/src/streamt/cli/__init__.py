@@ -54,8 +54,11 @@ def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> N
         raise ResultReady(Result("version", data={"version": __version__}, text=f"streamt {__version__}"))
 
 
-def _root_callback(ctx: click.Context, output: str) -> None:
+def _root_callback(ctx: click.Context, output: str, log_format: str | None) -> None:
     ctx.obj = Context(output, ctx.obj.stderr if isinstance(ctx.obj, Context) else None)
+    from streamt import log  # structlog and logging only for commands, not for --help
+
+    log.set_format(log_format)
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
         ctx.exit()
@@ -80,6 +83,12 @@ def make_root() -> LazyGroup:
                 default=TEXT,
                 show_default=True,
                 help="Output format: text for people, json for one machine-readable envelope.",
+            ),
+            click.Option(
+                ["--log-format"],
+                type=click.Choice(LOG_FORMATS),
+                default=None,
+                help="Log lines on stderr as keyvalue (default) or json (env: STREAMT_LOG_FORMAT).",
             ),
             click.Option(
                 ["--version"],
@@ -115,10 +124,15 @@ def build_cli() -> LazyGroup:
     return root
 
 
+LOG_FORMATS = ("keyvalue", "json")  # streamt.log's, named here so that --help does not import logging
+# Global options that take a value: the value is not a command word.
+_VALUED = ("-o", "--output", "--log-format")
+
+
 def _sniff_output(argv: Sequence[str]) -> str:
     """The -o value, read before click parses, so usage errors honour it too."""
     for i, arg in enumerate(argv):
-        if not arg.startswith("-"):
+        if not arg.startswith("-") and not (i and argv[i - 1] in _VALUED):
             break  # global options come before the command
         value = None
         if arg in ("-o", "--output") and i + 1 < len(argv):
@@ -142,7 +156,7 @@ def _command_name(argv: Sequence[str]) -> str:
         if skip:
             skip = False
             continue
-        if arg in ("-o", "--output") and not words:
+        if arg in _VALUED and not words:
             skip = True
             continue
         if arg.startswith("-"):

@@ -85,6 +85,7 @@ if TYPE_CHECKING:
         refused_before_change,
         write_outcome,
     )
+    from streamt.log import RequestLog, provider_request
     from streamt.pending import pending_command
     from streamt.plan.engine import project_bindings
     from streamt.plan.model import (
@@ -232,6 +233,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "write_outcome",
         )
     },
+    # HTTP providers: one debug log line per request (method, path template, status, duration)
+    "provider_request": ("streamt.log", "provider_request"),
+    "RequestLog": ("streamt.log", "RequestLog"),
     "create_exclusive": ("streamt.fsutil", "create_exclusive"),
     "write_output_file": ("streamt.exporting", "write_output_file"),
     "document_result": ("streamt.exporting", "document_result"),
@@ -421,6 +425,7 @@ __all__ = [
     "Planner",
     "Project",
     "Ref",
+    "RequestLog",
     "Result",
     "RunnerReport",
     "Runtime",
@@ -471,6 +476,7 @@ __all__ = [
     "project_bindings",
     "project_dir_option",
     "project_options",
+    "provider_request",
     "read_plan_file",
     "refused_before_change",
     "replace",
