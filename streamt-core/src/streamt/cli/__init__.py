@@ -28,13 +28,15 @@ from streamt.values import replace
 class Context:
     """What every command can read from ``click.get_current_context().obj``.
 
-    ``stderr`` is the stream this run reports on (progress, never the result): the process's, or a
-    test's when ``run`` is given one.
+    ``stdout`` is the stream the result is rendered to (``observe --watch`` writes its earlier
+    snapshots there first); ``stderr`` the one this run reports on (progress, never the result):
+    the process's, or a test's when ``run`` is given them.
     """
 
-    def __init__(self, output: str, stderr: Any = None) -> None:
+    def __init__(self, output: str, stderr: Any = None, stdout: Any = None) -> None:
         self.output = output
         self.stderr = stderr if stderr is not None else sys.stderr
+        self.stdout = stdout if stdout is not None else sys.stdout
 
     @property
     def json(self) -> bool:
@@ -55,7 +57,8 @@ def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 
 
 def _root_callback(ctx: click.Context, output: str, log_format: str | None) -> None:
-    ctx.obj = Context(output, ctx.obj.stderr if isinstance(ctx.obj, Context) else None)
+    given = ctx.obj if isinstance(ctx.obj, Context) else Context(output)
+    ctx.obj = Context(output, given.stderr, given.stdout)
     from streamt import log  # structlog and logging only for commands, not for --help
 
     log.set_format(log_format)
@@ -175,7 +178,7 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     stderr = stderr or sys.stderr
     fmt = _sniff_output(argv)
     command = _command_name(argv)
-    result = _execute(list(argv), command, stderr)
+    result = _execute(list(argv), command, stdout, stderr)
     warnings = tuple(_plugin_diagnostics())
     if warnings:
         result = _with_plugin_diagnostics(result, warnings)
@@ -184,7 +187,7 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     return output.render_text(result, stdout, stderr)
 
 
-def _execute(argv: list[str], command: str, stderr: Any) -> Result:
+def _execute(argv: list[str], command: str, stdout: Any, stderr: Any) -> Result:
     captured = io.StringIO()
     # Commands never print, but help pages and third-party code might: keep
     # stdout for the one document we render, and show any stray text on
@@ -192,7 +195,7 @@ def _execute(argv: list[str], command: str, stderr: Any) -> Result:
     try:
         with contextlib.redirect_stdout(captured):
             group = build_cli()
-            rv = group.main(args=argv, prog_name="streamt", standalone_mode=False, obj=Context(TEXT, stderr))
+            rv = group.main(args=argv, prog_name="streamt", standalone_mode=False, obj=Context(TEXT, stderr, stdout))
     except ResultReady as ready:
         return ready.result
     except StreamtError as exc:
