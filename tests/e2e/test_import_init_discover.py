@@ -31,7 +31,13 @@ def test_init_discover_builds_a_valid_project(tmp_path, kafka_bootstrap, schema_
     try:
         preview = streamt_cli(*args, "--dry-run")
         assert preview.ok and not root.exists()
-        assert preview.data["files"] == ["stream_project.yml", "sources/discovered.kafka.yml"]
+        assert preview.data["files"] == [
+            "stream_project.yml",
+            "sources/discovered.kafka.yml",
+            ".schema/project.schema.json",
+            ".schema/environment.schema.json",
+            ".schema/declarations.schema.json",
+        ]
         created = streamt_cli(*args)
         assert created.ok and created.data["declarations"] == preview.data["declarations"]
         (source,) = created.data["declarations"]
@@ -40,6 +46,8 @@ def test_init_discover_builds_a_valid_project(tmp_path, kafka_bootstrap, schema_
         ]
         assert source["schema"]["version"] == 1
         assert streamt_cli("validate", "-p", root).ok
+        first = (root / "sources" / "discovered.kafka.yml").read_text().splitlines()[0]
+        assert first == "# yaml-language-server: $schema=../.schema/declarations.schema.json"
         listed = streamt_cli("list", "sources", "-p", root)
         assert listed.ok and f"{prefix}_orders" in json.dumps(listed.data)
         again = streamt_cli(*args)

@@ -10,6 +10,7 @@ import click
 
 from streamt.commands.init_kafka_streams import starter_files
 from streamt.errors import Codes, StreamtError
+from streamt.project.json_schema import with_editor_schemas
 from streamt.result import Result
 
 _PROJECT = """\
@@ -157,21 +158,6 @@ def init(
     return Result(
         "init", data={"project": name, "directory": str(root), "files": list(files), "dry_run": dry_run}, text=text
     )
-
-
-def with_editor_schemas(files: dict[str, str]) -> dict[str, str]:
-    """``files`` with a ``# yaml-language-server: $schema=`` first line on each project YAML file, and the
-    schemas it points to (``streamt schema --out-dir .schema``), so an editor checks the files at once."""
-    from streamt.json_output import to_json_text
-    from streamt.project.json_schema import SCHEMA_DIR, file_kind, file_schemas, modeline, schema_file_name
-
-    out: dict[str, str] = {}
-    for relative, content in files.items():
-        kind = file_kind(relative)
-        out[relative] = content if kind is None else modeline(relative, kind) + content
-    for name, schema in file_schemas().items():
-        out[f"{SCHEMA_DIR}/{schema_file_name(name)}"] = to_json_text(schema)
-    return out
 
 
 def write_atomic(path: Path, content: str) -> None:

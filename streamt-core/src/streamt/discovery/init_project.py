@@ -46,6 +46,7 @@ def init_discover(
     from streamt.discovery.declarations import render_yaml
     from streamt.discovery.run import discover
     from streamt.discovery.target import validate_with
+    from streamt.project.json_schema import with_editor_schemas
     from streamt.project.loader import load_project
 
     if not kafka:
@@ -73,7 +74,9 @@ def init_discover(
         sources_text = render_yaml(list(preview.sources)) if preview.sources else None
         if sources_text is not None:
             validate_with(stage, None, SOURCES_FILE, sources_text)
-    files = {"stream_project.yml": project_text, **({SOURCES_FILE: sources_text} if sources_text else {})}
+    files = with_editor_schemas(
+        {"stream_project.yml": project_text, **({SOURCES_FILE: sources_text} if sources_text else {})}
+    )
     if not dry_run:
         _write(root, files, force)
     verb = "Would create" if dry_run else "Created"

@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 
 from streamt import kinds
+from streamt.json_output import to_json_text
 from streamt.plugins import Plugins, get_plugins
 from streamt.project import model as m
 from streamt.project import normalize
@@ -276,3 +277,15 @@ def modeline(relative: str, name: str) -> str:
     """The ``# yaml-language-server: $schema=...`` first line of ``relative``, pointing into ``SCHEMA_DIR``."""
     up = "../" * relative.count("/")
     return f"# yaml-language-server: $schema={up}{SCHEMA_DIR}/{schema_file_name(name)}\n"
+
+
+def with_editor_schemas(files: dict[str, str], plugins: Plugins | None = None) -> dict[str, str]:
+    """``files`` (relative path -> text of a new project) with a ``# yaml-language-server: $schema=`` first line
+    on each project YAML file, and the schemas it points to (what ``streamt schema --out-dir .schema`` writes)."""
+    out: dict[str, str] = {}
+    for relative, content in files.items():
+        kind = file_kind(relative)
+        out[relative] = content if kind is None else modeline(relative, kind) + content
+    for name, schema in file_schemas(plugins).items():
+        out[f"{SCHEMA_DIR}/{schema_file_name(name)}"] = to_json_text(schema)
+    return out
