@@ -145,6 +145,15 @@ def test_live_lines_redraw_the_running_actions_and_print_each_finished_one() -> 
     assert "done create topic a (" in text and text.endswith("\x1b[1F\x1b[J")  # closing leaves nothing behind
 
 
+def test_a_live_line_never_wraps() -> None:
+    out = Terminal()
+    live = LiveLines(out)
+    live.event("started", [_action("x" * 200)])
+    live.close()
+    drawn = out.getvalue().split("\n")[0]
+    assert len(drawn) == 79 and drawn.endswith("...")
+
+
 def test_the_reporter_follows_the_stream_and_quiet() -> None:
     assert isinstance(reporter(Terminal(), quiet=False), LiveLines)
     assert isinstance(reporter(io.StringIO(), quiet=False), PlainLines)

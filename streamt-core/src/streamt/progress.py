@@ -14,6 +14,7 @@ Progress never touches stdout, so ``-o json`` stays a single envelope.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -154,8 +155,10 @@ class LiveLines:
         ]
         if len(entries) > self.max_lines:
             lines.append(f"... and {len(entries) - self.max_lines} more running")
+        # A wrapped line would take two rows and the next erase would miss one: keep each to the width.
+        width = _columns(self.stream) - 1
         for line in lines:
-            self.stream.write(line + "\n")
+            self.stream.write((line if len(line) <= width else line[: width - 3] + "...") + "\n")
         self.drawn = len(lines)
         self.stream.flush()
 
@@ -166,6 +169,13 @@ class LiveLines:
         with self.lock:
             self._erase()
             self.stream.flush()
+
+
+def _columns(stream: TextIO) -> int:
+    try:
+        return max(20, os.get_terminal_size(stream.fileno()).columns)
+    except (AttributeError, OSError, ValueError):  # not a real terminal (a test's stream): a common width
+        return 80
 
 
 def reporter(stream: TextIO, quiet: bool) -> Progress:
