@@ -1,7 +1,8 @@
 """Progress of long work on stderr, fed by the executor's own journal events.
 
 The executor reports each durable step it records (an action ``started``, then ``done``, ``failed``,
-``unknown``, ``rolled_back`` ...) to a ``Progress``; nothing here reads state. Three reporters:
+``unknown``, ``rolled_back`` ...) to a ``Progress``, and ``streamt test`` each test it starts and
+finishes (``passed``, ``failed`` ...); nothing here reads state. Three reporters:
 
 * ``Silent`` — ``--quiet``, or nothing to show.
 * ``LiveLines`` — stderr is a terminal: one live line per running action with its elapsed time,
@@ -21,6 +22,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol, TextIO
 
+from streamt.values import Value
+
 STARTED = "started"
 # How each journal status reads once an action has finished.
 FINISHED_WORDS = {
@@ -30,7 +33,20 @@ FINISHED_WORDS = {
     "rolled_back": "rolled back",
     "rollback_failed": "rollback failed",
 }
-_VERBS = {"create": "creating", "update": "updating", "delete": "deleting", "adopt": "adopting"}
+_VERBS = {"create": "creating", "update": "updating", "delete": "deleting", "adopt": "adopting", "test": "testing"}
+
+
+class Step(Value):
+    """A unit of work that is not a plan ``Action`` (a test run): ``action kind identity`` as progress shows it."""
+
+    __slots__ = _fields = ("action", "kind", "identity")
+
+    action: str
+    kind: str
+    identity: str
+
+    def __init__(self, action: str, kind: str, identity: str) -> None:
+        self._fill(action, kind, identity)
 
 
 class Progress(Protocol):
