@@ -13,7 +13,7 @@ from streamt.apply.outcome import DONE, Outcome
 from streamt.artifacts import Artifact
 from streamt.errors import StreamtError
 from streamt.plan.model import CREATE, Action, Observation, Plan
-from streamt.progress import LiveLines, PlainLines, Silent, reporter
+from streamt.progress import LiveLines, PlainLines, Silent, Step, phase, reporter
 from streamt.state.local import LocalStateBackend
 
 
@@ -158,3 +158,19 @@ def test_the_reporter_follows_the_stream_and_quiet() -> None:
     assert isinstance(reporter(Terminal(), quiet=False), LiveLines)
     assert isinstance(reporter(io.StringIO(), quiet=False), PlainLines)
     assert isinstance(reporter(Terminal(), quiet=True), Silent)
+
+
+def test_a_phase_is_started_then_done_or_failed() -> None:
+    out = io.StringIO()
+    lines = PlainLines(out, now=lambda: datetime(2026, 1, 1, tzinfo=UTC))
+    with phase(lines, Step("read", "kafka", "topic metadata")):
+        pass
+    with pytest.raises(RuntimeError), phase(lines, Step("read", "kafka", "schemas")):
+        raise RuntimeError
+    shown = [line.split(" ", 1)[1].split(" (")[0] for line in out.getvalue().splitlines()]
+    assert shown == [
+        "start read kafka topic metadata",
+        "done read kafka topic metadata",
+        "start read kafka schemas",
+        "failed read kafka schemas",
+    ]

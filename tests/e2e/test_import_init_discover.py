@@ -40,6 +40,15 @@ def test_init_discover_builds_a_valid_project(tmp_path, kafka_bootstrap, schema_
         ]
         created = streamt_cli(*args)
         assert created.ok and created.data["declarations"] == preview.data["declarations"]
+        # Progress of the two network phases on stderr, one start and one finish line each.
+        phases = [line.split(" ", 1)[1].split(" (")[0] for line in created.stderr.splitlines()]
+        assert phases == [
+            "start read kafka topic metadata",
+            "done read kafka topic metadata",
+            "start read schema_registry schemas of 1 topic(s)",
+            "done read schema_registry schemas of 1 topic(s)",
+        ], created.stderr
+        assert " start " not in streamt_cli(*args, "--dry-run", "--force", "--quiet").stderr
         (source,) = created.data["declarations"]
         assert source["ownership"] == {"mode": "external"} and source["columns"] == [
             {"name": "order_id", "type": "STRING"}

@@ -2,7 +2,8 @@
 
 The executor reports each durable step it records (an action ``started``, then ``done``, ``failed``,
 ``unknown``, ``rolled_back`` ...) to a ``Progress``, and ``streamt test`` each test it starts and
-finishes (``passed``, ``failed`` ...); nothing here reads state. Three reporters:
+finishes (``passed``, ``failed`` ...), and discovery (``import``, ``init --discover``) its phases;
+nothing here reads state. Three reporters:
 
 * ``Silent`` — ``--quiet``, or nothing to show.
 * ``LiveLines`` — stderr is a terminal: one live line per running action with its elapsed time,
@@ -16,11 +17,15 @@ Progress never touches stdout, so ``-o json`` stays a single envelope.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, Protocol, TextIO
+
+import click
 
 from streamt.values import Value
 
@@ -33,7 +38,14 @@ FINISHED_WORDS = {
     "rolled_back": "rolled back",
     "rollback_failed": "rollback failed",
 }
-_VERBS = {"create": "creating", "update": "updating", "delete": "deleting", "adopt": "adopting", "test": "testing"}
+_VERBS = {
+    "create": "creating",
+    "update": "updating",
+    "delete": "deleting",
+    "adopt": "adopting",
+    "test": "testing",
+    "read": "reading",
+}
 
 
 class Step(Value):
@@ -192,6 +204,25 @@ def _columns(stream: TextIO) -> int:
         return max(20, os.get_terminal_size(stream.fileno()).columns)
     except (AttributeError, OSError, ValueError):  # not a real terminal (a test's stream): a common width
         return 80
+
+
+@contextmanager
+def phase(progress: Progress, step: Step) -> Iterator[None]:
+    """One long step of a command that is not an executor action: started, then done (failed if it raises)."""
+    progress.event(STARTED, [step])
+    try:
+        yield
+    except BaseException:
+        progress.event("failed", [step])
+        raise
+    progress.event("done", [step])
+
+
+def for_command(quiet: bool) -> Progress:
+    """The reporter of the running command, on its stderr (``streamt.cli.Context``), unless ``--quiet``."""
+    context = click.get_current_context(silent=True)
+    stream = getattr(context.obj, "stderr", None) if context is not None else None
+    return reporter(stream if stream is not None else sys.stderr, quiet)
 
 
 def reporter(stream: TextIO, quiet: bool) -> Progress:

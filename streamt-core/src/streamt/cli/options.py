@@ -33,6 +33,11 @@ detailed_exitcode_option = click.option(
 )
 
 
+quiet_option = click.option(
+    "--quiet", "quiet", is_flag=True, help="No progress lines on stderr (the result is unchanged)."
+)
+
+
 def changes_exit(detailed_exitcode: bool, changes: bool) -> int | None:
     """The ``force_exit`` of a ``--detailed-exitcode`` command: ``CHANGES_PRESENT`` or 0; ``None`` without it."""
     if not detailed_exitcode:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from streamt.cli.options import env_option, project_dir_option
+from streamt.cli.options import env_option, project_dir_option, quiet_option
 from streamt.errors import StreamtError
 from streamt.result import Result
 from streamt.runlineage.lifecycle import apply_run, begin_hook, guarded
@@ -35,7 +35,7 @@ from streamt.runlineage.run import COMPLETE
     "resubmit, the delete of a reviewed removal tombstone). Never bypasses E417 (partition reduction, "
     "incompatible schema).",
 )
-@click.option("--quiet", is_flag=True, help="No progress lines on stderr (the result is unchanged).")
+@quiet_option
 @openlineage_options(
     kafka_help="Validated shared Kafka namespace option; apply emits no datasets.",
     gateway_help="Validated shared Gateway namespace option; apply emits no datasets.",
@@ -72,7 +72,7 @@ def apply_command(
     from streamt.plan.planfile import read_plan_file, require_authorizing
     from streamt.plan.tombstones import refuse_unreviewed_apply, require_connector_removal_backend
     from streamt.plugins import get_plugins
-    from streamt.progress import reporter
+    from streamt.progress import for_command
     from streamt.project.loader import load_project
     from streamt.state.selection import WRITE
 
@@ -134,7 +134,7 @@ def apply_command(
         hand_runner_timeout(deployers, runner_timeout)
         require_deployers(plan, deployers)
         artifacts = {(a.kind, a.identity): a for a in compiled.artifacts}
-        progress = reporter(click.get_current_context().obj.stderr, quiet)
+        progress = for_command(quiet)
         try:
             with guarded(run):
                 report = execute(plan, artifacts, deployers, backend, on_begin=begin_hook(run), progress=progress)
