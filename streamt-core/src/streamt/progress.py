@@ -200,10 +200,12 @@ class LiveLines:
 
 
 def _columns(stream: TextIO) -> int:
+    """The terminal's width; 80 when it cannot say (a test's stream, a pseudo-terminal with no size set)."""
     try:
-        return max(20, os.get_terminal_size(stream.fileno()).columns)
-    except (AttributeError, OSError, ValueError):  # not a real terminal (a test's stream): a common width
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
         return 80
+    return max(20, columns) if columns else 80
 
 
 @contextmanager
