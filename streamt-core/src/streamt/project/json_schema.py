@@ -56,7 +56,6 @@ _ROOTS: dict[str, type[Any]] = {
 }
 # ``advanced`` repeats a model's blocks (dsl.md §9.3): the same fields as the model's own.
 _SAME_AS_PARENT = "advanced"
-_BULLET = re.compile(r"^\s*\* ``[^`]+``(?:, ``[^`]+``)* — ")
 # ``a`` — x; ``b`` — y: one bullet describing two keys.
 _SEGMENT = re.compile(r";\s+(?=``[^`]+``(?:, ``[^`]+``)* — )")
 
@@ -182,19 +181,21 @@ def _fields(cls: type[Any] | None) -> dict[str, Any]:
 def _descriptions(cls: type[Any] | None) -> dict[str, str]:
     """``key -> text`` from the class docstring's bullets: ``* ``a``, ``b`` — text; ``c`` — text``."""
     bullets: list[str] = []
+    open_bullet = False
     for line in (cls.__doc__ or "").splitlines() if cls is not None else ():
         stripped = line.strip()
-        if _BULLET.match(line):
+        if stripped.startswith("* ``"):
             bullets.append(stripped[2:])
-        elif bullets and stripped and not bullets[-1].endswith("\n"):
+            open_bullet = True
+        elif open_bullet and stripped:
             bullets[-1] += " " + stripped  # a continuation line
-        elif bullets and not stripped:
-            bullets[-1] += "\n"
+        else:
+            open_bullet = False
     out: dict[str, str] = {}
     for bullet in bullets:
-        for part in _SEGMENT.split(bullet.strip()):
-            names, _, text = part.partition(" — ")
-            for name in re.findall(r"``([^`]+)``", names):
+        for part in _SEGMENT.split(bullet):
+            names, dash, text = part.partition(" — ")
+            for name in re.findall(r"``([^`]+)``", names) if dash else ():
                 out.setdefault(name, text.strip().replace("``", "`"))
     return out
 
