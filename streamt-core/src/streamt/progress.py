@@ -2,7 +2,8 @@
 
 The executor reports each durable step it records (an action ``started``, then ``done``, ``failed``,
 ``unknown``, ``rolled_back`` ...) to a ``Progress``, and ``streamt test`` each test it starts and
-finishes (``passed``, ``failed`` ...), and discovery (``import``, ``init --discover``) its phases;
+finishes (``passed``, ``failed`` ...), and discovery (``import``, ``init --discover``) and
+``docs generate`` their phases;
 nothing here reads state. Three reporters:
 
 * ``Silent`` — ``--quiet``, or nothing to show.
@@ -45,6 +46,8 @@ _VERBS = {
     "adopt": "adopting",
     "test": "testing",
     "read": "reading",
+    "render": "rendering",
+    "write": "writing",
 }
 
 
