@@ -107,10 +107,15 @@ def test_plain_lines_are_timestamped_one_per_start_and_finish() -> None:
     lines.event("started", [a])  # evidence journalled mid-action: not a second start
     clock.now = 1.25
     lines.event("done", [a])
+    lines.event("started", [a])  # a later step of the same thing is a new start
+    clock.now = 1.5
+    lines.event("done", [a])
     lines.close()
     assert out.getvalue().splitlines() == [
         "2026-12-02T04:31:05Z start create topic orders",
         "2026-12-02T04:31:05Z done create topic orders (1.2s)",
+        "2026-12-02T04:31:05Z start create topic orders",
+        "2026-12-02T04:31:05Z done create topic orders (0.2s)",
     ]
 
 

@@ -52,7 +52,11 @@ _VERBS = {
 
 
 class Step(Value):
-    """A unit of work that is not a plan ``Action`` (a test run): ``action kind identity`` as progress shows it."""
+    """A unit of work that is not a plan ``Action`` (a test run, a phase), as progress shows it.
+
+    * ``action`` — what is done (``test``, ``read``, ``await_candidate``); ``kind`` — to what kind of thing.
+    * ``identity`` — which one (a test's name, ``topic metadata``, an artifact's identity).
+    """
 
     __slots__ = _fields = ("action", "kind", "identity")
 
@@ -65,6 +69,8 @@ class Step(Value):
 
 
 class Progress(Protocol):
+    """What hears the steps of long work: ``event`` as each step starts or ends, ``close`` at the end."""
+
     def event(self, status: str, actions: Sequence[Any]) -> None:
         """``actions`` (plan ``Action``s) reached journal ``status``."""
 
@@ -73,6 +79,8 @@ class Progress(Protocol):
 
 
 class Silent:
+    """The reporter that shows nothing (``--quiet``)."""
+
     def event(self, status: str, actions: Sequence[Any]) -> None:
         pass
 
@@ -111,7 +119,7 @@ class PlainLines:
                 self.started[action.identity] = at
                 self._line(f"start {label(action)}")
             else:
-                took = at - self.started.get(action.identity, at)
+                took = at - self.started.pop(action.identity, at)  # a later step of the same thing starts anew
                 self._line(f"{FINISHED_WORDS.get(status, status)} {label(action)} ({_elapsed(took)})")
 
     def _line(self, text: str) -> None:

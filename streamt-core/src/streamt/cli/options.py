@@ -36,6 +36,7 @@ detailed_exitcode_option = click.option(
 quiet_option = click.option(
     "--quiet", "quiet", is_flag=True, help="No progress lines on stderr (the result is unchanged)."
 )
+quiet_option.__doc__ = "The ``--quiet`` flag: no progress lines on stderr (pass it to ``for_command``)."
 
 
 def changes_exit(detailed_exitcode: bool, changes: bool) -> int | None:

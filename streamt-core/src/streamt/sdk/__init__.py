@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from streamt.boundary import boundary
     from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
     from streamt.capabilities import StateBackend as StateBackendRegistration
-    from streamt.cli.options import env_option, project_dir_option, project_options
+    from streamt.cli.options import env_option, project_dir_option, project_options, quiet_option
     from streamt.compile.engine import CompiledProject
     from streamt.compile.loading import Loaded, load_and_compile, validate_and_compile
     from streamt.discovery.model import (
@@ -104,6 +104,7 @@ if TYPE_CHECKING:
     )
     from streamt.plan.online import open_backend
     from streamt.plan.planfile import read_plan_file, require_authorizing
+    from streamt.progress import Progress, Silent, Step, for_command, phase
     from streamt.project.interpolation import has_placeholder, missing_error, substitute
     from streamt.project.loader import load_project
     from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test
@@ -233,6 +234,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "write_outcome",
         )
     },
+    # progress of long work on stderr (live on a terminal, timestamped lines otherwise)
+    **{name: ("streamt.progress", name) for name in ("Progress", "Silent", "Step", "for_command", "phase")},
+    "quiet_option": ("streamt.cli.options", "quiet_option"),
     # HTTP providers: one debug log line per request (method, path template, status, duration)
     "provider_request": ("streamt.log", "provider_request"),
     "RequestLog": ("streamt.log", "RequestLog"),
@@ -423,6 +427,7 @@ __all__ = [
     "OwnershipRecord",
     "OwnershipState",
     "Planner",
+    "Progress",
     "Project",
     "Ref",
     "RequestLog",
@@ -433,10 +438,12 @@ __all__ = [
     "RuntimeStatusObserver",
     "SafetyBlocker",
     "SchemaLookup",
+    "Silent",
     "Source",
     "StateBackend",
     "StateBackendFactory",
     "StateBackendRegistration",
+    "Step",
     "StreamtError",
     "Target",
     "Test",
@@ -462,6 +469,7 @@ __all__ = [
     "document_result",
     "env_option",
     "failure_result",
+    "for_command",
     "has_placeholder",
     "hookimpl",
     "is_kafka_uri",
@@ -473,10 +481,12 @@ __all__ = [
     "open_backend",
     "parse_type",
     "pending_command",
+    "phase",
     "project_bindings",
     "project_dir_option",
     "project_options",
     "provider_request",
+    "quiet_option",
     "read_plan_file",
     "refused_before_change",
     "replace",
