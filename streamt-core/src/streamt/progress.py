@@ -48,6 +48,7 @@ _VERBS = {
     "read": "reading",
     "render": "rendering",
     "write": "writing",
+    "recover": "recovering",
 }
 
 
