@@ -160,9 +160,30 @@ def test_a_live_line_never_wraps() -> None:
 
 
 def test_the_reporter_follows_the_stream_and_quiet() -> None:
-    assert isinstance(reporter(Terminal(), quiet=False), LiveLines)
-    assert isinstance(reporter(io.StringIO(), quiet=False), PlainLines)
+    assert isinstance(reporter(Terminal(), quiet=False).inner, LiveLines)  # type: ignore[attr-defined]
+    assert isinstance(reporter(io.StringIO(), quiet=False).inner, PlainLines)  # type: ignore[attr-defined]
     assert isinstance(reporter(Terminal(), quiet=True), Silent)
+
+
+class BrokenPipe(io.StringIO):
+    def __init__(self, terminal: bool) -> None:
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_a_failing_stream_silences_progress_and_never_fails_the_work(terminal: bool) -> None:
+    progress = reporter(BrokenPipe(terminal), quiet=False)
+    progress.event("started", [_action("a")])
+    progress.event("done", [_action("a")])
+    progress.close()
+    assert isinstance(progress.inner, Silent)  # type: ignore[attr-defined]
 
 
 def test_a_phase_is_started_then_done_or_failed() -> None:

@@ -19,7 +19,7 @@ import re
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 KEYVALUE, JSON = "keyvalue", "json"
@@ -104,14 +104,15 @@ def provider_request(provider: str, method: str, path: str) -> Iterator[RequestL
         outcome = type(exc).__name__
         raise
     finally:
-        get_logger("streamt.provider").debug(
-            "provider_request",
-            provider=provider,
-            method=method,
-            path=path_template(path),
-            status=entry.status if entry.status is not None else outcome,
-            duration_ms=round((time.monotonic() - started) * 1000, 1),
-        )
+        with suppress(OSError, ValueError):  # a closed stderr must not change the request's outcome
+            get_logger("streamt.provider").debug(
+                "provider_request",
+                provider=provider,
+                method=method,
+                path=path_template(path),
+                status=entry.status if entry.status is not None else outcome,
+                duration_ms=round((time.monotonic() - started) * 1000, 1),
+            )
 
 
 def executor_step(status: str, actions: Any) -> None:

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from typing import Any, Protocol, TextIO
 
@@ -178,8 +178,11 @@ class LiveLines:
     def _tick(self) -> None:
         while not self.stopped.wait(self.interval):
             with self.lock:
-                self._erase()
-                self._draw()
+                try:
+                    self._erase()
+                    self._draw()
+                except (OSError, ValueError):  # the terminal went away: stop redrawing, the work goes on
+                    return
 
     def _erase(self) -> None:
         if self.drawn:
@@ -239,9 +242,28 @@ def for_command(quiet: bool) -> Progress:
     return reporter(stream if stream is not None else sys.stderr, quiet)
 
 
+class Guarded:
+    """A reporter that goes quiet when its stream fails (a closed pipe, a vanished terminal): progress is
+    told after the journal has recorded the step, and must never fail the work it reports."""
+
+    def __init__(self, inner: Progress) -> None:
+        self.inner = inner
+
+    def event(self, status: str, actions: Sequence[Any]) -> None:
+        try:
+            self.inner.event(status, actions)
+        except (OSError, ValueError):
+            self.close()
+            self.inner = Silent()
+
+    def close(self) -> None:
+        with suppress(OSError, ValueError):
+            self.inner.close()
+
+
 def reporter(stream: TextIO, quiet: bool) -> Progress:
     """The reporter for ``stream`` (the command's stderr): live on a terminal, plain lines otherwise."""
     if quiet:
         return Silent()
     isatty = getattr(stream, "isatty", None)
-    return LiveLines(stream) if callable(isatty) and isatty() else PlainLines(stream)
+    return Guarded(LiveLines(stream) if callable(isatty) and isatty() else PlainLines(stream))
