@@ -120,5 +120,6 @@ def executor_step(status: str, actions: Any) -> None:
     if level() > logging.DEBUG:
         return
     logger = get_logger("streamt.executor")
-    for action in actions:
-        logger.debug("executor_step", step=status, action=action.action, kind=action.kind, identity=action.identity)
+    with suppress(OSError, ValueError):  # told after the journal write: a closed stderr must not fail the apply
+        for action in actions:
+            logger.debug("executor_step", step=status, action=action.action, kind=action.kind, identity=action.identity)
