@@ -34,6 +34,9 @@ def test_the_starter_validates_and_plans_offline(tmp_path: Path) -> None:
         "exposures/fraud_app.yml",
         "samples/orders.jsonl",
         "README.md",
+        ".schema/project.schema.json",
+        ".schema/environment.schema.json",
+        ".schema/declarations.schema.json",
     ]
     project = (root / "stream_project.yml").read_text()
     assert f"image: {IMAGE}" in project and "initial_offset: latest" in project

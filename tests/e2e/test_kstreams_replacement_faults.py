@@ -154,8 +154,14 @@ def test_interrupted_replacement_is_diagnosed_and_resumed(
         assert json.loads(generic.stdout)["data"]["next_steps"][1].startswith("streamt state resume --plan FILE")
     assert snapshot(root) == before and sorted(c.id for c in runners(engine, name)) == containers  # read-only
 
-    resumed = ok(streamt("state", "resume", "-p", root, *ids, env=env))
+    completed = streamt("state", "resume", "-p", root, *ids, env=env)
+    resumed = ok(completed)
     assert resumed["status"] == "completed" and resumed["read_only"] is False and resumed["committed"] is True
+    if step != "write_receipt":  # the coordinator's steps, each started and finished on stderr
+        lines = [line.split(" ", 1)[1] for line in completed.stderr.splitlines() if line[:1].isdigit()]
+        steps = [" ".join(line.split(" ")[:3]) for line in lines]
+        assert steps[:2] == [f"start {step} kafka_streams_job", f"done {step} kafka_streams_job"], lines
+        assert steps[-2:] == ["start commit kafka_streams_job", "done commit kafka_streams_job"], lines
     (candidate,) = runners(engine, name)
     assert candidate.name == f"{app_id}-g2" and replacement.state(root)["serial"] == serial + 1
     history = sorted((root / ".streamt" / "state" / "default.history").iterdir())

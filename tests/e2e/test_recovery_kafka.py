@@ -54,6 +54,8 @@ def test_abandoned_before_mutation_after_a_kill_before_any_progress(
     assert again.error_codes == ["E408_PLAN_FILE_INVALID"]  # never overwritten
     done = _recover(streamt_cli, project, plan, tmp_path / "a.json")
     assert done.ok and done.data["control_status"] == "clear" and done.data["state_changed"] is False
+    steps = [line.split(" ", 1)[1].split(" (")[0] for line in done.stderr.splitlines()]
+    assert steps == [f"start recover operation {blocked}", f"done recover operation {blocked}"], done.stderr
     assert all(project.describe(t) is None for t in TOPICS)
     retry = _recover(streamt_cli, project, plan, tmp_path / "a.json")  # exact retry: idempotent verification
     assert retry.ok and retry.data["state_changed"] is False

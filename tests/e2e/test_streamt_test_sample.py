@@ -148,6 +148,9 @@ def test_all_good_records_pass_and_exit_0(streamt_project, topics, kafka_bootstr
     outcome = run_cli("test", "-p", project(streamt_project, kafka_bootstrap, None, topic, tests))
     assert outcome.ok and outcome.exit_code == 0, outcome.envelope
     assert results(outcome)["ok"]["status"] == "passed" and results(outcome)["ok"]["messages"] == 8
+    # Progress on stderr: the test's start and finish, timestamped (stdout stays the one envelope).
+    progress = [line.split(" ", 1)[1] for line in outcome.stderr.splitlines()]
+    assert progress[0] == "start test sample ok" and progress[1].startswith("passed test sample ok ("), progress
 
 
 def test_sample_size_keeps_the_most_recent_records_of_every_partition(streamt_project, topics, kafka_bootstrap) -> None:

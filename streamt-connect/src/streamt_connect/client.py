@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 import attrs
-from streamt.sdk import Codes, MaybeSent, StreamtError, auth_refused, never_sent
+from streamt.sdk import Codes, MaybeSent, StreamtError, auth_refused, never_sent, provider_request
 
 TIMEOUT_SECONDS = (10, 60)  # connect, read: a connector write waits for the worker group
 
@@ -36,16 +36,18 @@ class ConnectClient:
 
         auth = (self.username, self.password or "") if self.username else None
         try:
-            response = requests.request(
-                method,
-                self.url.rstrip("/") + path,
-                json=body,
-                headers={"Accept": "application/json"},
-                auth=auth,
-                timeout=TIMEOUT_SECONDS,
-                verify=self.verify,
-                allow_redirects=False,
-            )
+            with provider_request("connect", method, path) as logged:
+                response = requests.request(
+                    method,
+                    self.url.rstrip("/") + path,
+                    json=body,
+                    headers={"Accept": "application/json"},
+                    auth=auth,
+                    timeout=TIMEOUT_SECONDS,
+                    verify=self.verify,
+                    allow_redirects=False,
+                )
+                logged.status = response.status_code
         except requests.exceptions.SSLError:
             raise StreamtError(
                 Codes.E405_SSL_ERROR,

@@ -48,6 +48,7 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("streamt.commands.list_cmd:show", "Show detailed information about a single resource."),
     "observe": ("streamt.commands.observe:observe", "Show live runtime health."),
     "plugins": ("streamt.commands.plugins:plugins_command", "List installed plugins, their versions and hooks."),
+    "schema": ("streamt.commands.schema:schema_command", "Print the JSON Schema of the project files."),
 }
 
 GROUPS: dict[str, str] = {

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-SCAFFOLD = ["stream_project.yml", "sources/events.yml", "models/events.yml"]
+SCHEMAS = [".schema/project.schema.json", ".schema/environment.schema.json", ".schema/declarations.schema.json"]
+SCAFFOLD = ["stream_project.yml", "sources/events.yml", "models/events.yml", *SCHEMAS]
 
 
 @pytest.mark.parametrize("mode", ["json", "text"])

@@ -26,7 +26,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 import attrs
-from streamt.sdk import Codes, ErrorCode, MaybeSent, StreamtError, never_sent, refused_before_change
+from streamt.sdk import Codes, ErrorCode, MaybeSent, StreamtError, never_sent, provider_request, refused_before_change
 
 API = "/v2"
 CONNECT_TIMEOUT_SECONDS = 5.0
@@ -81,12 +81,14 @@ class SqlGatewayClient:
         if self._http is None:
             self._http = requests.Session()
         try:
-            response = self._http.request(
-                method,
-                self.url.rstrip("/") + path,
-                json=body,
-                timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
-            )
+            with provider_request("flink_sql_gateway", method, path) as logged:
+                response = self._http.request(
+                    method,
+                    self.url.rstrip("/") + path,
+                    json=body,
+                    timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
+                )
+                logged.status = response.status_code
         except requests.exceptions.RequestException as e:
             if method != "GET" and not never_sent(e):
                 raise MaybeSent(type(e).__name__) from None

@@ -17,7 +17,15 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.sdk import Codes, MaybeSent, StreamtError, code_for_status, never_sent, refused_before_change
+from streamt.sdk import (
+    Codes,
+    MaybeSent,
+    StreamtError,
+    code_for_status,
+    never_sent,
+    provider_request,
+    refused_before_change,
+)
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 READ_TIMEOUT_SECONDS = 15.0
@@ -57,12 +65,14 @@ class FlinkRestClient:
         if self._http is None:
             self._http = requests.Session()
         try:
-            response = self._http.request(
-                method,
-                self.url.rstrip("/") + path,
-                json=body,
-                timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
-            )
+            with provider_request("flink_rest", method, path) as logged:
+                response = self._http.request(
+                    method,
+                    self.url.rstrip("/") + path,
+                    json=body,
+                    timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
+                )
+                logged.status = response.status_code
         except requests.exceptions.RequestException as exc:
             if method != "GET" and not never_sent(exc):
                 raise MaybeSent(type(exc).__name__) from None

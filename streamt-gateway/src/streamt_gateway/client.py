@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.sdk import Codes, MaybeSent, StreamtError, auth_refused, never_sent
+from streamt.sdk import Codes, MaybeSent, StreamtError, auth_refused, never_sent, provider_request
 
 TIMEOUT_SECONDS = (5, 30)  # connect, read
 API = "/gateway/v2"
@@ -32,16 +32,18 @@ class GatewayClient:
         import requests
 
         try:
-            response = requests.request(
-                method,
-                self.url.rstrip("/") + API + path,
-                params=params,
-                json=body,
-                headers={"Accept": "application/json"},
-                auth=(self.username, self.password),
-                timeout=TIMEOUT_SECONDS,
-                allow_redirects=False,
-            )
+            with provider_request("gateway", method, API + path) as logged:
+                response = requests.request(
+                    method,
+                    self.url.rstrip("/") + API + path,
+                    params=params,
+                    json=body,
+                    headers={"Accept": "application/json"},
+                    auth=(self.username, self.password),
+                    timeout=TIMEOUT_SECONDS,
+                    allow_redirects=False,
+                )
+                logged.status = response.status_code
         except requests.exceptions.SSLError:
             raise StreamtError(
                 Codes.E405_SSL_ERROR,

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 import attrs
-from streamt.sdk import ABSENT, PRESENT, Codes, Observation, StreamtError, auth_refused
+from streamt.sdk import ABSENT, PRESENT, Codes, Observation, StreamtError, auth_refused, provider_request
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 TIMEOUT_SECONDS = 15
@@ -82,15 +82,17 @@ class RegistryClient:
 
         auth = (self.username, self.password or "") if self.username else self._environment.netrc_auth
         try:
-            response = self._session.request(
-                method,
-                self.url.rstrip("/") + path,
-                data=None if body is None else json.dumps(body),
-                headers={"Content-Type": CONTENT_TYPE, "Accept": CONTENT_TYPE},
-                auth=auth,
-                timeout=TIMEOUT_SECONDS,
-                **self._environment.settings,
-            )
+            with provider_request("schema_registry", method, path) as logged:
+                response = self._session.request(
+                    method,
+                    self.url.rstrip("/") + path,
+                    data=None if body is None else json.dumps(body),
+                    headers={"Content-Type": CONTENT_TYPE, "Accept": CONTENT_TYPE},
+                    auth=auth,
+                    timeout=TIMEOUT_SECONDS,
+                    **self._environment.settings,
+                )
+                logged.status = response.status_code
         except requests.exceptions.SSLError:
             raise StreamtError(
                 Codes.E405_SSL_ERROR,

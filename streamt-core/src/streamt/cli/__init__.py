@@ -26,10 +26,17 @@ from streamt.values import replace
 
 
 class Context:
-    """What every command can read from ``click.get_current_context().obj``."""
+    """What every command can read from ``click.get_current_context().obj``.
 
-    def __init__(self, output: str) -> None:
+    ``stdout`` is the stream the result is rendered to (``observe --watch`` writes its earlier
+    snapshots there first); ``stderr`` the one this run reports on (progress, never the result):
+    the process's, or a test's when ``run`` is given them.
+    """
+
+    def __init__(self, output: str, stderr: Any = None, stdout: Any = None) -> None:
         self.output = output
+        self.stderr = stderr if stderr is not None else sys.stderr
+        self.stdout = stdout if stdout is not None else sys.stdout
 
     @property
     def json(self) -> bool:
@@ -49,8 +56,12 @@ def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> N
         raise ResultReady(Result("version", data={"version": __version__}, text=f"streamt {__version__}"))
 
 
-def _root_callback(ctx: click.Context, output: str) -> None:
-    ctx.obj = Context(output)
+def _root_callback(ctx: click.Context, output: str, log_format: str | None) -> None:
+    given = ctx.obj if isinstance(ctx.obj, Context) else Context(output)
+    ctx.obj = Context(output, given.stderr, given.stdout)
+    from streamt import log  # structlog and logging only for commands, not for --help
+
+    log.set_format(log_format)
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
         ctx.exit()
@@ -75,6 +86,12 @@ def make_root() -> LazyGroup:
                 default=TEXT,
                 show_default=True,
                 help="Output format: text for people, json for one machine-readable envelope.",
+            ),
+            click.Option(
+                ["--log-format"],
+                type=click.Choice(LOG_FORMATS),
+                default=None,
+                help="Log lines on stderr as keyvalue (default) or json (env: STREAMT_LOG_FORMAT).",
             ),
             click.Option(
                 ["--version"],
@@ -110,10 +127,15 @@ def build_cli() -> LazyGroup:
     return root
 
 
+LOG_FORMATS = ("keyvalue", "json")  # streamt.log's, named here so that --help does not import logging
+# Global options that take a value: the value is not a command word.
+_VALUED = ("-o", "--output", "--log-format")
+
+
 def _sniff_output(argv: Sequence[str]) -> str:
     """The -o value, read before click parses, so usage errors honour it too."""
     for i, arg in enumerate(argv):
-        if not arg.startswith("-"):
+        if not arg.startswith("-") and not (i and argv[i - 1] in _VALUED):
             break  # global options come before the command
         value = None
         if arg in ("-o", "--output") and i + 1 < len(argv):
@@ -137,7 +159,7 @@ def _command_name(argv: Sequence[str]) -> str:
         if skip:
             skip = False
             continue
-        if arg in ("-o", "--output") and not words:
+        if arg in _VALUED and not words:
             skip = True
             continue
         if arg.startswith("-"):
@@ -156,7 +178,7 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     stderr = stderr or sys.stderr
     fmt = _sniff_output(argv)
     command = _command_name(argv)
-    result = _execute(list(argv), command, stderr)
+    result = _execute(list(argv), command, stdout, stderr)
     warnings = tuple(_plugin_diagnostics())
     if warnings:
         result = _with_plugin_diagnostics(result, warnings)
@@ -165,7 +187,7 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     return output.render_text(result, stdout, stderr)
 
 
-def _execute(argv: list[str], command: str, stderr: Any) -> Result:
+def _execute(argv: list[str], command: str, stdout: Any, stderr: Any) -> Result:
     captured = io.StringIO()
     # Commands never print, but help pages and third-party code might: keep
     # stdout for the one document we render, and show any stray text on
@@ -173,7 +195,7 @@ def _execute(argv: list[str], command: str, stderr: Any) -> Result:
     try:
         with contextlib.redirect_stdout(captured):
             group = build_cli()
-            rv = group.main(args=argv, prog_name="streamt", standalone_mode=False)
+            rv = group.main(args=argv, prog_name="streamt", standalone_mode=False, obj=Context(TEXT, stderr, stdout))
     except ResultReady as ready:
         return ready.result
     except StreamtError as exc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from streamt.cli.options import env_option, project_dir_option
+from streamt.cli.options import env_option, project_dir_option, quiet_option
 from streamt.errors import StreamtError
 from streamt.result import Result
 from streamt.runlineage.lifecycle import apply_run, begin_hook, guarded
@@ -35,6 +35,7 @@ from streamt.runlineage.run import COMPLETE
     "resubmit, the delete of a reviewed removal tombstone). Never bypasses E417 (partition reduction, "
     "incompatible schema).",
 )
+@quiet_option
 @openlineage_options(
     kafka_help="Validated shared Kafka namespace option; apply emits no datasets.",
     gateway_help="Validated shared Gateway namespace option; apply emits no datasets.",
@@ -50,6 +51,7 @@ def apply_command(
     confirm: bool,
     confirm_env: str | None,
     force: bool,
+    quiet: bool,
     emit_openlineage: bool,
     ol_job_namespace: str | None,
     ol_kafka_namespace: str | None,
@@ -70,6 +72,7 @@ def apply_command(
     from streamt.plan.planfile import read_plan_file, require_authorizing
     from streamt.plan.tombstones import refuse_unreviewed_apply, require_connector_removal_backend
     from streamt.plugins import get_plugins
+    from streamt.progress import for_command
     from streamt.project.loader import load_project
     from streamt.state.selection import WRITE
 
@@ -131,14 +134,17 @@ def apply_command(
         hand_runner_timeout(deployers, runner_timeout)
         require_deployers(plan, deployers)
         artifacts = {(a.kind, a.identity): a for a in compiled.artifacts}
+        progress = for_command(quiet)
         try:
             with guarded(run):
-                report = execute(plan, artifacts, deployers, backend, on_begin=begin_hook(run))
+                report = execute(plan, artifacts, deployers, backend, on_begin=begin_hook(run), progress=progress)
         except StreamtError as exc:
             if run is None or not run.warnings:
                 raise
             # Reported exactly as without emission, plus only the W112 delivery warnings.
             return Result("apply", data=exc.data, errors=tuple(exc.diagnostics), warnings=tuple(run.warnings))
+        finally:
+            progress.close()
         if run is not None:
             run.finish(COMPLETE)  # after the confirmed commit and marker clear; a no-op run never started
     return Result(

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from streamt.cli.options import project_options
+from streamt.cli.options import project_options, quiet_option
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.result import Result
 
@@ -16,11 +16,13 @@ from streamt.result import Result
 @click.command("generate")
 @project_options
 @click.option("--output", "output", default=None, help="Output directory (default: site/ in the project).")
-def docs_generate(project_dir: str, env: str | None, output: str | None) -> Result:
+@quiet_option
+def docs_generate(project_dir: str, env: str | None, output: str | None, quiet: bool) -> Result:
     """Generate an HTML documentation site."""
     from streamt.compile import compile_project
     from streamt.docs_site import site_files, write_site
     from streamt.plugins import get_plugins
+    from streamt.progress import Step, for_command, phase
     from streamt.project import load_project
     from streamt.validation import validate_project
 
@@ -44,12 +46,19 @@ def docs_generate(project_dir: str, env: str | None, output: str | None) -> Resu
             )
         )
     contributions = [c for batch in get_plugins().hook.streamt_docs_site(project=project) for c in batch or ()]
-    files = site_files(project, artifacts, contributions)
     if output is not None:
         target, shown = Path(output), output.rstrip("/") or "/"
     else:
         target, shown = Path(project_dir) / "site", os.path.normpath(os.path.join(project_dir, "site"))
-    write_site(target, files, Path(project.root))
+    resources = len(project.sources) + len(project.models) + len(project.tests) + len(project.exposures)
+    progress = for_command(quiet)
+    try:
+        with phase(progress, Step("render", "site", f"pages of {resources} resource(s)")):
+            files = site_files(project, artifacts, contributions)
+        with phase(progress, Step("write", "site", shown)):
+            write_site(target, files, Path(project.root))
+    finally:
+        progress.close()
     pages = sorted(p for p in files if p.endswith(".html"))
     data = {
         "output_dir": shown,

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import click
 
+from streamt.cli.options import quiet_option
 from streamt.commands.init_kafka_streams import starter_files
 from streamt.errors import Codes, StreamtError
+from streamt.project.json_schema import with_editor_schemas
 from streamt.result import Result
 
 _PROJECT = """\
@@ -82,6 +84,7 @@ models:
 @click.option("--schema-registry", default=None, help="Schema Registry URL (with --discover; extracts columns).")
 @click.option("--include", multiple=True, help="Include only topics matching a glob (with --discover).")
 @click.option("--exclude", multiple=True, help="Exclude topics matching a glob (with --discover).")
+@quiet_option
 def init(
     project_dir: str,
     project_name: str | None,
@@ -97,6 +100,7 @@ def init(
     schema_registry: str | None,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
+    quiet: bool,
 ) -> Result:
     """Initialize a new streamt project."""
     streams_options = [runner_image, docker_network, kafka_internal, initial_offset]
@@ -131,6 +135,7 @@ def init(
             exclude=exclude,
             dry_run=dry_run,
             force=force,
+            quiet=quiet,
         )
     files = {
         "stream_project.yml": _PROJECT.format(name=name),
@@ -141,6 +146,7 @@ def init(
         files = starter_files(
             name, image=runner_image, network=docker_network, internal=kafka_internal, offset=initial_offset
         )
+    files = with_editor_schemas(files)
     existing = sorted(p for p in files if (root / p).exists())
     if existing and not force:
         raise StreamtError(

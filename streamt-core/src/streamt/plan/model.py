@@ -190,5 +190,10 @@ class Plan:
         return tuple(a for a in self.actions if a.action != NOOP)
 
     @property
+    def has_changes(self) -> bool:
+        """Something to apply or to decide: a mutation, a safety blocker or an ownership requirement."""
+        return bool(self.mutations) or self.is_apply_blocked
+
+    @property
     def can_authorize_apply(self) -> bool:
         return not self.offline and self.state is not None

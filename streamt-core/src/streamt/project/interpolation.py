@@ -13,7 +13,9 @@ from typing import Any
 from streamt.errors import Codes, StreamtError
 from streamt.project.yaml_io import MAX_NODES
 
-_PLACEHOLDER = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# One ``${NAME}`` / ``${NAME:-fallback}``; also the JSON Schema's pattern of a value resolved later.
+PLACEHOLDER_PATTERN = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}"
+_PLACEHOLDER = re.compile(r"\$\$\{|" + PLACEHOLDER_PATTERN)
 
 Path = tuple[Any, ...]
 

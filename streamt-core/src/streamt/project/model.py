@@ -18,6 +18,9 @@ from streamt.refs import Ref
 OWNERSHIP_MODES = ("managed", "external", "adopted")
 CLASSIFICATIONS = ("public", "internal", "confidential", "sensitive", "highly_sensitive")
 EXPOSURE_TYPES = ("application", "dashboard", "ml_training", "ml_inference", "api")
+INITIAL_OFFSETS = ("earliest", "latest")  # runtime.kafka_streams.initial_offset
+# runtime.kafka_streams.image: an immutable image ID or repository digest, never a moving tag.
+IMAGE_ID_PATTERN = r"^(?:sha256:[0-9a-f]{64}|[^\s@]+@sha256:[0-9a-f]{64})$"
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -48,17 +51,35 @@ class Column:
 
 @attrs.frozen(kw_only=True)
 class Ownership:
+    """Who manages a declared resource.
+
+    * ``mode`` — ``managed`` (streamt creates and changes it), ``external`` (declared only, never
+      touched) or ``adopted`` (an existing resource claimed with ``streamt adopt``).
+    """
+
     mode: str = "managed"
 
 
 @attrs.frozen(kw_only=True)
 class Watermark:
+    """The watermark of an event-time column.
+
+    * ``strategy`` — ``bounded_out_of_orderness`` (default) or ``monotonously_increasing``.
+    * ``max_out_of_orderness_ms`` — how far behind the newest event time an event may arrive.
+    """
+
     strategy: str = "bounded_out_of_orderness"
     max_out_of_orderness_ms: int = 5000
 
 
 @attrs.frozen(kw_only=True)
 class EventTime:
+    """Event time of a source or model.
+
+    * ``column`` — the event-time column; ``watermark`` — its watermark.
+    * ``allowed_lateness_ms`` — how long windows accept late events after the watermark.
+    """
+
     column: str | None = None
     watermark: Watermark | None = None
     allowed_lateness_ms: int | None = None
@@ -69,6 +90,14 @@ class EventTime:
 
 @attrs.frozen(kw_only=True)
 class Schema:
+    """The registry subject of a source.
+
+    * ``registry`` — the registry it is in; ``subject`` — the subject (default ``<topic>-value``).
+    * ``version`` — a pinned version number or ``latest``.
+    * ``format`` — ``avro``, ``json`` or ``protobuf``; ``definition`` — the schema text itself.
+    * ``compatibility`` — the subject's compatibility level; ``fields`` — its fields as columns.
+    """
+
     registry: str | None = None
     subject: str | None = None
     version: Any = None  # a pinned integer or "latest"
@@ -80,6 +109,12 @@ class Schema:
 
 @attrs.frozen(kw_only=True)
 class Freshness:
+    """How fresh a source's data is expected to be.
+
+    * ``max_lag_seconds`` — the most the newest record may lag behind now.
+    * ``warn_after_seconds`` — the lag after which a warning is given.
+    """
+
     max_lag_seconds: int | None = None
     warn_after_seconds: int | None = None
 
@@ -122,6 +157,13 @@ class Source:
 
 @attrs.frozen(kw_only=True)
 class TopicConfig:
+    """The Kafka topic of a model.
+
+    * ``name`` — the physical topic name (default: the model's name).
+    * ``partitions`` — the partition count (it can grow, never shrink); ``replication_factor`` — fixed at creation.
+    * ``config`` — topic configs (``retention.ms`` ...), compared key by key; broker defaults are not drift.
+    """
+
     name: str | None = None
     partitions: int | None = None
     replication_factor: int | None = None
@@ -130,6 +172,15 @@ class TopicConfig:
 
 @attrs.frozen(kw_only=True)
 class FlinkConfig:
+    """The Flink job of a model.
+
+    * ``parallelism`` — the job's parallelism; ``checkpoint_interval_ms`` — how often it checkpoints.
+    * ``state_backend`` — the state backend; ``state_ttl_ms`` — how long idle state is kept.
+    * ``upgrade_mode`` — how a running job whose SQL changed may be replaced: ``blocked`` (default),
+      ``savepoint`` or ``stateless``.
+    * ``ignore_unclaimed_state`` — restore a savepoint even when some of its state maps to no operator.
+    """
+
     parallelism: int | None = None
     checkpoint_interval_ms: int | None = None
     state_backend: str | None = None
@@ -143,6 +194,12 @@ class FlinkConfig:
 
 @attrs.frozen(kw_only=True)
 class SinkConfig:
+    """The Kafka Connect connector of a sink model.
+
+    * ``connector`` — the connector: a name such as ``debezium-jdbc-sink`` or its class.
+    * ``config`` — its settings (``${VAR}`` resolved at apply).
+    """
+
     connector: str | None = None
     config: dict[str, Any] = attrs.field(factory=dict)
 
@@ -326,6 +383,16 @@ class Exposure:
 
 @attrs.frozen(kw_only=True)
 class KafkaRuntime:
+    """The Kafka cluster.
+
+    * ``bootstrap_servers`` — the brokers streamt connects to (a string or a list of ``host:port``).
+    * ``bootstrap_servers_internal`` — the same cluster as Flink and Connect workers reach it.
+    * ``security_protocol`` — ``PLAINTEXT``, ``SSL``, ``SASL_PLAINTEXT`` or ``SASL_SSL``.
+    * ``sasl_mechanism`` — ``PLAIN``, ``SCRAM-SHA-256``, ``SCRAM-SHA-512``, ``OAUTHBEARER`` or ``GSSAPI``.
+    * ``sasl_username``, ``sasl_password`` — SASL credentials (use ``${VAR}``, never a literal secret).
+    * ``ssl_ca_location``, ``ssl_certificate_location``, ``ssl_key_location``, ``ssl_key_password`` — TLS files.
+    """
+
     bootstrap_servers: str
     bootstrap_servers_internal: str | None = None
     security_protocol: str = "PLAINTEXT"
@@ -344,6 +411,12 @@ class KafkaRuntime:
 
 @attrs.frozen(kw_only=True)
 class SchemaRegistryRuntime:
+    """The Schema Registry.
+
+    * ``url`` — its base URL; ``username``, ``password`` — basic-auth credentials (use ``${VAR}``).
+    * ``ssl_ca_location``, ``ssl_certificate_location``, ``ssl_key_location``, ``ssl_key_password`` — TLS files.
+    """
+
     url: str
     username: str | None = None
     password: str | None = attrs.field(default=None, repr=False)
@@ -355,6 +428,12 @@ class SchemaRegistryRuntime:
 
 @attrs.frozen(kw_only=True)
 class ConnectCluster:
+    """One Kafka Connect cluster.
+
+    * ``rest_url`` — its REST API; ``username``, ``password`` — basic-auth credentials (use ``${VAR}``).
+    * ``ssl_ca_location``, ``ssl_certificate_location``, ``ssl_key_location``, ``ssl_key_password`` — TLS files.
+    """
+
     rest_url: str
     username: str | None = None
     password: str | None = attrs.field(default=None, repr=False)
@@ -366,6 +445,11 @@ class ConnectCluster:
 
 @attrs.frozen(kw_only=True)
 class ConnectRuntime:
+    """Kafka Connect.
+
+    * ``default`` — the cluster a sink uses unless it names one; ``clusters`` — the clusters by name.
+    """
+
     default: str | None = None
     clusters: dict[str, ConnectCluster] = attrs.field(factory=dict)
 
@@ -378,6 +462,15 @@ class ConnectRuntime:
 
 @attrs.frozen(kw_only=True)
 class KafkaStreamsRuntime:
+    """The packaged Kafka Streams runner.
+
+    * ``image`` — the runner image: an immutable ``sha256:<id>`` or ``repo@sha256:<digest>`` (``runtime build``).
+    * ``docker_network`` — the Docker network of the runner containers.
+    * ``initial_offset`` — where a fresh application starts: ``earliest`` or ``latest``.
+    * ``bootstrap_servers`` — the brokers as the runner container reaches them (default:
+      ``runtime.kafka.bootstrap_servers_internal``, else ``bootstrap_servers``).
+    """
+
     image: str
     docker_network: str
     initial_offset: str
@@ -598,6 +691,11 @@ class Notice:
 
 @attrs.frozen(kw_only=True)
 class ProjectInfo:
+    """The ``project`` block.
+
+    * ``name`` — the project name; ``version`` — its version, as text; ``description`` — free text.
+    """
+
     name: str
     version: str = "0.0.0"
     description: str | None = None

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from streamt.boundary import boundary
     from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
     from streamt.capabilities import StateBackend as StateBackendRegistration
-    from streamt.cli.options import env_option, project_dir_option, project_options
+    from streamt.cli.options import env_option, project_dir_option, project_options, quiet_option
     from streamt.compile.engine import CompiledProject
     from streamt.compile.loading import Loaded, load_and_compile, validate_and_compile
     from streamt.discovery.model import (
@@ -85,6 +85,7 @@ if TYPE_CHECKING:
         refused_before_change,
         write_outcome,
     )
+    from streamt.log import RequestLog, provider_request
     from streamt.pending import pending_command
     from streamt.plan.engine import project_bindings
     from streamt.plan.model import (
@@ -103,6 +104,7 @@ if TYPE_CHECKING:
     )
     from streamt.plan.online import open_backend
     from streamt.plan.planfile import read_plan_file, require_authorizing
+    from streamt.progress import Progress, Silent, Step, for_command, phase
     from streamt.project.interpolation import has_placeholder, missing_error, substitute
     from streamt.project.loader import load_project
     from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test
@@ -232,6 +234,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "write_outcome",
         )
     },
+    # progress of long work on stderr (live on a terminal, timestamped lines otherwise)
+    **{name: ("streamt.progress", name) for name in ("Progress", "Silent", "Step", "for_command", "phase")},
+    "quiet_option": ("streamt.cli.options", "quiet_option"),
+    # HTTP providers: one debug log line per request (method, path template, status, duration)
+    "provider_request": ("streamt.log", "provider_request"),
+    "RequestLog": ("streamt.log", "RequestLog"),
     "create_exclusive": ("streamt.fsutil", "create_exclusive"),
     "write_output_file": ("streamt.exporting", "write_output_file"),
     "document_result": ("streamt.exporting", "document_result"),
@@ -419,8 +427,10 @@ __all__ = [
     "OwnershipRecord",
     "OwnershipState",
     "Planner",
+    "Progress",
     "Project",
     "Ref",
+    "RequestLog",
     "Result",
     "RunnerReport",
     "Runtime",
@@ -428,10 +438,12 @@ __all__ = [
     "RuntimeStatusObserver",
     "SafetyBlocker",
     "SchemaLookup",
+    "Silent",
     "Source",
     "StateBackend",
     "StateBackendFactory",
     "StateBackendRegistration",
+    "Step",
     "StreamtError",
     "Target",
     "Test",
@@ -457,6 +469,7 @@ __all__ = [
     "document_result",
     "env_option",
     "failure_result",
+    "for_command",
     "has_placeholder",
     "hookimpl",
     "is_kafka_uri",
@@ -468,9 +481,12 @@ __all__ = [
     "open_backend",
     "parse_type",
     "pending_command",
+    "phase",
     "project_bindings",
     "project_dir_option",
     "project_options",
+    "provider_request",
+    "quiet_option",
     "read_plan_file",
     "refused_before_change",
     "replace",

@@ -16,12 +16,14 @@ from streamt.plugins import Plugins, get_plugins
 from streamt.project.model import (
     CLASSIFICATIONS,
     EXPOSURE_TYPES,
+    IMAGE_ID_PATTERN,
+    INITIAL_OFFSETS,
     OWNERSHIP_MODES,
     Column,
     Project,
 )
 
-_IMAGE = re.compile(r"^(?:sha256:[0-9a-f]{64}|[^\s@]+@sha256:[0-9a-f]{64})$")
+_IMAGE = re.compile(IMAGE_ID_PATTERN)
 _MASK_METHODS = ("hash", "redact", "partial", "tokenize", "null")
 
 
@@ -120,10 +122,8 @@ def check(project: Project, plugins: Plugins | None = None) -> list[Diagnostic]:
                     "Use sha256:<64 hex> or repo@sha256:<64 hex> (see 'streamt runtime build').",
                 )
             )
-        if streams.initial_offset not in ("earliest", "latest"):
-            out.append(
-                _bad("runtime.kafka_streams", "initial_offset", streams.initial_offset, ("earliest", "latest"), None)
-            )
+        if streams.initial_offset not in INITIAL_OFFSETS:
+            out.append(_bad("runtime.kafka_streams", "initial_offset", streams.initial_offset, INITIAL_OFFSETS, None))
     return out
 
 
