@@ -66,7 +66,7 @@ def test_payments_example_compiles_the_expected_jobs(split_sql: Callable[[str], 
     # The upstream model's event time is carried into the table the windowed job reads.
     assert "WATERMARK FOR `event_time` AS `event_time` - INTERVAL '10' SECOND" in totals.files[".sql"]
     assert totals.spec["settings"] == {
-        "execution.checkpointing.externalized-checkpoint-retention": "DELETE_ON_CANCELLATION",
+        "execution.checkpointing.externalized-checkpoint-retention": "RETAIN_ON_CANCELLATION",
         "execution.checkpointing.interval": "30000 ms",
         "parallelism.default": "4",
         "pipeline.name": "card-payments/default/merchant_totals_1m",

@@ -87,7 +87,7 @@ class ContinuousTestRunner:
 def _current(jobs: list[LiveJob], pipeline: str) -> LiveJob | None:
     """The active job of that name, else the most recent one (its failure is the truth)."""
     named = [j for j in jobs if j.name == pipeline]
-    active = [j for j in named if j.state in ACTIVE]
+    active = [j for j in named if j.state in ACTIVE or j.state == "RESTARTING"]
     pool = active or named
     return max(pool, key=lambda j: j.start_time) if pool else None
 

@@ -16,9 +16,13 @@ wait). A submission that restores state also sets ``execution.savepoint.path`` (
   and nothing else is done (``failed``); if it does not finish in time the outcome is ``unknown``
   (the stop may still complete). If the new SQL is refused or its job does not come up, the old
   statements (from the plan) are resubmitted from the same savepoint.
+* ``last-state`` — for a job that cannot take a savepoint (crash-looping) or whose model chose it:
+  read its latest completed checkpoint and check that a cancel retains it, journal the path,
+  cancel the job (exactly its id), journal the stopped job's last checkpoint, submit the new SQL
+  from it; a refused resubmit is rolled back like ``savepoint``, from the same checkpoint.
 
 Before each provider call that depends on it, the deployer journals what it learnt (``replacing``,
-``savepoint``, ``submitted``, ``rolled_back_to``) into the durable progress, so that a crash leaves
+``savepoint`` or ``checkpoint``, ``submitted``, ``rolled_back_to``) into the durable progress, so that a crash leaves
 the savepoint path and the job ids in the marker for reviewed recovery (recovery.py).
 
 Outcomes: ``failed`` — nothing changed (no ``sql_gateway_url``, a missing ``${VAR}``, an unreachable
@@ -63,7 +67,7 @@ from streamt.sdk import (
 from streamt_flink.ddl import set_statement
 from streamt_flink.identity import pipeline_of, record_attributes
 from streamt_flink.placeholders import resolve_placeholders
-from streamt_flink.planning import KINDS, RESUBMIT, SAVEPOINT, STATELESS, gateway_url, rest_client
+from streamt_flink.planning import KINDS, LAST_STATE, RESUBMIT, SAVEPOINT, STATELESS, gateway_url, rest_client
 from streamt_flink.rest import TERMINAL
 
 CONFIRM_SECONDS = 30.0
@@ -142,6 +146,8 @@ class FlinkJobDeployer:
             return self._stateless(artifact, upgrade, journal)
         if mode == SAVEPOINT:
             return self._savepoint(artifact, upgrade, journal)
+        if mode == LAST_STATE:
+            return self._last_state(artifact, upgrade, journal)
         return Outcome(FAILED, "UnsupportedUpdate")  # never reached from a plan: blockers stop it first
 
     def _resubmit(self, artifact: Artifact, upgrade: dict[str, Any], journal: Journal) -> Outcome:
@@ -192,6 +198,40 @@ class FlinkJobDeployer:
         journal(artifact.identity, {"savepoint": path})
         if self._wait_terminal(rest, old) is None:
             return Outcome(UNKNOWN, "JobNotStopped")
+        result = self._submit(artifact, self._statements(artifact, path), running=True)
+        if result.outcome.ok:
+            journal(artifact.identity, {"submitted": result.job_id})
+            return self._with_record(result, artifact, savepoint=path)
+        if result.outcome.status == UNKNOWN:
+            return result.outcome
+        return self._restore_previous(artifact, upgrade, path, result.outcome, journal)
+
+    def _last_state(self, artifact: Artifact, upgrade: dict[str, Any], journal: Journal) -> Outcome:
+        """Cancel the job (it keeps its retained checkpoint), resubmit the new SQL from that checkpoint."""
+        old = str(upgrade["job_id"])
+        journal(artifact.identity, {"mode": LAST_STATE, "replacing": old})
+        try:
+            rest = rest_client(self.runtime, artifact)
+            path = rest.restore_point(old) if rest.retains_on_cancel(old) else None
+        except StreamtError as exc:
+            return Outcome(FAILED, _code(exc))  # reads only: the job was not touched
+        if path is None:
+            return Outcome(FAILED, "NoRetainedCheckpoint")
+        journal(artifact.identity, {"checkpoint": path})  # durable before the cancel that depends on it
+        try:
+            rest.cancel(old)
+        except StreamtError as exc:  # never sent, or refused: the old job was not touched
+            return Outcome(FAILED, _code(exc))
+        except MaybeSent as exc:
+            return Outcome(UNKNOWN, str(exc))
+        try:
+            if self._wait_terminal(rest, old) != "CANCELED":
+                return Outcome(UNKNOWN, "CancelNotConfirmed")
+            # A checkpoint that completed after the first read subsumed it: the stopped job's last one counts.
+            path = rest.restore_point(old) or path
+        except StreamtError as exc:
+            return Outcome(UNKNOWN, _code(exc))
+        journal(artifact.identity, {"cancelled": old, "checkpoint": path})
         result = self._submit(artifact, self._statements(artifact, path), running=True)
         if result.outcome.ok:
             journal(artifact.identity, {"submitted": result.job_id})

@@ -74,8 +74,9 @@ def pipeline_name(project: Any, job: str) -> str:
     return f"{project.name}/{project.env}/{job}"
 
 
-UPGRADE_MODES = ("blocked", "savepoint", "stateless")
+UPGRADE_MODES = ("blocked", "savepoint", "stateless", "last-state")
 RETENTION = "execution.checkpointing.externalized-checkpoint-retention"
+RETAINED, DELETED = "RETAIN_ON_CANCELLATION", "DELETE_ON_CANCELLATION"  # DELETED: jobs compiled before last-state
 
 
 def lifecycle(project: Any, flink: Any) -> dict[str, Any]:
@@ -99,9 +100,9 @@ def job_settings(pipeline: str, flink: Any) -> dict[str, str]:
         settings["parallelism.default"] = str(flink.parallelism)
     if flink is not None and flink.checkpoint_interval_ms:
         settings["execution.checkpointing.interval"] = f"{flink.checkpoint_interval_ms} ms"
-        # A job that fails keeps its last checkpoint (one that is cancelled does not), so that the
-        # next plan can offer to resubmit it from there rather than from scratch.
-        settings[RETENTION] = "DELETE_ON_CANCELLATION"
+        # A job that fails or is cancelled keeps its last checkpoint: the next plan can resubmit a
+        # failed job from there, and a last-state upgrade cancels the job and resubmits from it.
+        settings[RETENTION] = RETAINED
     if flink is not None and flink.state_ttl_ms and flink.state_ttl_ms > 0:
         settings["table.exec.state.ttl"] = f"{flink.state_ttl_ms} ms"
     return settings

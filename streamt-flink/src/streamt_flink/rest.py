@@ -2,7 +2,8 @@
 
 Only what online plan, status, apply and rollback need: ``GET /jobs/overview`` (every job's
 ``jid``, ``name`` and ``state`` in one call), ``GET /jobs/<jid>/checkpoints`` (the last retained
-savepoint or checkpoint of a job that stopped), ``POST /jobs/<jid>/stop`` and
+savepoint or checkpoint of a job), ``GET /jobs/<jid>/checkpoints/config`` (whether a cancel keeps
+it), ``GET /jobs/<jid>/exceptions`` (why a job keeps failing), ``POST /jobs/<jid>/stop`` and
 ``GET /jobs/<jid>/savepoints/<trigger>`` (stop-with-savepoint) and ``PATCH /jobs/<jid>?mode=cancel``.
 Every request has a bounded timeout. A read that fails is ``E406_CONNECTION_REFUSED`` (never "no
 jobs": an unreadable cluster must not look empty). A write (stop, cancel) is classified by the
@@ -25,7 +26,10 @@ READ_TIMEOUT_SECONDS = 15.0
 # Flink's JobStatus values. Globally terminal jobs stay listed (history) until they expire.
 TERMINAL = frozenset({"FAILED", "CANCELED", "FINISHED"})
 # A job in one of these states is (or is about to be) running: an unchanged declaration is a no-op.
-ACTIVE = frozenset({"RUNNING", "CREATED", "RESTARTING", "INITIALIZING", "RECONCILING"})
+# RESTARTING is not among them: the observer reports such a job as CRASH_LOOPING (``failures``).
+ACTIVE = frozenset({"RUNNING", "CREATED", "INITIALIZING", "RECONCILING"})
+# streamt's own state for a job that keeps failing and restarting (never a Flink JobStatus).
+CRASH_LOOPING = "CRASH_LOOPING"
 
 
 @attrs.frozen
@@ -137,6 +141,17 @@ class FlinkRestClient:
         if not found:
             return None
         return str(max(found, key=lambda c: int(c.get("id") or 0))["external_path"])
+
+    def exceptions(self, job_id: str) -> Any:
+        """The job's newest exception-history entry (``GET /jobs/<jid>/exceptions?maxExceptions=1``)."""
+        path = f"/jobs/{job_id}/exceptions?maxExceptions=1"
+        return self._request("GET", path, "read a job's exceptions", missing_ok=True)
+
+    def retains_on_cancel(self, job_id: str) -> bool:
+        """Whether cancelling ``job_id`` keeps its externalized checkpoints (``RETAIN_ON_CANCELLATION``)."""
+        body = self._request("GET", f"/jobs/{job_id}/checkpoints/config", "read a job's checkpointing", missing_ok=True)
+        kept = body.get("externalization") if isinstance(body, dict) else None
+        return isinstance(kept, dict) and kept.get("enabled") is True and kept.get("delete_on_cancellation") is False
 
     def stop_with_savepoint(self, job_id: str) -> str:
         """Trigger stop-with-savepoint without draining (the job keeps its event time); the trigger id.

@@ -134,8 +134,8 @@ class FlinkConfig:
     checkpoint_interval_ms: int | None = None
     state_backend: str | None = None
     state_ttl_ms: int | None = None
-    # How streamt may replace a running job whose SQL changed: blocked (default), savepoint or
-    # stateless (streamt-flink validates the value and documents the modes).
+    # How streamt may replace a running job whose SQL changed: blocked (default), savepoint,
+    # last-state or stateless (streamt-flink validates the value and documents the modes).
     upgrade_mode: str | None = None
     # Restore a savepoint even when some of its state maps to no operator of the new job.
     ignore_unclaimed_state: bool | None = None
