@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.sdk import Materialization, hookimpl
+from streamt.sdk import ErrorCode, Materialization, hookimpl
 
 from streamt_flink.placement import runs_on_flink
 
@@ -90,3 +90,10 @@ def streamt_test_runners(runtime: Any) -> list[Any]:
     from streamt_flink.continuous_tests import ContinuousTestRunner
 
     return [ContinuousTestRunner(runtime)]
+
+
+@hookimpl
+def streamt_error_codes() -> list[ErrorCode]:
+    from streamt_flink.codes import UPSERT_KEY_NULLABLE
+
+    return [UPSERT_KEY_NULLABLE]
