@@ -1,12 +1,17 @@
-"""Flink day three against the devstack Flink cluster, SQL Gateway and Kafka: a poison record.
+"""Flink day three against the devstack Flink cluster, SQL Gateway and Kafka: poison records.
 
 One journey on one stateful job (a running COUNT per key into an ``upsert-kafka`` sink, checkpoints
 every second): a record with a null key makes Flink's NOT NULL enforcer fail the job on every
 attempt; ``status --health`` exits 1 with ``CRASH_LOOPING`` and the cause; ``plan`` on the fixed SQL
 proposes a last-state upgrade (never a savepoint, which a restarting job cannot take); the
 reviewed apply cancels the job, resubmits the fixed SQL from its retained checkpoint, and the count
-continues from its pre-incident value on the output topic; a second plan is a no-op. The job's
-topics and jobs are removed afterwards (``CountProject.cleanup``).
+continues from its pre-incident value on the output topic; a second plan is a no-op. That apply is
+killed between the cancel and the resubmit: the marker keeps the checkpoint path, reviewed
+recovery classifies the stopped job ``prior``, and the next plan resubmits from the checkpoint the
+cancel retained. Then a record
+that is not JSON: the same loop, fixed by ``format.ignore_parse_errors`` through another last-state
+upgrade, after which a bad record is skipped without a restart. The job's topics and jobs are
+removed afterwards (``CountProject.cleanup``).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_flink_lifecycle import CountProject  # the day-two journey's project: same topics, job and cleanup
+from test_flink_lifecycle import CountProject, _recover  # day two's project (topics, job, cleanup), recovery
 
 pytestmark = [pytest.mark.kafka, pytest.mark.flink]
 
@@ -69,7 +74,9 @@ def project(tmp_path: Path, kafka_bootstrap: str, flink_rest_url: str, flink_sql
     made.cleanup()
 
 
-def test_a_poison_record_crash_loops_and_a_last_state_upgrade_keeps_the_count(project, streamt_cli, tmp_path):
+def test_poison_records_crash_loop_and_last_state_upgrades_keep_the_count(
+    project, streamt_cli, streamt_process, tmp_path
+):
     from streamt.cli import run
 
     project.write(flink_extra=CHECKPOINTS)
@@ -99,10 +106,27 @@ def test_a_poison_record_crash_loops_and_a_last_state_upgrade_keeps_the_count(pr
     project.write(flink_extra=CHECKPOINTS, sql=FIXED)
     planned = streamt_cli("plan", "-p", project.path, "--out", tmp_path / "fix.json")
     assert planned.ok and not planned.data["is_apply_blocked"], planned.envelope
-    (action,) = [a for a in planned.data["actions"] if a["kind"] == "flink_job"]
+    action = _flink(planned)
     assert action["evidence"]["upgrade"]["mode"] == "last-state" and action["evidence"]["upgrade"]["job_id"] == old_job
     assert "crash-looping" in action["summary"] and "savepoint upgrade" not in action["summary"]
-    applied = streamt_cli("apply", "-p", project.path, "--plan", tmp_path / "fix.json")
+    # Killed after the cancel, before the resubmit (boundaries: intent, started, journal(replacing),
+    # journal(checkpoint), journal(cancelled) -> killed there): the marker keeps the checkpoint path.
+    killed = streamt_process(
+        "apply", "-p", project.path, "--plan", tmp_path / "fix.json", env={"STREAMT_TEST_KILL_AT_BOUNDARY": "5"}
+    )
+    assert killed.returncode == -9, killed.stderr
+    control = project.control()
+    assert control["status"] == "in_progress"
+    path = control["progress"][-1]["evidence"]["checkpoint"]
+    assert "/chk-" in path and control["progress"][-1]["evidence"]["cancelled"] == old_job
+    project.wait_state("CANCELED", job_id=old_job)
+    assert project.live() == []
+    document = _recover(streamt_cli, project, "observed", tmp_path / "obs.json")
+    assert [t["classification"] for t in document["targets"]] == ["prior"]
+    assert path in json.dumps(document["preimage"]["progress"])
+    planned = streamt_cli("plan", "-p", project.path, "--out", tmp_path / "resume.json")
+    assert _flink(planned)["evidence"]["upgrade"]["restore_from"] == path, planned.envelope  # retained on cancel
+    applied = streamt_cli("apply", "-p", project.path, "--plan", tmp_path / "resume.json")
     assert applied.ok and applied.action_results[project.model] == "updated", applied.envelope
     new_job = project.wait_state("RUNNING")
     assert new_job != old_job and [j["jid"] for j in project.live()] == [new_job]
@@ -113,9 +137,38 @@ def test_a_poison_record_crash_loops_and_a_last_state_upgrade_keeps_the_count(pr
     assert all(n >= 3 for n in counts[3:]), counts  # continued from the checkpoint, not recounted from 1
     state = json.loads((project.path / ".streamt" / "state" / "default.json").read_text())
     (record,) = [r for r in state["resources"] if r["kind"] == "flink_job"]
-    assert record["attributes"]["job_id"] == new_job and "/chk-" in record["attributes"]["savepoint"]
+    assert record["attributes"]["job_id"] == new_job and record["attributes"]["savepoint"] == path
 
     again = streamt_cli("plan", "-p", project.path)
     assert again.ok and {a["action"] for a in again.data["actions"]} == {"noop"}, again.envelope
     healthy = streamt_cli("status", "-p", project.path, "--health")
     assert healthy.exit_code == 0 and healthy.data["flink_jobs"][0]["status"] == "RUNNING", healthy.envelope
+
+    # The second poison record is not JSON: the same loop, fixed by skipping what cannot be parsed.
+    _checkpointed_after(project, new_job, int(time.time() * 1000))
+    _produce_raw(project, b"not json, card 4111-secret")
+    status = _crash_looping(streamt_cli, project)
+    (entry,) = status.data["flink_jobs"]
+    assert status.exit_code == 1 and entry["cause"]["exception"].endswith("JsonParseException"), entry
+    assert "4111" not in json.dumps(status.envelope)
+    skipping = {"format": {"ignore_parse_errors": True}}
+    project.write(flink_extra=CHECKPOINTS, sql=FIXED, source_extra=skipping)
+    planned = streamt_cli("plan", "-p", project.path, "--out", tmp_path / "skip.json")
+    assert _flink(planned)["evidence"]["upgrade"]["mode"] == "last-state", planned.envelope
+    applied = streamt_cli("apply", "-p", project.path, "--plan", tmp_path / "skip.json")
+    assert applied.ok, applied.envelope
+    third_job = project.wait_state("RUNNING")
+    _produce_raw(project, b"{broken")  # skipped now: the job keeps running
+    project.produce("k1")
+    counts = project.counts("k1", until=5)
+    assert counts[-1] == 5 and all(n >= 3 for n in counts[3:]), counts
+    assert [j["jid"] for j in project.live()] == [third_job]
+    history = requests.get(f"{project.endpoints['rest']}/jobs/{third_job}/exceptions", timeout=10).json()
+    assert history["exceptionHistory"]["entries"] == []  # never restarted
+    again = streamt_cli("plan", "-p", project.path)
+    assert again.ok and {a["action"] for a in again.data["actions"]} == {"noop"}, again.envelope
+
+
+def _flink(outcome: Any) -> dict[str, Any]:
+    (action,) = [a for a in outcome.data["actions"] if a["kind"] == "flink_job"]
+    return action
