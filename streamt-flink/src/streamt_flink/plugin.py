@@ -46,10 +46,10 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
     from streamt.sdk import Model, Test
 
     if isinstance(declaration, Test) and declaration.type == "continuous":
-        from streamt_flink.continuous import compile_test
+        from streamt_flink.continuous import compile_test, failures_topic_artifact
 
         artifact = compile_test(project, declaration)
-        return [artifact] if artifact is not None else []
+        return [artifact, failures_topic_artifact(project, artifact)] if artifact is not None else []
     if isinstance(declaration, Model) and runs_on_flink(declaration):
         from streamt_flink.job import compile_model
 
