@@ -500,7 +500,7 @@ class _ScriptedSubmits(FlinkJobDeployer):
     def _submit(self, artifact: Any, statements: list[str], running: bool = False) -> Submitted:
         self.sent.append(statements)
         outcome = self.outcomes.pop(0)
-        return Submitted(outcome, f"new{len(self.sent)}" if outcome.ok else None)
+        return Submitted(outcome, None if outcome.status == FAILED else f"new{len(self.sent)}")  # refused: no job
 
 
 def _deployer(monkeypatch: Any, rest: _Rest, submit: list[Outcome]) -> tuple[FlinkJobDeployer, list[Any]]:
@@ -545,6 +545,18 @@ def test_a_refused_resubmit_after_the_cancel_restores_the_old_sql_from_the_same_
     looping_again = Observation("present", view("CRASH_LOOPING", job_id="new2"))
     intent = {"action": "update"}
     assert classify_recovery("rolled_back", intent, [], entries, looping_again, job(COMPATIBLE)) == "prior"
+
+
+def test_an_unconfirmed_rollback_still_names_the_job_running_the_old_sql(monkeypatch) -> None:
+    rest = _Rest("RESTARTING", None, "file:/chk/3", True)
+    submits = [Outcome(FAILED, "E403_FLINK_SQL_ERROR"), Outcome(UNKNOWN, "JobNotRunning")]
+    deployer, _ = _deployer(monkeypatch, rest, submits)
+    entries: list[dict[str, Any]] = []  # the old SQL's job gets an id but is never seen RUNNING
+    outcome = deployer.apply("update", [(_last_state_action(), job(COMPATIBLE))], lambda i, e: entries.append(e))
+    assert outcome["counts"].status == UNKNOWN and "RollbackNotConfirmed" in str(outcome["counts"].error)
+    assert {"rolled_back_to": "new2"} in entries
+    looping_again = Observation("present", view("CRASH_LOOPING", job_id="new2"))
+    assert classify_recovery("observed", {"action": "update"}, [], entries, looping_again, job(COMPATIBLE)) == "prior"
 
 
 def test_a_kill_after_the_cancel_recovers_as_prior_and_a_candidate_keeps_the_checkpoint() -> None:

@@ -249,9 +249,10 @@ class FlinkJobDeployer:
             return Outcome(UNKNOWN, f"{refused.error}; NoPreviousStatements")
         journal(artifact.identity, {"rolling_back_from": path})
         restored = self._submit(artifact, self._statements(artifact, path, previous), running=True)
+        if restored.job_id is not None:  # even unconfirmed (an old SQL that crash-loops again): recovery
+            journal(artifact.identity, {"rolled_back_to": restored.job_id})  # must know it runs the old SQL
         if not restored.outcome.ok:
             return Outcome(UNKNOWN, f"{refused.error}; RollbackNotConfirmed")
-        journal(artifact.identity, {"rolled_back_to": restored.job_id})
         return Outcome(FAILED, refused.error)  # the old SQL runs again, from the savepoint it stopped at
 
     def _statements(self, artifact: Artifact, path: str | None, statements: list[str] | None = None) -> list[str]:
