@@ -10,8 +10,10 @@ killed between the cancel and the resubmit: the marker keeps the checkpoint path
 recovery classifies the stopped job ``prior``, and the next plan resubmits from the checkpoint the
 cancel retained. Then a record
 that is not JSON: the same loop, fixed by ``format.ignore_parse_errors`` through another last-state
-upgrade, after which a bad record is skipped without a restart. The job's topics and jobs are
-removed afterwards (``CountProject.cleanup``).
+upgrade, after which a bad record is skipped without a restart. ``validate`` warns W124 before the
+incident and not after the fix. A second, small test bounds the restarts (``fixed-delay``): the
+job ends FAILED instead of looping, and the FAILED runbook resubmits the fixed SQL from its
+checkpoint. The jobs and topics are removed afterwards (``CountProject.cleanup``).
 """
 
 from __future__ import annotations
@@ -80,6 +82,10 @@ def test_poison_records_crash_loop_and_last_state_upgrades_keep_the_count(
     from streamt.cli import run
 
     project.write(flink_extra=CHECKPOINTS)
+    warned = streamt_cli("validate", "-p", project.path)
+    assert [w["code"] for w in warned.envelope["warnings"] if w["code"].startswith("W124")] == [
+        "W124_UPSERT_KEY_NULLABLE"
+    ], warned.envelope
     project.wait_slot()
     applied = streamt_cli("apply", "-p", project.path)
     assert applied.ok, applied.envelope
@@ -104,6 +110,8 @@ def test_poison_records_crash_loop_and_last_state_upgrades_keep_the_count(
 
     # The fix (filter the null keys) is planned as a last-state upgrade, never a savepoint.
     project.write(flink_extra=CHECKPOINTS, sql=FIXED)
+    fixed = streamt_cli("validate", "-p", project.path)
+    assert not [w for w in fixed.envelope["warnings"] if w["code"].startswith("W124")], fixed.envelope
     planned = streamt_cli("plan", "-p", project.path, "--out", tmp_path / "fix.json")
     assert planned.ok and not planned.data["is_apply_blocked"], planned.envelope
     action = _flink(planned)
@@ -172,3 +180,29 @@ def test_poison_records_crash_loop_and_last_state_upgrades_keep_the_count(
 def _flink(outcome: Any) -> dict[str, Any]:
     (action,) = [a for a in outcome.data["actions"] if a["kind"] == "flink_job"]
     return action
+
+
+def test_a_fixed_delay_restart_strategy_ends_failed_and_the_failed_runbook_resubmits(project, streamt_cli, tmp_path):
+    bounded = {**CHECKPOINTS, "restart_strategy": {"type": "fixed-delay", "attempts": 1, "delay_ms": 100}}
+    project.write(flink_extra=bounded)
+    project.wait_slot()
+    assert streamt_cli("apply", "-p", project.path).ok
+    old_job = project.wait_state("RUNNING")
+    project.produce("k1", "k1")
+    assert project.counts("k1", until=2)[-1] == 2
+    _checkpointed_after(project, old_job, int(time.time() * 1000))
+    _produce_raw(project, json.dumps({"id": None, "name": "n"}).encode())
+    project.wait_state("FAILED", job_id=old_job)  # one restart, then Flink gives up: no loop
+    status = streamt_cli("status", "-p", project.path, "--health")
+    assert status.exit_code == 1 and status.data["flink_jobs"][0]["status"] == "FAILED", status.envelope
+
+    project.write(flink_extra=bounded, sql=FIXED)
+    planned = streamt_cli("plan", "-p", project.path, "--out", tmp_path / "resubmit.json")
+    upgrade = _flink(planned)["evidence"]["upgrade"]
+    assert upgrade["mode"] == "resubmit" and "/chk-" in upgrade["restore_from"], planned.envelope
+    applied = streamt_cli("apply", "-p", project.path, "--plan", tmp_path / "resubmit.json")
+    assert applied.ok, applied.envelope
+    project.wait_state("RUNNING")
+    project.produce("k1")
+    counts = project.counts("k1", until=3)
+    assert counts[-1] == 3 and counts[:2] == [1, 2] and all(n >= 2 for n in counts[2:]), counts
