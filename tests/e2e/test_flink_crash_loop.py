@@ -107,6 +107,9 @@ def test_poison_records_crash_loop_and_last_state_upgrades_keep_the_count(
     with out.open("w") as stdout, (tmp_path / "status.err").open("w") as stderr:
         assert run(["status", "-p", str(project.path), "--health"], stdout, stderr) == 1
     assert f"CRASH_LOOPING {project.model} (EnforcerException: Column 'id' is NOT NULL" in out.read_text()
+    observed = streamt_cli("observe", "-p", project.path)
+    (job,) = [r for m in observed.data["models"] for r in m["resources"] if r["kind"] == "flink_job"]
+    assert job["state"] == "CRASH_LOOPING" and job["reason"].startswith("EnforcerException"), job
 
     # The fix (filter the null keys) is planned as a last-state upgrade, never a savepoint.
     project.write(flink_extra=CHECKPOINTS, sql=FIXED)
