@@ -163,16 +163,11 @@ class FlinkJobDeployer:
         journal(artifact.identity, {"mode": STATELESS, "replacing": old})
         try:
             rest = rest_client(self.runtime, artifact)
-            rest.cancel(old)
-        except StreamtError as exc:  # never sent, or refused: the old job was not touched
-            return Outcome(FAILED, _code(exc))
-        except MaybeSent as exc:
-            return Outcome(UNKNOWN, str(exc))
-        try:
-            if self._wait_terminal(rest, old) != "CANCELED":
-                return Outcome(UNKNOWN, "CancelNotConfirmed")
         except StreamtError as exc:
-            return Outcome(UNKNOWN, _code(exc))
+            return Outcome(FAILED, _code(exc))
+        refused = self._cancel(rest, old)
+        if refused is not None:
+            return refused
         journal(artifact.identity, {"cancelled": old})
         result = self._submit(artifact, list(artifact.spec["statements"]))
         if result.job_id is not None:
@@ -198,13 +193,7 @@ class FlinkJobDeployer:
         journal(artifact.identity, {"savepoint": path})
         if self._wait_terminal(rest, old) is None:
             return Outcome(UNKNOWN, "JobNotStopped")
-        result = self._submit(artifact, self._statements(artifact, path), running=True)
-        if result.outcome.ok:
-            journal(artifact.identity, {"submitted": result.job_id})
-            return self._with_record(result, artifact, savepoint=path)
-        if result.outcome.status == UNKNOWN:
-            return result.outcome
-        return self._restore_previous(artifact, upgrade, path, result.outcome, journal)
+        return self._resubmit_from(artifact, upgrade, path, journal)
 
     def _last_state(self, artifact: Artifact, upgrade: dict[str, Any], journal: Journal) -> Outcome:
         """Cancel the job (it keeps its retained checkpoint), resubmit the new SQL from that checkpoint."""
@@ -218,20 +207,34 @@ class FlinkJobDeployer:
         if path is None:
             return Outcome(FAILED, "NoRetainedCheckpoint")
         journal(artifact.identity, {"checkpoint": path})  # durable before the cancel that depends on it
+        refused = self._cancel(rest, old)
+        if refused is not None:
+            return refused
         try:
-            rest.cancel(old)
-        except StreamtError as exc:  # never sent, or refused: the old job was not touched
-            return Outcome(FAILED, _code(exc))
-        except MaybeSent as exc:
-            return Outcome(UNKNOWN, str(exc))
-        try:
-            if self._wait_terminal(rest, old) != "CANCELED":
-                return Outcome(UNKNOWN, "CancelNotConfirmed")
             # A checkpoint that completed after the first read subsumed it: the stopped job's last one counts.
             path = rest.restore_point(old) or path
         except StreamtError as exc:
             return Outcome(UNKNOWN, _code(exc))
         journal(artifact.identity, {"cancelled": old, "checkpoint": path})
+        return self._resubmit_from(artifact, upgrade, path, journal)
+
+    def _cancel(self, rest: Any, job_id: str) -> Outcome | None:
+        """Cancel exactly ``job_id`` and wait until it is CANCELED (``None``), else the outcome."""
+        try:
+            rest.cancel(job_id)
+        except StreamtError as exc:  # never sent, or refused: the old job was not touched
+            return Outcome(FAILED, _code(exc))
+        except MaybeSent as exc:
+            return Outcome(UNKNOWN, str(exc))
+        try:
+            if self._wait_terminal(rest, job_id) != "CANCELED":
+                return Outcome(UNKNOWN, "CancelNotConfirmed")
+        except StreamtError as exc:
+            return Outcome(UNKNOWN, _code(exc))
+        return None
+
+    def _resubmit_from(self, artifact: Artifact, upgrade: dict[str, Any], path: str, journal: Journal) -> Outcome:
+        """Submit the new SQL restoring ``path``; a refusal resubmits the old SQL from the same path."""
         result = self._submit(artifact, self._statements(artifact, path), running=True)
         if result.outcome.ok:
             journal(artifact.identity, {"submitted": result.job_id})
