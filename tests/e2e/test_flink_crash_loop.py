@@ -196,6 +196,8 @@ def test_a_fixed_delay_restart_strategy_ends_failed_and_the_failed_runbook_resub
     _checkpointed_after(project, old_job, int(time.time() * 1000))
     _produce_raw(project, json.dumps({"id": None, "name": "n"}).encode())
     project.wait_state("FAILED", job_id=old_job)  # one restart, then Flink gives up: no loop
+    # Right after FAILED the REST API may list the job before its archived checkpoint statistics.
+    _checkpointed_after(project, old_job, 0)
     status = streamt_cli("status", "-p", project.path, "--health")
     assert status.exit_code == 1 and status.data["flink_jobs"][0]["status"] == "FAILED", status.envelope
 

@@ -12,7 +12,10 @@ Observation spec: ``{name, state, job_id, live_jobs, restore, history_only}`` fo
 project-scoped name (the live one, else the newest in the cluster's history); ``restore`` is the
 retained savepoint/checkpoint of a stopped job; ``history_only`` says no job with the name is live,
 so a cancelled leftover without a record is no ownership question. Status is ``absent`` when the
-name is not listed (``spec`` may still carry ``legacy``).
+name is not listed (``spec`` may still carry ``legacy``). A live job costs one exceptions read: one
+that is RESTARTING or failed within ``RECENT_FAILURE_MS`` is ``CRASH_LOOPING`` with its root
+``cause`` (``failures``), and ``retained_checkpoint`` says whether a cancel keeps a checkpoint to
+resubmit from (read for crash-looping jobs and ``last-state`` models).
 
 Planner (Flink cannot return the SQL a job runs, so "same" means the record's definition checksum,
 ``definition_checksum``, which leaves out the upgrade policy):
@@ -21,8 +24,12 @@ Planner (Flink cannot return the SQL a job runs, so "same" means the record's de
 * one active job, same definition -> ``noop`` (a legacy-named job's record is migrated);
 * one active job, another definition -> by ``flink.upgrade_mode``: ``blocked`` -> blocker
   ``flink_job_update``; ``savepoint`` -> a reviewed ``update`` (stop-with-savepoint, resubmit from
-  it) unless a state-compatibility check objects; ``stateless`` -> a reviewed ``update`` that needs
+  it) unless a state-compatibility check objects; ``last-state`` -> the same from the latest
+  retained checkpoint (cancel, resubmit from it); ``stateless`` -> a reviewed ``update`` that needs
   ``--force`` (cancel, start from scratch);
+* a CRASH_LOOPING job: unchanged -> ``noop`` naming the cause; changed -> never a savepoint (a
+  failing job cannot take one): ``savepoint``/``last-state`` -> ``last-state`` when it retains a
+  checkpoint, else ``stateless`` with ``--force``; ``blocked`` -> the blocker, naming last-state;
 * a stopped owned job (FAILED/CANCELED/FINISHED) -> a reviewed ``update`` resubmitting it from
   its retained savepoint/checkpoint, or from scratch with ``--force`` when there is none;
 * FAILING/CANCELLING/SUSPENDED -> blocker ``flink_job_not_running`` (wait for it to settle);
