@@ -13,6 +13,7 @@ from streamt.plan.model import Action, Observation, SafetyBlocker
 from streamt.project.loader import load_project
 from streamt.sdk import DONE, FAILED, UNKNOWN, Outcome
 from streamt_flink import deployers, planning
+from streamt_flink import rest as rest_module
 from streamt_flink.compat import incompatibilities
 from streamt_flink.deployers import FlinkJobDeployer, Submitted, restore_settings
 from streamt_flink.failures import describe, redact, root_cause
@@ -234,7 +235,32 @@ class _Http:
         return Response()
 
 
-def test_the_restore_point_is_the_newest_retained_savepoint_or_checkpoint() -> None:
+class _Answers(_Http):
+    """One body per request, the last one repeated (the REST API's cache turning over)."""
+
+    def __init__(self, *bodies: dict[str, Any]) -> None:
+        super().__init__(bodies[0])
+        self.bodies, self.asked = list(bodies), 0
+
+    def request(self, method: str, url: str, **kwargs: Any) -> Any:
+        self.body = self.bodies[min(self.asked, len(self.bodies) - 1)]
+        self.asked += 1
+        return super().request(method, url, **kwargs)
+
+
+def test_a_stale_answer_with_only_discarded_checkpoints_is_read_again(monkeypatch: Any) -> None:
+    stale = {"latest": {"completed": {"id": 5, "external_path": "file:/cp/chk-5", "discarded": True}}}
+    fresh = {"latest": {"completed": {"id": 6, "external_path": "file:/cp/chk-6", "discarded": False}}}
+    answers = _Answers(stale, fresh)
+    assert FlinkRestClient("http://f", answers).restore_point("j") == "file:/cp/chk-6" and answers.asked == 2
+    monkeypatch.setattr(rest_module, "STATS_SETTLE_SECONDS", 0.0)
+    assert FlinkRestClient("http://f", _Answers(stale)).restore_point("j") is None  # deleted on cancel: none
+    never = _Answers({"latest": {"completed": None}})
+    assert FlinkRestClient("http://f", never).restore_point("j") is None and never.asked == 1  # nothing to wait for
+
+
+def test_the_restore_point_is_the_newest_retained_savepoint_or_checkpoint(monkeypatch: Any) -> None:
+    monkeypatch.setattr(rest_module, "STATS_SETTLE_SECONDS", 0.0)
     latest = {
         "completed": {"id": 7, "external_path": "file:/cp/chk-7", "discarded": False},
         "savepoint": {"id": 5, "external_path": "file:/sp/savepoint-5", "discarded": False},
@@ -243,6 +269,15 @@ def test_the_restore_point_is_the_newest_retained_savepoint_or_checkpoint() -> N
     latest["completed"]["discarded"] = True  # a cancelled job's checkpoints are deleted
     assert FlinkRestClient("http://f", _Http({"latest": latest})).restore_point("j") == "file:/sp/savepoint-5"
     assert FlinkRestClient("http://f", _Http({"latest": {}})).restore_point("j") is None
+    # Seen on Flink 2.2 after a failure: `latest.completed` still names the subsumed checkpoint.
+    stale = {"completed": {"id": 5, "external_path": "file:/cp/chk-5", "discarded": True}}
+    history = [
+        {"id": 6, "status": "COMPLETED", "external_path": "file:/cp/chk-6", "discarded": False},
+        {"id": 7, "status": "FAILED"},
+        {"id": 5, "status": "COMPLETED", "external_path": "file:/cp/chk-5", "discarded": True},
+    ]
+    body = {"latest": stale, "history": history}
+    assert FlinkRestClient("http://f", _Http(body)).restore_point("j") == "file:/cp/chk-6"
 
 
 def test_an_owned_job_the_cluster_no_longer_lists_is_a_reviewed_resubmit() -> None:

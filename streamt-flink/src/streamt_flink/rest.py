@@ -15,12 +15,14 @@ outcome is unknown.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import attrs
 from streamt.sdk import Codes, MaybeSent, StreamtError, code_for_status, never_sent, refused_before_change
 
 CONNECT_TIMEOUT_SECONDS = 5.0
+STATS_SETTLE_SECONDS = 5.0  # longer than Flink's default checkpoint-statistics cache (3 s)
 READ_TIMEOUT_SECONDS = 15.0
 
 # Flink's JobStatus values. Globally terminal jobs stay listed (history) until they expire.
@@ -128,19 +130,34 @@ class FlinkRestClient:
     def restore_point(self, job_id: str) -> str | None:
         """The newest retained savepoint or checkpoint of ``job_id`` (its external path), else ``None``.
 
-        A job's checkpoint statistics stay readable while the cluster lists it; a savepoint taken
-        when the job was stopped is preferred to an older checkpoint (``latest.savepoint`` is the
-        newer one when both exist only if its id is higher, which Flink's counter guarantees).
+        A job's checkpoint statistics stay readable while the cluster lists it; the newest by id of
+        ``latest.savepoint``, ``latest.completed`` and the completed ``history`` entries that are
+        not discarded wins (Flink's counter orders savepoints and checkpoints alike). The REST API
+        caches these statistics (``rest.cache.checkpoint-statistics.timeout``, 3 s by default): an
+        answer whose completed checkpoints are all discarded (seen right after a job failed: the
+        one that subsumed them is not in it yet) is read again until ``STATS_SETTLE_SECONDS``.
         """
+        deadline = time.monotonic() + STATS_SETTLE_SECONDS
+        while True:
+            path, stale = self._restore_point(job_id)
+            if path is not None or not stale or time.monotonic() >= deadline:
+                return path
+            time.sleep(0.5)
+
+    def _restore_point(self, job_id: str) -> tuple[str | None, bool]:
+        """``(path, stale)``: ``stale`` when completed checkpoints are listed and every one is discarded."""
         body = self._request("GET", f"/jobs/{job_id}/checkpoints", "read a job's checkpoints", missing_ok=True)
         latest = body.get("latest") if isinstance(body, dict) else None
         if not isinstance(latest, dict):
-            return None
-        found = [c for c in (latest.get("savepoint"), latest.get("completed")) if isinstance(c, dict)]
-        found = [c for c in found if c.get("external_path") and not c.get("discarded")]
+            return None, False
+        # `latest` can lag behind `history`: a checkpoint that completed while the job failed is
+        # listed COMPLETED in the history while `latest.completed` still names the one it subsumed.
+        history = [c for c in body.get("history") or () if isinstance(c, dict) and c.get("status") == "COMPLETED"]
+        listed = [c for c in (latest.get("savepoint"), latest.get("completed"), *history) if isinstance(c, dict)]
+        found = [c for c in listed if c.get("external_path") and not c.get("discarded")]
         if not found:
-            return None
-        return str(max(found, key=lambda c: int(c.get("id") or 0))["external_path"])
+            return None, any(c.get("discarded") for c in listed)
+        return str(max(found, key=lambda c: int(c.get("id") or 0))["external_path"]), False
 
     def exceptions(self, job_id: str) -> Any:
         """The job's newest exception-history entry (``GET /jobs/<jid>/exceptions?maxExceptions=1``)."""
