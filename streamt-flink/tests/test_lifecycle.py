@@ -440,6 +440,9 @@ class _Rest:
     def cancel(self, job_id: str) -> None:
         self.calls.append(f"cancel {job_id}")
         self.state = "CANCELED"
+        self.checkpoint = self.after_cancel or self.checkpoint
+
+    after_cancel: str | None = None  # a checkpoint that completed between the first read and the cancel
 
     def job_state(self, job_id: str) -> str:
         return self.state
@@ -529,7 +532,7 @@ class _ScriptedSubmits(FlinkJobDeployer):
     """The real deployer steps; each submission's outcome comes from ``outcomes`` (the gateway is elsewhere)."""
 
     def __init__(self, outcomes: list[Outcome]) -> None:
-        super().__init__(runtime=None, confirm_seconds=1)
+        super().__init__(runtime=None, confirm_seconds=1, stats_settle_seconds=0)
         self.outcomes, self.sent = outcomes, []
 
     def _submit(self, artifact: Any, statements: list[str], running: bool = False) -> Submitted:
@@ -560,6 +563,18 @@ def test_last_state_journals_the_checkpoint_before_the_cancel_and_resubmits_from
     assert journal[1] == ({"checkpoint": "file:/chk/3"}, [])  # durable before the cancel
     assert rest.calls == ["cancel j1"] and "SET 'execution.savepoint.path' = 'file:/chk/3'" in sent[0]
     assert sent[0][-1] == COMPATIBLE[-1]
+
+
+def test_last_state_restores_a_checkpoint_that_completed_before_the_cancel_took_effect(monkeypatch) -> None:
+    rest = _Rest("RUNNING", None, "file:/chk/3", True)
+    rest.after_cancel = "file:/chk/4"
+    deployer, sent = _deployer(monkeypatch, rest, [Outcome(DONE)])
+    entries: list[dict[str, Any]] = []
+    outcome = deployer.apply("update", [(_last_state_action(), job(COMPATIBLE))], lambda i, e: entries.append(e))
+    assert outcome["counts"].attributes["savepoint"] == "file:/chk/4"
+    assert entries[1] == {"checkpoint": "file:/chk/3"}  # journaled before the cancel
+    assert entries[2] == {"cancelled": "j1", "checkpoint": "file:/chk/4"}
+    assert "SET 'execution.savepoint.path' = 'file:/chk/4'" in sent[0]
 
 
 def test_last_state_touches_nothing_without_a_checkpoint_a_cancel_keeps(monkeypatch) -> None:

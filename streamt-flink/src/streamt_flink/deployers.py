@@ -68,7 +68,7 @@ from streamt_flink.ddl import set_statement
 from streamt_flink.identity import pipeline_of, record_attributes
 from streamt_flink.placeholders import resolve_placeholders
 from streamt_flink.planning import KINDS, LAST_STATE, RESUBMIT, SAVEPOINT, STATELESS, gateway_url, rest_client
-from streamt_flink.rest import TERMINAL
+from streamt_flink.rest import STATS_SETTLE_SECONDS, TERMINAL
 
 CONFIRM_SECONDS = 30.0
 RUNNING_SECONDS = 60.0
@@ -116,6 +116,7 @@ class FlinkJobDeployer:
     runtime: Any
     confirm_seconds: float = CONFIRM_SECONDS
     running_seconds: float = RUNNING_SECONDS
+    stats_settle_seconds: float = STATS_SETTLE_SECONDS
     # identity -> job id of the jobs this deployer submitted (what rollback may cancel).
     submitted: dict[str, str] = attrs.field(factory=dict)
     kinds = KINDS
@@ -204,14 +205,17 @@ class FlinkJobDeployer:
             path = rest.restore_point(old) if rest.retains_on_cancel(old) else None
         except StreamtError as exc:
             return Outcome(FAILED, _code(exc))  # reads only: the job was not touched
+        read_at = time.monotonic()
         if path is None:
             return Outcome(FAILED, "NoRetainedCheckpoint")
         journal(artifact.identity, {"checkpoint": path})  # durable before the cancel that depends on it
         refused = self._cancel(rest, old)
         if refused is not None:
             return refused
+        # A checkpoint that completed after the first read subsumed it: the stopped job's last one
+        # counts, read once Flink's checkpoint-statistics cache no longer holds the first answer.
+        time.sleep(max(0.0, read_at + self.stats_settle_seconds - time.monotonic()))
         try:
-            # A checkpoint that completed after the first read subsumed it: the stopped job's last one counts.
             path = rest.restore_point(old) or path
         except StreamtError as exc:
             return Outcome(UNKNOWN, _code(exc))
