@@ -120,6 +120,13 @@ class Freshness:
 
 
 @attrs.frozen(kw_only=True)
+class SourceFormat:
+    """How a reader decodes the topic's records; ``ignore_parse_errors`` skips undecodable ones."""
+
+    ignore_parse_errors: bool | None = None
+
+
+@attrs.frozen(kw_only=True)
 class SourceAdvanced:
     event_time: EventTime | None = None
 
@@ -135,6 +142,7 @@ class Source:
     * ``freshness`` — ``max_lag_seconds`` / ``warn_after_seconds`` expectations, or ``None``.
     * ``event_time`` — the event-time column and watermark (``advanced`` holds the long form).
     * ``ownership`` — ``Ownership(mode=...)``: ``external`` (default), ``adopted`` or ``managed``.
+    * ``format`` — how jobs decode its records (``ignore_parse_errors``), or ``None``.
     """
 
     name: str
@@ -150,6 +158,7 @@ class Source:
     advanced: SourceAdvanced | None = None
     ownership: Ownership = Ownership(mode="external")
     region: str | None = None
+    format: SourceFormat | None = None
 
 
 # --- models -------------------------------------------------------------------------------------
@@ -171,6 +180,18 @@ class TopicConfig:
 
 
 @attrs.frozen(kw_only=True)
+class FlinkSinkConfig:
+    not_null_enforcer: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class RestartStrategy:
+    type: str | None = None
+    attempts: int | None = None
+    delay_ms: int | None = None
+
+
+@attrs.frozen(kw_only=True)
 class FlinkConfig:
     """The Flink job of a model.
 
@@ -185,11 +206,15 @@ class FlinkConfig:
     checkpoint_interval_ms: int | None = None
     state_backend: str | None = None
     state_ttl_ms: int | None = None
-    # How streamt may replace a running job whose SQL changed: blocked (default), savepoint or
-    # stateless (streamt-flink validates the value and documents the modes).
+    # How streamt may replace a running job whose SQL changed: blocked (default), savepoint,
+    # last-state or stateless (streamt-flink validates the value and documents the modes).
     upgrade_mode: str | None = None
     # Restore a savepoint even when some of its state maps to no operator of the new job.
     ignore_unclaimed_state: bool | None = None
+    # What the job's sink does with a NULL in a NOT NULL column (error | drop), and how the job
+    # restarts after a failure (fixed-delay with attempts); streamt-flink validates and compiles them.
+    sink: FlinkSinkConfig | None = None
+    restart_strategy: RestartStrategy | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -32,6 +32,8 @@ def _detail(key: str, entry: dict[str, Any]) -> str:
         return f" (version {entry['version']})"
     if "error" in entry:
         return f" ({entry['error']})"
+    if "reason" in entry:  # why a provider reports the resource unhealthy (a job's failure)
+        return f" ({entry['reason']})"
     return ""
 
 
