@@ -139,6 +139,22 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
 )  # fmt: skip
 
 
+# The distributions of the `streamt` extras: the plugins streamt ships. Like core, each holds the
+# names it claims (commands, kinds, sections) against any other plugin (``streamt.claims``), and the
+# catalog's names stay reserved for them when they are not installed.
+FIRST_PARTY: dict[str, tuple[str, ...]] = {
+    "kafka": ("streamt-kafka",),
+    "flink": ("streamt-flink",),
+    "connect": ("streamt-connect",),
+    "gateway": ("streamt-gateway",),
+    "kstreams": ("streamt-kstreams",),
+    "postgres": ("streamt-postgres-state",),
+    "exporters": tuple(
+        f"streamt-exporter-{name}" for name in ("strimzi", "odcs", "datahub", "backstage", "openlineage", "asyncapi")
+    ),
+}
+
+
 @hookimpl(tryfirst=True)
 def streamt_commands(cli: Any) -> None:
     for name, (path, help_text) in CORE_COMMANDS.items():

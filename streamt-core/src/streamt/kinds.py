@@ -27,9 +27,10 @@ implementation wins.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
+from streamt import claims as claims_of
 from streamt.capabilities import (
     ASSERTION,
     COMMAND,
@@ -116,6 +117,7 @@ def by_kind(
     keys: Callable[[Any], Iterable[str]],
     *,
     placeholder: Callable[[Any], bool] = lambda _item: False,
+    held: Mapping[str, str] | None = None,
     **kwargs: Any,
 ) -> KindTable[Any]:
     """The table of one family from one hook, under the one precedence rule.
@@ -123,6 +125,9 @@ def by_kind(
     ``keys(item)`` are the kinds an item claims (``item.kinds`` or
     ``(item.name,)``); ``placeholder(item)`` marks declarations that any
     implementation replaces. A plugin's own duplicates keep its first item.
+    A kind that core or a plugin streamt ships holds (``streamt.claims``) stays
+    with it, and every other claim on it is refused (``E906``); ``held`` names
+    kinds core owns without a hook.
     """
     table: KindTable[Any] = KindTable(family)
     claims: dict[str, list[tuple[str, Any]]] = {}
@@ -133,6 +138,15 @@ def by_kind(
     for kind, claimed in claims.items():
         real = [(p, item) for p, item in claimed if not placeholder(item)] or claimed[:1]
         owners = tuple(sorted({p for p, _ in real}))  # sorted: the same message whatever the load order
+        holder = claims_of.keeper(plugins, family, kind, owners, held)
+        if holder is not None:
+            for intruder in owners:
+                if intruder != holder:
+                    plugins.add_diagnostic(claims_of.refused(family, kind, intruder, claims_of.shown(plugins, holder)))
+            kept = [(p, item) for p, item in real if p == holder]
+            if kept:
+                table.providers[kind], table[kind] = kept[0]
+            continue
         if len(owners) > 1:
             table.conflicts[kind] = owners
             plugins.add_diagnostic(conflict_diagnostic(family, kind, owners))

@@ -20,6 +20,7 @@ import contextlib
 import inspect
 import os
 import re
+import sys
 import types
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -30,6 +31,7 @@ from streamt import __version__ as CORE_VERSION
 from streamt import builtin, hookspecs
 from streamt.entry_points import PluginEntryPoint, find_entry_points
 from streamt.errors import Codes, Diagnostic, ErrorCode
+from streamt.untrusted import exception_name, identifier
 from streamt.values import Value
 
 ENTRY_POINT_GROUP = "streamt"
@@ -75,6 +77,17 @@ class PluginInfo(Value):
 
 
 _ABSENT = object()
+
+
+@contextlib.contextmanager
+def plugin_output_to_stderr() -> Iterator[None]:
+    """Whatever plugin code prints goes to stderr: stdout holds the one document (help, envelope) only.
+
+    Plugins never print (the hook rules), but one that does at import or in a hook must not end up
+    inside ``--help`` or a JSON envelope, where the CLI collects stdout.
+    """
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
 
 
 class _Manager(pluggy.PluginManager):
@@ -203,17 +216,23 @@ class Plugins:
         failing implementation is reported (E901, naming the plugin) and the
         rest still run. Returns ``(plugin name, result)`` pairs.
         """
-        results: list[tuple[str, Any]] = []
         caller = getattr(self.manager.hook, hook_name)
-        for impl in reversed(caller.get_hookimpls()):  # pluggy calls the last registered first
-            if impl.hookwrapper or getattr(impl, "wrapper", False):
-                continue  # wrappers only make sense around a full pluggy call
-            try:
-                result = impl.function(*(kwargs[arg] for arg in impl.argnames))
-            except Exception as exc:
-                self.report(Codes.E901_PLUGIN_LOAD_FAILED, impl.plugin_name, f"failed in {hook_name}: {_short(exc)}")
-                continue
-            results.append((impl.plugin_name, result))
+        return self.call_each_of(reversed(caller.get_hookimpls()), hook_name, **kwargs)  # pluggy: last first
+
+    def call_each_of(self, impls: Iterable[Any], hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        """``call_each`` for the given implementations of ``hook_name`` only, in their order."""
+        results: list[tuple[str, Any]] = []
+        with plugin_output_to_stderr():
+            for impl in impls:
+                if impl.hookwrapper or getattr(impl, "wrapper", False):
+                    continue  # wrappers only make sense around a full pluggy call
+                try:
+                    result = impl.function(*(kwargs[arg] for arg in impl.argnames))
+                except Exception as exc:
+                    problem = f"failed in {hook_name}: {_short(exc)}"
+                    self.report(Codes.E901_PLUGIN_LOAD_FAILED, impl.plugin_name, problem)
+                    continue
+                results.append((impl.plugin_name, result))
         return results
 
     def owner_of(self, module_name: str) -> str | None:
@@ -270,15 +289,23 @@ class Plugins:
                 continue
             if names & deny:
                 continue
+            name = identifier(ep.name)  # the plugin chose it: shown only as name characters
             requirement = _core_requirement(ep.requires)
-            if not self._compatible(ep.name, requirement):
+            if not self._compatible(name, requirement):
                 continue
             try:
-                plugin = ep.load()
+                with plugin_output_to_stderr():
+                    plugin = ep.load()
             except (Exception, SystemExit) as exc:  # any import-time failure is the plugin's, not ours
-                self.report(Codes.E901_PLUGIN_LOAD_FAILED, ep.name, f"failed to import: {_short(exc)}")
+                self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"failed to import: {_short(exc)}")
                 continue
-            self.register(plugin, ep.name, distribution=ep.dist_name, version=ep.version, core_requirement=requirement)
+            self.register(
+                plugin,
+                name,
+                distribution=identifier(ep.dist_name) if ep.dist_name else None,
+                version=identifier(ep.version) if ep.version else None,
+                core_requirement=requirement,
+            )
 
     def _compatible(self, name: str, requirement: str | None) -> bool:
         if requirement is None:
@@ -381,7 +408,8 @@ def _short(exc: BaseException) -> str:
     # The exception class only, as for E999: a plugin's message may carry a
     # secret (``RuntimeError("... token=hunter2")`` at import), and the class
     # is enough to find the fault. STREAMT_LOG_LEVEL=DEBUG logs no more either.
-    return type(exc).__name__
+    # A class the plugin defined is shown as its built-in base: its name is the plugin's text too.
+    return exception_name(exc)
 
 
 # Patterns, not compiled at import: only a malformed plugin needs them (re caches them on first use).
@@ -394,7 +422,8 @@ def _malformed(exc: pluggy.PluginValidationError) -> str:
     text = str(exc)
     bad = re.search(_BAD_ARGUMENTS, text, re.S)
     if bad is not None:
-        hook, arguments = bad.group(1), bad.group(2)
+        hook = identifier(bad.group(1))
+        arguments = ", ".join(f"'{identifier(a.strip().strip(chr(39)))}'" for a in bad.group(2).split(","))
         spec = getattr(hookspecs, hook, None)
         offered = ", ".join(inspect.signature(spec).parameters) if spec is not None else ""
         return f"{hook} declares argument(s) {arguments}, which the hook does not pass" + (
@@ -402,8 +431,8 @@ def _malformed(exc: pluggy.PluginValidationError) -> str:
         )
     unknown = re.search(_UNKNOWN_HOOK, text)
     if unknown is not None:
-        return f"unknown hook '{unknown.group(1)}' (hook names come from streamt.hookspecs)"
-    return type(exc).__name__
+        return f"unknown hook '{identifier(unknown.group(1))}' (hook names come from streamt.hookspecs)"
+    return exception_name(exc)
 
 
 _PLUGINS: Plugins | None = None

@@ -16,16 +16,25 @@ from typing import Any
 
 import attrs
 
-from streamt import kinds
+from streamt import claims, kinds
 from streamt.capabilities import CONFIG_SECTION, MATERIALIZATION, ConfigSection, KnownKind
 from streamt.errors import Codes, Diagnostic
 from streamt.plugins import Plugins, get_plugins
-from streamt.project.schema import ANY, MapOf
+from streamt.project.schema import ANY, DEPLOYMENT_STATE, RUNTIME, MapOf
+from streamt.untrusted import exception_name
 
 BLOCKS = ("runtime", "deployment_state")
 # Shorthands of dsl.md §19 that name a part of another section: `runtime.gateway` is
 # `runtime.conduktor.gateway`. The loader folds them (``normalize.runtime``) before structuring.
 SHORTHANDS: dict[str, tuple[str, str]] = {"runtime.gateway": ("runtime.conduktor", "gateway")}
+
+
+# The sections and keys core reads itself: no plugin may claim them (``streamt.claims``).
+CORE_SECTIONS: Mapping[str, str] = {
+    f"{block}.{name}": claims.CORE
+    for block, names in (("runtime", RUNTIME), ("deployment_state", DEPLOYMENT_STATE))
+    for name in names
+}
 
 
 @attrs.frozen
@@ -55,7 +64,7 @@ class Registry:
 
 def registry(plugins: Plugins | None = None) -> Registry:
     plugins = plugins or get_plugins()
-    table = kinds.by_kind(plugins, "streamt_config_sections", CONFIG_SECTION, _path_of)
+    table = kinds.by_kind(plugins, "streamt_config_sections", CONFIG_SECTION, _path_of, held=CORE_SECTIONS)
     return Registry(
         claimed=dict(table),
         providers=dict(table.providers),
@@ -129,7 +138,7 @@ def _checked(section: ConfigSection, value: Any, project: Any, plugin: str) -> l
         return [
             Diagnostic(
                 Codes.E999_INTERNAL_ERROR,
-                f"Plugin '{plugin}' failed checking {section.path} ({type(exc).__name__}).",
+                f"Plugin '{plugin}' failed checking {section.path} ({exception_name(exc)}).",
                 f"Report it to the maintainers of '{plugin}'; the other findings are complete.",
                 details={"plugin": plugin},
             )
