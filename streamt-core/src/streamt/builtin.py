@@ -54,6 +54,7 @@ GROUPS: dict[str, str] = {
     "docs": "Generate project documentation and interoperability metadata.",
     "envs": "Manage and inspect environments (multi-environment mode).",
     "export": "Generate deterministic infrastructure artifacts without applying them.",
+    "plugin": "Write new plugins.",
     "runtime": "Build and inspect packaged runtimes.",
     "state": "Inspect and administer deployment state.",
 }
@@ -72,6 +73,9 @@ GROUP_COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
             "streamt.commands.envs:envs_show",
             "Show resolved configuration for an environment (secrets masked).",
         ),
+    },
+    "plugin": {
+        "new": ("streamt.commands.plugin_new:plugin_new", "Write a new plugin distribution to start from."),
     },
     "state": {
         "status": (

@@ -12,6 +12,9 @@ entry-point or distribution names):
 * ``STREAMT_LOAD_PLUGINS`` — an allow-list; when set (even empty), only the
   listed plugins load. Core's built-in plugin always loads.
 * ``STREAMT_DISABLED_PLUGINS`` — never load these.
+
+``STREAMT_PLUGINS_DIR`` (directories, ``os.pathsep``-separated) adds unpackaged
+plugin modules for quick iteration; ``streamt plugins`` marks them as such.
 """
 
 from __future__ import annotations
@@ -42,7 +45,16 @@ BUILTIN_NAME = "streamt.builtin"
 class PluginInfo(Value):
     """What ``streamt plugins`` shows for one registered plugin."""
 
-    __slots__ = _fields = ("name", "distribution", "version", "module", "hooks", "builtin", "core_requirement")
+    __slots__ = _fields = (
+        "name",
+        "distribution",
+        "version",
+        "module",
+        "hooks",
+        "builtin",
+        "core_requirement",
+        "plugins_dir",
+    )
 
     name: str
     distribution: str | None
@@ -51,6 +63,7 @@ class PluginInfo(Value):
     hooks: tuple[str, ...]
     builtin: bool
     core_requirement: str | None
+    plugins_dir: str | None  # set for an unpackaged module loaded from STREAMT_PLUGINS_DIR
 
     def __init__(
         self,
@@ -61,8 +74,9 @@ class PluginInfo(Value):
         hooks: tuple[str, ...],
         builtin: bool = False,
         core_requirement: str | None = None,
+        plugins_dir: str | None = None,
     ) -> None:
-        self._fill(name, distribution, version, module, hooks, builtin, core_requirement)
+        self._fill(name, distribution, version, module, hooks, builtin, core_requirement, plugins_dir)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +86,7 @@ class PluginInfo(Value):
             "module": self.module,
             "builtin": self.builtin,
             "core_requirement": self.core_requirement,
+            "plugins_dir": self.plugins_dir,
             "hooks": list(self.hooks),
         }
 
@@ -139,6 +154,7 @@ class Plugins:
         version: str | None = None,
         builtin: bool = False,
         core_requirement: str | None = None,
+        plugins_dir: str | None = None,
     ) -> bool:
         """Register one plugin object; on a malformed hook, report and skip it."""
         try:
@@ -164,6 +180,7 @@ class Plugins:
             hooks=self.hooks_of(plugin),
             builtin=builtin,
             core_requirement=core_requirement,
+            plugins_dir=plugins_dir,
         )
         return True
 
@@ -206,6 +223,7 @@ class Plugins:
                     version=info.version if info else None,
                     builtin=info.builtin if info else False,
                     core_requirement=info.core_requirement if info else None,
+                    plugins_dir=info.plugins_dir if info else None,
                 )
 
     def call_each(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
@@ -307,6 +325,37 @@ class Plugins:
                 core_requirement=requirement,
             )
 
+    def load_plugins_dir(self, directories: str, environ: dict[str, str]) -> None:
+        """Load the unpackaged plugin modules (``name.py``, ``name/__init__.py``) of ``STREAMT_PLUGINS_DIR``.
+
+        Each module is a plugin named after it, marked with its directory in ``streamt plugins``. It
+        declares no streamt-core range (it has no distribution); everything else holds as for an
+        installed plugin: allow and deny lists, vetting, claims.
+        """
+        allow = _name_set(environ.get("STREAMT_LOAD_PLUGINS"))
+        deny = _name_set(environ.get("STREAMT_DISABLED_PLUGINS")) or set()
+        for directory in filter(None, directories.split(os.pathsep)):
+            for module_name, path in _plugin_modules(directory):
+                name = identifier(module_name)
+                if (allow is not None and name not in allow) or name in deny:
+                    continue
+                if module_name in sys.modules or name in self.infos:
+                    self.report(
+                        Codes.E901_PLUGIN_LOAD_FAILED,
+                        name,
+                        "from STREAMT_PLUGINS_DIR is also installed or loaded; the first one loaded is used",
+                        "Uninstall one of them, or remove it from STREAMT_PLUGINS_DIR.",
+                    )
+                    continue
+                try:
+                    with plugin_output_to_stderr():
+                        plugin = _import_file(module_name, path)
+                except (Exception, SystemExit) as exc:
+                    sys.modules.pop(module_name, None)
+                    self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"failed to import: {_short(exc)}")
+                    continue
+                self.register(plugin, name, plugins_dir=identifier(os.path.abspath(directory)))
+
     def _compatible(self, name: str, requirement: str | None) -> bool:
         if requirement is None:
             self.report(
@@ -329,6 +378,37 @@ class Plugins:
             )
             return False
         return True
+
+
+def _plugin_modules(directory: str) -> list[tuple[str, str]]:
+    """``(module name, file)`` of each ``name.py`` and ``name/__init__.py`` in ``directory``, sorted."""
+    try:
+        entries = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        path = os.path.join(directory, entry)
+        if entry.endswith(".py") and entry[:-3].isidentifier() and os.path.isfile(path):
+            found.append((entry[:-3], path))
+        elif entry.isidentifier() and os.path.isfile(os.path.join(path, "__init__.py")):
+            found.append((entry, os.path.join(path, "__init__.py")))
+    return found
+
+
+def _import_file(module_name: str, path: str) -> types.ModuleType:
+    """Import ``path`` as module ``module_name`` (a package when it is an ``__init__.py``)."""
+    import importlib.util  # only STREAMT_PLUGINS_DIR needs it: not on every start
+
+    package = os.path.basename(path) == "__init__.py"
+    locations = [os.path.dirname(path)] if package else None
+    spec = importlib.util.spec_from_file_location(module_name, path, submodule_search_locations=locations)
+    if spec is None or spec.loader is None:
+        raise ImportError(module_name)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # the package's own relative imports find it
+    spec.loader.exec_module(module)
+    return module
 
 
 _SIMPLE_CLAUSE = re.compile(r"^(>=|<=|==|!=|~=|>|<)\s*([0-9]+(?:\.[0-9]+)*)$")
@@ -475,5 +555,8 @@ def _load(*, load_entry_points: bool = True) -> Plugins:
     plugins = Plugins()
     plugins.register(builtin, BUILTIN_NAME, distribution=CORE_DISTRIBUTION, version=CORE_VERSION, builtin=True)
     if load_entry_points:
-        plugins.load_entry_points(find_entry_points(ENTRY_POINT_GROUP), dict(os.environ))
+        environ = dict(os.environ)
+        plugins.load_entry_points(find_entry_points(ENTRY_POINT_GROUP), environ)
+        if environ.get("STREAMT_PLUGINS_DIR"):
+            plugins.load_plugins_dir(environ["STREAMT_PLUGINS_DIR"], environ)
     return plugins

@@ -36,7 +36,10 @@ def plugins_command(show_all: bool) -> Result:
     data = {"count": len(infos), "plugins": listed, "failed": [d.to_json() for d in plugins.diagnostics]}
     lines = []
     for entry in listed:
-        lines.append(f"{entry['name']}  {entry['distribution'] or '-'} {entry['version'] or ''}".rstrip())
+        if entry["plugins_dir"]:  # clearly not an installed distribution
+            lines.append(f"{entry['name']}  (unpackaged, from STREAMT_PLUGINS_DIR {entry['plugins_dir']})")
+        else:
+            lines.append(f"{entry['name']}  {entry['distribution'] or '-'} {entry['version'] or ''}".rstrip())
         lines.append(f"    hooks: {', '.join(entry['hooks']) or '(none)'}")
         if entry["core_requirement"]:
             lines.append(f"    streamt-core: {entry['core_requirement']}")
