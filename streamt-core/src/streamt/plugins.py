@@ -339,7 +339,11 @@ class Plugins:
                 name = identifier(module_name)
                 if (allow is not None and name not in allow) or name in deny:
                     continue
-                if module_name in sys.modules or name in self.infos:
+                loaded = sys.modules.get(module_name)
+                if loaded is not None and getattr(loaded, "__file__", None) == path:  # loaded before in-process
+                    self.register(loaded, name, plugins_dir=os.path.abspath(directory))
+                    continue
+                if loaded is not None or name in self.infos:
                     self.report(
                         Codes.E901_PLUGIN_LOAD_FAILED,
                         name,
@@ -354,7 +358,7 @@ class Plugins:
                     sys.modules.pop(module_name, None)
                     self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"failed to import: {_short(exc)}")
                     continue
-                self.register(plugin, name, plugins_dir=identifier(os.path.abspath(directory)))
+                self.register(plugin, name, plugins_dir=os.path.abspath(directory))
 
     def _compatible(self, name: str, requirement: str | None) -> bool:
         if requirement is None:
