@@ -144,8 +144,7 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
 
 
 # The distributions of the `streamt` extras: the plugins streamt ships. Like core, each holds the
-# names it claims (commands, kinds, sections) against any other plugin (``streamt.claims``), and the
-# catalog's names stay reserved for them when they are not installed.
+# names it claims (commands, kinds, sections) against any other plugin (``streamt.claims``).
 FIRST_PARTY: dict[str, tuple[str, ...]] = {
     "kafka": ("streamt-kafka",),
     "flink": ("streamt-flink",),

@@ -6,9 +6,8 @@ backend, a config section. Standing decides who keeps a name:
 
 1. core (``streamt.builtin``) keeps its names: no plugin can take them;
 2. a plugin streamt ships (``builtin.FIRST_PARTY``) keeps the names it claims
-   against any other plugin, and the names the catalog gives it
-   (``builtin.KNOWN_KINDS``) stay reserved for it even while it is not
-   installed;
+   against any other plugin (while it is not installed, a name it would claim
+   is free: the catalog only says where to get it);
 3. between two other plugins, nobody stands higher: a command stays with the
    plugin that mounted it first, and a kind goes to neither (``kinds.by_kind``).
 
@@ -22,8 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from streamt.builtin import FIRST_PARTY, KNOWN_KINDS
-from streamt.capabilities import COMMAND, EXECUTOR, EXPORTER, MATERIALIZATION
+from streamt.builtin import FIRST_PARTY
 from streamt.errors import Codes, Diagnostic
 from streamt.plugins import Plugins
 from streamt.untrusted import identifier
@@ -32,9 +30,6 @@ CORE = "streamt-core"
 CORE_STANDING, FIRST_PARTY_STANDING, OTHER_STANDING = 0, 1, 2
 
 _FIRST_PARTY_DISTRIBUTIONS = frozenset(name for names in FIRST_PARTY.values() for name in names)
-# The materialization table holds executors too (one name space, as streamt_materializations declares it).
-# An exporter's kind is its command path (``docs odcs``), which the catalog lists as a command.
-_CATALOG_FAMILIES = {MATERIALIZATION: (MATERIALIZATION, EXECUTOR), EXPORTER: (COMMAND,)}
 
 
 def standing(plugins: Plugins, name: str) -> int:
@@ -55,23 +50,8 @@ def shown(plugins: Plugins, name: str) -> str:
     return CORE if info is not None and info.builtin else name
 
 
-def reserved_for(family: str, kind: str) -> str | None:
-    """The distribution core's catalog gives ``kind`` of ``family`` to (``streamt-core`` for core's own)."""
-    families = _CATALOG_FAMILIES.get(family, (family,))
-    for entry in KNOWN_KINDS:
-        if entry.family in families and entry.name == kind:
-            if not entry.extra:
-                return CORE
-            distributions = FIRST_PARTY.get(entry.extra, ())
-            wanted = f"-{entry.capability or entry.name}"
-            return next((d for d in distributions if d.endswith(wanted)), distributions[0] if distributions else None)
-    return None
-
-
-def keeper(
-    plugins: Plugins, family: str, kind: str, owners: Iterable[str], held: Mapping[str, str] | None = None
-) -> str | None:
-    """Who keeps ``kind``: a claimant, or the name of whoever reserves it; ``None`` when nobody stands higher.
+def keeper(plugins: Plugins, kind: str, owners: Iterable[str], held: Mapping[str, str] | None = None) -> str | None:
+    """Who keeps ``kind``: the one claimant standing highest, or core; ``None`` when nobody stands higher.
 
     ``held`` names kinds core owns without claiming them through a hook (its own config sections).
     """
@@ -80,17 +60,7 @@ def keeper(
     claimants = sorted(set(owners))
     best = min((standing(plugins, p) for p in claimants), default=OTHER_STANDING)
     top = [p for p in claimants if standing(plugins, p) == best]
-    if best < OTHER_STANDING:
-        return top[0] if len(top) == 1 else None
-    reserved = reserved_for(family, kind)
-    if reserved is None:
-        return None
-    # The catalog's plugin may be installed under its distribution name only in a test set-up: match by it.
-    for plugin in claimants:
-        info = plugins.infos.get(plugin)
-        if info is not None and info.distribution and _normal(info.distribution) == reserved:
-            return plugin
-    return reserved
+    return top[0] if best < OTHER_STANDING and len(top) == 1 else None
 
 
 def refused(family: str, kind: str, claimant: str, holder: str) -> Diagnostic:

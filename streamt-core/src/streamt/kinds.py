@@ -138,7 +138,7 @@ def by_kind(
     for kind, claimed in claims.items():
         real = [(p, item) for p, item in claimed if not placeholder(item)] or claimed[:1]
         owners = tuple(sorted({p for p, _ in real}))  # sorted: the same message whatever the load order
-        holder = claims_of.keeper(plugins, family, kind, owners, held)
+        holder = claims_of.keeper(plugins, kind, owners, held)
         if holder is not None:
             for intruder in owners:
                 if intruder != holder:

@@ -58,7 +58,7 @@ def mount_exporters(cli: LazyGroup, plugins: Plugins) -> None:
             owners = tuple(better)
             claimed = [(p, e) for p, e in claimed if p in better]
         group = cli.add_group(group_name, _GROUP_HELP.get(group_name, group_name))
-        holder = claims.keeper(plugins, kinds.EXPORTER, path, owners)
+        holder = claims.keeper(plugins, path, owners)
         if holder is not None:
             for plugin in owners:
                 if plugin != holder:
