@@ -37,6 +37,7 @@ class ErrorCode(Value):
 
     @property
     def is_warning(self) -> bool:
+        """Whether the code is a warning (``W...``) rather than an error (``E...``)."""
         return self.code.startswith("W")
 
     def __str__(self) -> str:
@@ -242,9 +243,11 @@ class Diagnostic(Value):
 
     @property
     def is_warning(self) -> bool:
+        """Whether its code is a warning (``W...``)."""
         return self.code.is_warning
 
     def to_json(self) -> dict[str, Any]:
+        """The diagnostic as JSON data: code, message, suggestion, location, then the details."""
         out: dict[str, Any] = {"code": self.code.code, "message": self.message}
         out["suggestion"] = self.suggestion
         if self.location:
@@ -279,6 +282,7 @@ class StreamtError(Exception):
 
     @classmethod
     def from_diagnostics(cls, diagnostics: list[Diagnostic], data: dict[str, Any] | None = None) -> StreamtError:
+        """One error carrying every diagnostic (the first is its code and message)."""
         if not diagnostics:
             raise ValueError("StreamtError needs at least one diagnostic")
         first, *rest = diagnostics

@@ -37,9 +37,11 @@ class CompiledProject:
     artifacts: tuple[Artifact, ...]
 
     def of_kind(self, kind: str) -> tuple[Artifact, ...]:
+        """The artifacts of one kind, in compile order."""
         return tuple(a for a in self.artifacts if a.kind == kind)
 
     def find(self, kind: str, identity: str) -> Artifact | None:
+        """The artifact of ``kind`` with ``identity``, or ``None``."""
         return next((a for a in self.artifacts if a.kind == kind and a.identity == identity), None)
 
 
