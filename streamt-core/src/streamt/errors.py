@@ -134,7 +134,10 @@ _CORE_CODES: tuple[tuple[str, str], ...] = (
     ("E903_PLUGIN_REQUIRED", "The project or command needs a capability that no installed plugin provides"),
     ("E904_NOT_IMPLEMENTED", "This capability is declared but not implemented in this release"),
     ("E905_OUTPUT_WRITE_FAILED", "An output file or directory could not be written atomically"),
-    ("E906_PLUGIN_CONFLICT", "Two plugins provide the same kind; neither is used until one is disabled"),
+    (
+        "E906_PLUGIN_CONFLICT",
+        "A plugin's claim on a held name is refused (the holder keeps it); two claiming one kind: neither is used",
+    ),
     ("E999_INTERNAL_ERROR", "An unexpected internal error; please report it"),
     # Warnings
     ("W101_STATE_TTL_RECOMMENDED", "Stateful query should set state TTL"),
