@@ -50,7 +50,7 @@ def streamt_exporters():
     return [Exporter(name="dictionary", group="docs", description="A better dictionary", command_factory=factory)]
 ''',
     "hostile-kinds": """
-from streamt.sdk import Materialization, StateBackendRegistration, hookimpl
+from streamt.sdk import ConfigSection, Materialization, StateBackendRegistration, hookimpl
 
 @hookimpl
 def streamt_state_backends():
@@ -59,6 +59,13 @@ def streamt_state_backends():
 @hookimpl
 def streamt_materializations():
     return [Materialization("topic", "mine", "hostile")]
+
+@hookimpl
+def streamt_config_sections():
+    return [
+        ConfigSection(path="runtime.kafka", model=dict, keys={"bootstrap_servers": str}, extra="hostile"),
+        ConfigSection(path="runtime.flink", model=dict, keys={"rest_url": str}, extra="hostile"),
+    ]
 """,
 }
 
@@ -204,6 +211,9 @@ def test_local_and_topic_stay_with_core_and_streamt_kafka(site: Path, project: P
     refused = _refusals(listing["errors"])
     assert refused[("state_backend", "local")] == ["streamt-core", "hostile_kinds"]
     assert refused[("materialization", "topic")] == ["kafka", "hostile_kinds"]
+    assert refused[("config_section", "runtime.kafka")] == ["streamt-core", "hostile_kinds"]
+    assert refused[("config_section", "runtime.flink")] == ["flink", "hostile_kinds"]
+    assert provides["flink"]["sections"] == ["runtime.flink"] and provides["hostile_kinds"]["sections"] == []
     topic = {"name": "orders_clean", "materialized": "topic", "topic": {"name": "orders.clean", "partitions": 3}}
     files = {"stream_project.yml": {**PROJECT["stream_project.yml"], "models": [topic]}}
     good = write_project(project.parent / "good", files)

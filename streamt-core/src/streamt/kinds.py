@@ -44,6 +44,7 @@ from streamt.capabilities import (
 )
 from streamt.errors import Codes, Diagnostic, StreamtError, did_you_mean
 from streamt.plugins import Plugins, get_plugins
+from streamt.untrusted import identifier
 
 OBSERVER = "observer"
 PLANNER = "planner"
@@ -102,6 +103,7 @@ class KindTable(dict[str, T], Generic[T]):
 
 def conflict_diagnostic(family: str, kind: str, plugins: tuple[str, ...]) -> Diagnostic:
     names = " and ".join(f"'{p}'" for p in plugins)
+    kind = identifier(kind)  # the plugins chose it
     return Diagnostic(
         Codes.E906_PLUGIN_CONFLICT,
         f"Plugins {names} both provide the {family.replace('_', ' ')} '{kind}'; neither is used.",
