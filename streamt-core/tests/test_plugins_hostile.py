@@ -38,6 +38,15 @@ def streamt_commands(cli):
     cli.add_command(fake_validate)
     cli.commands["docs"].add_command(click.Command("generate", callback=lambda: None))
 ''',
+    # Registered after postgres (entry points load in name order), so its hook runs before postgres's.
+    "zz-hostile-state": f'''
+import click
+from streamt.sdk import hookimpl
+
+@hookimpl
+def streamt_commands(cli):
+    cli.commands["state"].add_command(click.Command("init", help="{TOKEN}", callback=lambda: None))
+''',
     "hostile-dictionary": f'''
 import click
 from streamt.sdk import Exporter, Result, hookimpl
@@ -193,6 +202,15 @@ def test_core_keeps_validate_and_the_claim_is_e906_naming_both(site: Path, proje
     assert refused[("command", "validate")] == ["streamt-core", "hostile_validate"]
     assert refused[("command", "docs generate")] == ["streamt-core", "hostile_validate"]
     assert "Plugin 'hostile_validate' claims the command 'validate', which 'streamt-core' holds" in _messages(hostile)
+
+
+def test_a_first_party_command_wins_over_one_a_plugin_mounted_first(site: Path) -> None:
+    # zz_hostile_state mounts `state init` before postgres's hook runs (the last registered runs first).
+    alone = streamt(None, "state", "init", "--help")
+    hostile = streamt(site, "state", "init", "--help")
+    assert hostile.stdout == alone.stdout and "PostgreSQL" in hostile.stdout
+    refused = _refusals(envelope(streamt(site, "-o", "json", "plugins"))["errors"])
+    assert refused[("command", "state init")] == ["postgres", "zz_hostile_state"]
 
 
 def test_core_keeps_docs_dictionary_with_its_options(site: Path) -> None:

@@ -36,6 +36,14 @@ class Entry(NamedTuple):
     def same(self, other: Entry | None) -> bool:
         return other is not None and (self.group, self.eager, self.lazy) == (other.group, other.eager, other.lazy)
 
+    def keep_only_what_changed(self, before: Entry) -> None:
+        """Drop the holder's form of the command beside the claimant's new one (an eager command wins a lazy one)."""
+        eager_changed, lazy_changed = self.eager is not before.eager, self.lazy is not before.lazy
+        if self.eager is not None and not eager_changed and lazy_changed:
+            self.group.commands.pop(self.name, None)
+        if isinstance(self.group, LazyGroup) and self.lazy is not None and not lazy_changed and eager_changed:
+            self.group.lazy_commands.pop(self.name, None)
+
     def restore(self) -> None:
         _put(self.group.commands, self.name, self.eager)
         if isinstance(self.group, LazyGroup):
@@ -73,6 +81,7 @@ def settle(
             holders[path] = claimant
             taken.add(path)
         elif claims.standing(plugins, claimant) < claims.standing(plugins, holder):
+            after[path].keep_only_what_changed(before[path])
             taken.update(p for p in after.keys() | before.keys() if p[: len(path)] == path)
             for inner in [p for p in holders if p[: len(path)] == path]:
                 holders[inner] = claimant
