@@ -126,3 +126,21 @@ def test_an_exporter_two_plugins_offer_is_e906_and_mounted_for_neither(streamt_p
     assert refused.error_codes == ["E906_PLUGIN_CONFLICT"]
     assert refused.envelope["errors"][0]["plugins"] == ["csv_one", "csv_two"]
     assert "'csv_one' and 'csv_two'" in refused.envelope["errors"][0]["message"]
+
+
+def test_a_command_two_plugins_mount_stays_with_the_first_and_the_other_is_e906(streamt_plugin, streamt_cli) -> None:
+    import click
+    from streamt.result import Result
+
+    def mounting(greeting: str) -> Any:
+        def hook(cli: Any) -> None:
+            cli.add_command(click.Command("hello", callback=lambda: Result("hello", data={"from": greeting})))
+
+        return hook
+
+    streamt_plugin(_plugin("hello_one", streamt_commands=mounting("one")), isolated=True)
+    streamt_plugin(_plugin("hello_two", streamt_commands=mounting("two")))
+    outcome = streamt_cli("hello")
+    assert outcome.ok and outcome.data == {"from": "two"}  # the last registered plugin's hook runs first
+    (refusal,) = [w for w in outcome.envelope["warnings"] if w["code"] == "E906_PLUGIN_CONFLICT"]
+    assert (refusal["plugins"], refusal["kind"]) == (["hello_two", "hello_one"], "hello")

@@ -22,7 +22,8 @@ provider**. When two plugins claim the same kind, neither is used: the kind
 is left out of the table, ``E906_PLUGIN_CONFLICT`` naming both is reported on
 every command, and a command that needs the kind fails with it. A placeholder
 (``implemented=False``) never conflicts with an implementation: the
-implementation wins.
+implementation wins. A kind core or a plugin streamt ships claims stays with
+it, and every other claim on it is refused (``streamt.claims``).
 """
 
 from __future__ import annotations
