@@ -67,7 +67,6 @@ __all__ = [
     "assertion_kinds",
     "by_kind",
     "catalog",
-    "check_conflicts",
     "conflict_diagnostic",
     "deployers",
     "discoverers",
@@ -201,17 +200,6 @@ def materializations(plugins: Plugins) -> KindTable[Any]:
 
 def test_types(plugins: Plugins) -> KindTable[Any]:
     return by_kind(plugins, "streamt_test_types", TEST_TYPE, _name_of, placeholder=lambda t: not t.implemented)
-
-
-def check_conflicts(plugins: Plugins) -> None:
-    """Build the declaration registries, so that their conflicts (E906) are reported now.
-
-    These hooks only declare (``streamt plugins`` stays fast); observers, planners, deployers
-    and discoverers import their provider modules and report conflicts when a command builds them.
-    """
-    state_backends(plugins)
-    materializations(plugins)
-    test_types(plugins)
 
 
 def assertion_kinds(plugins: Plugins) -> dict[str, list[Any]]:
