@@ -20,6 +20,7 @@ import click
 from streamt import claims
 from streamt.capabilities import COMMAND
 from streamt.cli.lazy import LazyGroup
+from streamt.errors import Codes
 from streamt.plugins import Plugins
 
 Path = tuple[str, ...]
@@ -67,6 +68,7 @@ def settle(
 ) -> None:
     """Keep what ``claimant``'s hook added, put back what it took from a holder that stands as high or higher."""
     taken: set[Path] = set()
+    restored: set[Path] = set()
     while True:
         after = snapshot(root)
         changed = sorted(
@@ -80,14 +82,21 @@ def settle(
         if path not in before or holder is None:
             holders[path] = claimant
             taken.add(path)
+        elif path in restored:  # putting it back did not take: the hook changed the tree's machinery itself
+            taken.add(path)
+            plugins.report(
+                Codes.E901_PLUGIN_LOAD_FAILED, claimant, f"changed the command '{' '.join(path)}' beyond repair"
+            )
         elif claims.standing(plugins, claimant) < claims.standing(plugins, holder):
-            after[path].keep_only_what_changed(before[path])
+            if path in after:
+                after[path].keep_only_what_changed(before[path])
             taken.update(p for p in after.keys() | before.keys() if p[: len(path)] == path)
             for inner in [p for p in holders if p[: len(path)] == path]:
                 holders[inner] = claimant
             plugins.add_diagnostic(claims.refused(COMMAND, " ".join(path), holder, claimant))
         else:
             before[path].restore()
+            restored.add(path)
             plugins.add_diagnostic(claims.refused(COMMAND, " ".join(path), claimant, claims.shown(plugins, holder)))
 
 
