@@ -18,6 +18,7 @@ from streamt import kinds
 from streamt.artifacts import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL, Artifact
 from streamt.compile.order import artifact_order, declaration_order
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.untrusted import exception_name
 
 
 @attrs.frozen
@@ -91,7 +92,7 @@ def _call(impl: Any, kwargs: dict[str, Any], declaration: Any, problems: list[Di
         problems.append(
             Diagnostic(
                 Codes.E999_INTERNAL_ERROR,
-                f"Plugin '{impl.plugin_name}' failed compiling '{declaration.name}' ({type(exc).__name__}).",
+                f"Plugin '{impl.plugin_name}' failed compiling '{declaration.name}' ({exception_name(exc)}).",
                 f"Report it to the maintainers of '{impl.plugin_name}'.",
                 details={"plugin": impl.plugin_name},
             )
