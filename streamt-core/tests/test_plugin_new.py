@@ -79,3 +79,30 @@ def test_a_broken_module_in_plugins_dir_is_e901_by_its_builtin_class(streamt_cli
     (error,) = [e for e in listing.envelope["errors"] if e["plugin"] == "kit_broken_dir"]
     assert error["message"] == "Plugin 'kit_broken_dir' failed to import: KeyError"
     assert "Hunter2Token" not in listing.stdout + listing.stderr
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "tests"
+
+
+@pytest.mark.parametrize(
+    ("kind", "example", "name", "overrides"),
+    [
+        ("exporter", "example_plugin", "topics-csv", {}),
+        ("rule", "example_validation_rule", "owner-rule", {"__CODE__": "E960_MODEL_OWNER_MISSING"}),
+        ("state-backend", "example_state_backend", "jsondir", {"__CLASS__": "JsonDir"}),
+    ],
+)
+def test_a_template_is_its_worked_example_renamed(
+    kind: str, example: str, name: str, overrides: dict[str, str]
+) -> None:
+    # One source: the worked examples of docs/plugins.md are tested; the scaffold is them, renamed.
+    # (The provider's template cannot be renamed back: its example names the kind and the plugin alike.)
+    from streamt.scaffold import TEMPLATES, placeholders, render
+
+    names = {**placeholders(name), **overrides}
+    package = names["__PACKAGE__"]
+    module = render(TEMPLATES / kind / "module.py.tmpl", names)
+    assert module == (EXAMPLES / example / "src" / package / "__init__.py").read_text()
+    (test,) = (EXAMPLES / example / "tests").glob("test_*.py")
+    rendered = render(TEMPLATES / kind / "test_module.py.tmpl", names)
+    assert rendered == test.read_text()

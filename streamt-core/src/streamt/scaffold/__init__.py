@@ -87,14 +87,15 @@ def _files(kind: str, names: dict[str, str]) -> dict[str, str]:
     return {
         "pyproject.toml": _pyproject(kind, names),
         "README.md": _readme(kind, names),
-        f"src/{package}/__init__.py": _render(TEMPLATES / kind / "module.py.tmpl", names),
+        f"src/{package}/__init__.py": render(TEMPLATES / kind / "module.py.tmpl", names),
         f"src/{package}/py.typed": "",
-        "tests/conftest.py": _render(TEMPLATES / "conftest.py.tmpl", names),
-        f"tests/test_{names['__IDENT__']}.py": _render(TEMPLATES / kind / "test_module.py.tmpl", names),
+        "tests/conftest.py": render(TEMPLATES / "conftest.py.tmpl", names),
+        f"tests/test_{names['__IDENT__']}.py": render(TEMPLATES / kind / "test_module.py.tmpl", names),
     }
 
 
-def _render(template: Path, names: dict[str, str]) -> str:
+def render(template: Path, names: dict[str, str]) -> str:
+    """``template`` with each placeholder replaced by its name."""
     text = template.read_text(encoding="utf-8")
     for placeholder, value in names.items():
         text = text.replace(placeholder, value)
