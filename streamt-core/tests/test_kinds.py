@@ -144,3 +144,16 @@ def test_a_command_two_plugins_mount_stays_with_the_first_and_the_other_is_e906(
     assert outcome.ok and outcome.data == {"from": "two"}  # the last registered plugin's hook runs first
     (refusal,) = [w for w in outcome.envelope["warnings"] if w["code"] == "E906_PLUGIN_CONFLICT"]
     assert (refusal["plugins"], refusal["kind"]) == (["hello_two", "hello_one"], "hello")
+
+
+def test_an_exporter_whose_name_is_no_command_name_is_e901_and_not_mounted(streamt_plugin, streamt_cli) -> None:
+    import click
+
+    exporter = Exporter(
+        name="csv\x1b[2J", group="export", description="CSV", command_factory=lambda: click.Command("x")
+    )
+    streamt_plugin(_plugin("escapes", streamt_exporters=lambda: [exporter]), isolated=True)
+    outcome = streamt_cli("export", "--help")
+    assert "\x1b" not in outcome.stdout + outcome.data["help"]
+    (warning,) = [w for w in outcome.envelope["warnings"] if w.get("plugin") == "escapes"]
+    assert warning["message"] == "Plugin 'escapes' offers an exporter whose name is no command name: export csv??2J"

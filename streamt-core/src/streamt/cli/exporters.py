@@ -14,6 +14,8 @@ fails with it.
 
 from __future__ import annotations
 
+import re
+
 import click
 
 from streamt import claims, kinds
@@ -21,7 +23,10 @@ from streamt.capabilities import Exporter
 from streamt.cli.lazy import LazyGroup
 from streamt.errors import Codes
 from streamt.plugins import Plugins
+from streamt.untrusted import identifier
 
+# What a plugin may name a command: shown in --help and in messages as it is.
+_COMMAND_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 _GROUP_HELP = {
     "export": "Generate deterministic infrastructure artifacts without applying them.",
     "docs": "Generate project documentation and interoperability metadata.",
@@ -37,6 +42,14 @@ def mount_exporters(cli: LazyGroup, plugins: Plugins) -> None:
                     Codes.E901_PLUGIN_LOAD_FAILED,
                     plugin_name,
                     "returned something other than streamt.sdk.Exporter from streamt_exporters",
+                )
+                continue
+            if not (_COMMAND_NAME.match(exporter.group) and _COMMAND_NAME.match(exporter.name)):
+                shown = identifier(f"{exporter.group} {exporter.name}")
+                plugins.report(
+                    Codes.E901_PLUGIN_LOAD_FAILED,
+                    plugin_name,
+                    f"offers an exporter whose name is no command name: {shown}",
                 )
                 continue
             offers.setdefault((exporter.group, exporter.name), []).append((plugin_name, exporter))
