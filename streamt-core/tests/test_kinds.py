@@ -157,3 +157,20 @@ def test_an_exporter_whose_name_is_no_command_name_is_e901_and_not_mounted(strea
     assert "\x1b" not in outcome.stdout + outcome.data["help"]
     (warning,) = [w for w in outcome.envelope["warnings"] if w.get("plugin") == "escapes"]
     assert warning["message"] == "Plugin 'escapes' offers an exporter whose name is no command name: export csv??2J"
+
+
+def test_an_artifact_kind_a_first_party_plugin_serves_stays_with_it(streamt_plugin) -> None:
+    from streamt.kinds import observers
+    from streamt.plugins import get_plugins
+
+    class TopicObserver:
+        kinds = ("topic",)
+
+    streamt_plugin(_plugin("topic_thief", streamt_observers=lambda runtime: [TopicObserver()]))
+    plugins = get_plugins()
+    table = observers(plugins, runtime=None)
+    assert table.providers["topic"] == "kafka" and not isinstance(table["topic"], TopicObserver)
+    refused = [d for d in plugins.diagnostics if d.details.get("plugin") == "topic_thief"]
+    assert [(d.code.code, d.details["plugins"]) for d in refused] == [
+        ("E906_PLUGIN_CONFLICT", ["kafka", "topic_thief"])
+    ]
