@@ -18,7 +18,6 @@ if the claimant were not installed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
 from streamt.builtin import FIRST_PARTY
@@ -27,6 +26,20 @@ from streamt.plugins import Plugins
 from streamt.untrusted import identifier
 
 CORE = "streamt-core"
+# The config sections and keys core reads itself (``streamt.project.schema``; a test keeps them equal),
+# here so that ``streamt plugins`` can list sections without loading the project model.
+CORE_SECTIONS: Mapping[str, str] = dict.fromkeys(
+    (
+        "runtime.kafka",
+        "runtime.schema_registry",
+        "runtime.connect",
+        "runtime.kafka_streams",
+        "deployment_state.backend",
+        "deployment_state.namespace",
+        "deployment_state.lock_timeout_seconds",
+    ),
+    CORE,
+)
 CORE_STANDING, FIRST_PARTY_STANDING, OTHER_STANDING = 0, 1, 2
 
 _FIRST_PARTY_DISTRIBUTIONS = frozenset(name for names in FIRST_PARTY.values() for name in names)
@@ -81,4 +94,5 @@ def refused(family: str, kind: str, claimant: str, holder: str) -> Diagnostic:
 
 
 def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    # Distribution names of the extras have single separators; no pattern needed (this runs on every start).
+    return name.lower().replace("_", "-").replace(".", "-")

@@ -35,6 +35,7 @@ from streamt import claims as claims_of
 from streamt.capabilities import (
     ASSERTION,
     COMMAND,
+    CONFIG_SECTION,
     DISCOVERER,
     EXECUTOR,
     EXPORTER,
@@ -67,6 +68,7 @@ __all__ = [
     "assertion_kinds",
     "by_kind",
     "catalog",
+    "config_sections",
     "conflict_diagnostic",
     "deployers",
     "discoverers",
@@ -140,7 +142,8 @@ def by_kind(
     for kind, claimed in claims.items():
         real = [(p, item) for p, item in claimed if not placeholder(item)] or claimed[:1]
         owners = tuple(sorted({p for p, _ in real}))  # sorted: the same message whatever the load order
-        holder = claims_of.keeper(plugins, kind, owners, held)
+        contested = len(owners) > 1 or (held is not None and kind in held)  # one claimant of a free name keeps it
+        holder = claims_of.keeper(plugins, kind, owners, held) if contested else None
         if holder is not None:
             for intruder in owners:
                 if intruder != holder:
@@ -200,6 +203,15 @@ def materializations(plugins: Plugins) -> KindTable[Any]:
 
 def test_types(plugins: Plugins) -> KindTable[Any]:
     return by_kind(plugins, "streamt_test_types", TEST_TYPE, _name_of, placeholder=lambda t: not t.implemented)
+
+
+def config_sections(plugins: Plugins) -> KindTable[Any]:
+    """``path -> ConfigSection``; core's own sections and keys (``claims.CORE_SECTIONS``) are never a plugin's."""
+    return by_kind(plugins, "streamt_config_sections", CONFIG_SECTION, _path_of, held=claims_of.CORE_SECTIONS)
+
+
+def _path_of(section: Any) -> tuple[str, ...]:
+    return (section.path,)
 
 
 def assertion_kinds(plugins: Plugins) -> dict[str, list[Any]]:

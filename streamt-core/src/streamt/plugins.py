@@ -94,15 +94,13 @@ class PluginInfo(Value):
 _ABSENT = object()
 
 
-@contextlib.contextmanager
-def plugin_output_to_stderr() -> Iterator[None]:
+def plugin_output_to_stderr() -> contextlib.redirect_stdout[Any]:
     """Whatever plugin code prints goes to stderr: stdout holds the one document (help, envelope) only.
 
     Plugins never print (the hook rules), but one that does at import or in a hook must not end up
     inside ``--help`` or a JSON envelope, where the CLI collects stdout.
     """
-    with contextlib.redirect_stdout(sys.stderr):
-        yield
+    return contextlib.redirect_stdout(sys.stderr)
 
 
 class _Manager(pluggy.PluginManager):
@@ -299,6 +297,10 @@ class Plugins:
         self.add_diagnostic(diagnostic)
 
     def load_entry_points(self, entry_points: Iterable[PluginEntryPoint], environ: dict[str, str]) -> None:
+        with plugin_output_to_stderr():  # what a plugin prints at import
+            self._load_each(entry_points, environ)
+
+    def _load_each(self, entry_points: Iterable[PluginEntryPoint], environ: dict[str, str]) -> None:
         allow = _name_set(environ.get("STREAMT_LOAD_PLUGINS"))
         deny = _name_set(environ.get("STREAMT_DISABLED_PLUGINS")) or set()
         for ep in sorted(entry_points, key=lambda e: e.name):
@@ -312,8 +314,7 @@ class Plugins:
             if not self._compatible(name, requirement):
                 continue
             try:
-                with plugin_output_to_stderr():
-                    plugin = ep.load()
+                plugin = ep.load()
             except (Exception, SystemExit) as exc:  # any import-time failure is the plugin's, not ours
                 self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"failed to import: {_short(exc)}")
                 continue

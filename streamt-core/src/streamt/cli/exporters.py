@@ -14,8 +14,6 @@ fails with it.
 
 from __future__ import annotations
 
-import re
-
 import click
 
 from streamt import claims, kinds
@@ -26,7 +24,7 @@ from streamt.plugins import Plugins
 from streamt.untrusted import identifier
 
 # What a plugin may name a command: shown in --help and in messages as it is.
-_COMMAND_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+_COMMAND_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 _GROUP_HELP = {
     "export": "Generate deterministic infrastructure artifacts without applying them.",
     "docs": "Generate project documentation and interoperability metadata.",
@@ -44,7 +42,7 @@ def mount_exporters(cli: LazyGroup, plugins: Plugins) -> None:
                     "returned something other than streamt.sdk.Exporter from streamt_exporters",
                 )
                 continue
-            if not (_COMMAND_NAME.match(exporter.group) and _COMMAND_NAME.match(exporter.name)):
+            if not (_is_command_name(exporter.group) and _is_command_name(exporter.name)):
                 shown = identifier(f"{exporter.group} {exporter.name}")
                 plugins.report(
                     Codes.E901_PLUGIN_LOAD_FAILED,
@@ -71,7 +69,7 @@ def mount_exporters(cli: LazyGroup, plugins: Plugins) -> None:
             owners = tuple(better)
             claimed = [(p, e) for p, e in claimed if p in better]
         group = cli.add_group(group_name, _GROUP_HELP.get(group_name, group_name))
-        holder = claims.keeper(plugins, path, owners)
+        holder = claims.keeper(plugins, path, owners) if len(owners) > 1 else None
         if holder is not None:
             for plugin in owners:
                 if plugin != holder:
@@ -88,6 +86,10 @@ def mount_exporters(cli: LazyGroup, plugins: Plugins) -> None:
         group.commands.pop(name, None)
         group.add_lazy_factory(name, exporter.command_factory, exporter.description, plugin_name)
         cli.claims[(group_name, name)] = plugin_name
+
+
+def _is_command_name(name: object) -> bool:
+    return isinstance(name, str) and 0 < len(name) <= 63 and name[0] not in "_-" and set(name) <= _COMMAND_CHARACTERS
 
 
 def _command_holder(cli: LazyGroup, group_name: str, name: str) -> str | None:

@@ -9,7 +9,6 @@ import click
 from streamt import kinds
 from streamt.cli.lazy import LazyGroup
 from streamt.plugins import Plugins, get_plugins
-from streamt.project import sections
 from streamt.result import Result
 
 # What a plugin provides, in the order listings show it.
@@ -65,7 +64,7 @@ def _provided(plugins: Plugins, root: LazyGroup | None) -> dict[str, dict[str, l
             add("kinds", plugin, kind)
     for kind, plugin in kinds.state_backends(plugins).providers.items():
         add("backends", plugin, kind)
-    for path, plugin in sections.registry(plugins).providers.items():
+    for path, plugin in kinds.config_sections(plugins).providers.items():
         add("sections", plugin, path)
     for command, plugin in (root.claims if root is not None else {}).items():
         add("exporters" if _is_exporter(root, command) else "commands", plugin, " ".join(command))

@@ -16,25 +16,17 @@ from typing import Any
 
 import attrs
 
-from streamt import claims, kinds
+from streamt import kinds
 from streamt.capabilities import CONFIG_SECTION, MATERIALIZATION, ConfigSection, KnownKind
 from streamt.errors import Codes, Diagnostic
 from streamt.plugins import Plugins, get_plugins
-from streamt.project.schema import ANY, DEPLOYMENT_STATE, RUNTIME, MapOf
+from streamt.project.schema import ANY, MapOf
 from streamt.untrusted import exception_name
 
 BLOCKS = ("runtime", "deployment_state")
 # Shorthands of dsl.md §19 that name a part of another section: `runtime.gateway` is
 # `runtime.conduktor.gateway`. The loader folds them (``normalize.runtime``) before structuring.
 SHORTHANDS: dict[str, tuple[str, str]] = {"runtime.gateway": ("runtime.conduktor", "gateway")}
-
-
-# The sections and keys core reads itself: no plugin may claim them (``streamt.claims``).
-CORE_SECTIONS: Mapping[str, str] = {
-    f"{block}.{name}": claims.CORE
-    for block, names in (("runtime", RUNTIME), ("deployment_state", DEPLOYMENT_STATE))
-    for name in names
-}
 
 
 @attrs.frozen
@@ -64,7 +56,7 @@ class Registry:
 
 def registry(plugins: Plugins | None = None) -> Registry:
     plugins = plugins or get_plugins()
-    table = kinds.by_kind(plugins, "streamt_config_sections", CONFIG_SECTION, _path_of, held=CORE_SECTIONS)
+    table = kinds.config_sections(plugins)
     return Registry(
         claimed=dict(table),
         providers=dict(table.providers),
@@ -72,10 +64,6 @@ def registry(plugins: Plugins | None = None) -> Registry:
         conflicts=dict(table.conflicts),
         known_materializations=kinds.known(plugins, MATERIALIZATION),
     )
-
-
-def _path_of(section: ConfigSection) -> tuple[str, ...]:
-    return (section.path,)
 
 
 def accepted_keys(node: dict[str, Any], sections: Registry) -> dict[str, Any]:
