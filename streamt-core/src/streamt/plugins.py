@@ -169,7 +169,7 @@ class Plugins:
         if not self._register_codes(plugin, name):
             self.manager.unregister(plugin)
             return False
-        module = getattr(plugin, "__name__", type(plugin).__module__)
+        module = identifier(getattr(plugin, "__name__", type(plugin).__module__))  # the plugin chose it
         self.infos[name] = PluginInfo(
             name=name,
             distribution=distribution,
