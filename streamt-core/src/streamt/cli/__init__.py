@@ -107,7 +107,6 @@ def build_cli() -> LazyGroup:
     from streamt.cli.exporters import mount_expected, mount_exporters
 
     mount_commands(root, plugins)
-
     mount_exporters(root, plugins)
     mount_expected(root, plugins)
     return root
