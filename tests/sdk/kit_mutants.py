@@ -210,7 +210,13 @@ RULE_PROJECT = {
 }
 
 
-def _rule(code: ErrorCode = KIT_CODE, located: bool = True, suggests: bool = True, leaks: bool = False) -> Any:
+def _rule(
+    code: ErrorCode = KIT_CODE,
+    located: bool = True,
+    suggests: bool = True,
+    leaks: bool = False,
+    first_line: bool = False,
+) -> Any:
     def validate(project: Any) -> list[Diagnostic]:
         secret = f" (login {project.runtime.kafka.sasl_password})" if leaks else ""
         return [
@@ -218,7 +224,9 @@ def _rule(code: ErrorCode = KIT_CODE, located: bool = True, suggests: bool = Tru
                 code,
                 f"Model '{model.name}' names no owner{secret}.",
                 "Add `owner:` to the model." if suggests else None,
-                project.locations.get(("model", model.name)) if located else None,
+                ("stream_project.yml:1:1" if first_line else project.locations.get(("model", model.name)))
+                if located
+                else None,
             )
             for model in project.models
             if not model.owner
@@ -268,3 +276,8 @@ class TestMutantRuleWithoutSuggestion(_RuleFixture):
 class TestMutantRuleShowingTheKafkaPassword(_RuleFixture):
     CAUGHT_BY = ("test_no_secret_reaches_the_output",)
     RULE = (("leaks", True),)
+
+
+class TestMutantRuleLocatedAtTheFilesFirstLine(_RuleFixture):
+    CAUGHT_BY = ("test_every_finding_points_at_the_declaration",)
+    RULE = (("first_line", True),)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import uuid
@@ -772,17 +773,20 @@ class ValidationRuleContract:
             assert code in own or Codes.get(code).owner == "streamt-core", f"{code} is neither core's nor declared"
 
     def test_every_finding_points_at_the_declaration(self, rule_project: Path, rule_codes: Sequence[str]) -> None:
+        """The location is ``file:line[:col]`` of the entry that declares what the message names (``'name'``)."""
         for finding in self._findings(rule_project, rule_codes):
             location = finding.get("location")
             assert location, f"no location: {finding}"
             path, _, position = str(location).partition(":")
             line = int(position.split(":")[0]) if position.split(":")[0].isdigit() else 0
-            lines = (
-                (rule_project / path).read_text(encoding="utf-8").splitlines()
-                if (rule_project / path).is_file()
-                else []
-            )
+            file = rule_project / path
+            lines = file.read_text(encoding="utf-8").splitlines() if file.is_file() else []
             assert 1 <= line <= len(lines), f"{location} is no line of a project file"
+            named = re.findall(r"'([^']+)'", finding["message"])
+            entry = _yaml_entry(lines, line - 1)
+            assert not named or any(
+                re.search(rf"\bname:\s*['\"]?{re.escape(n)}['\"]?\s*$", entry, re.M) for n in named
+            ), f"{location} is not the entry of {named}: {entry!r}"
 
     def test_every_finding_has_a_suggestion(self, rule_project: Path, rule_codes: Sequence[str]) -> None:
         for finding in self._findings(rule_project, rule_codes):
@@ -798,6 +802,19 @@ class ValidationRuleContract:
         outcome = run_cli("validate", "--project-dir", project)
         text = run_cli_text("validate", "--project-dir", project)
         _assert_secret_free(self.SECRET, outcome.stdout, outcome.stderr, text.stdout, text.stderr)
+
+
+def _yaml_entry(lines: list[str], index: int) -> str:
+    """The YAML list item that starts at ``lines[index]``, up to the next item of its level."""
+    first = lines[index]
+    indent = len(first) - len(first.lstrip(" -"))
+    block = [first]
+    for text in lines[index + 1 :]:
+        depth = len(text) - len(text.lstrip(" "))
+        if text.strip() and (depth < indent or (depth <= indent and text.lstrip().startswith("- "))):
+            break
+        block.append(text)
+    return "\n".join(block)
 
 
 def _with_kafka_password(project: Path, copy: Path) -> Path:
