@@ -106,3 +106,18 @@ def test_a_template_is_its_worked_example_renamed(
     (test,) = (EXAMPLES / example / "tests").glob("test_*.py")
     rendered = render(TEMPLATES / kind / "test_module.py.tmpl", names)
     assert rendered == test.read_text()
+
+
+def test_what_a_plugins_dir_module_prints_goes_to_stderr(streamt_cli, tmp_path: Path) -> None:
+    (tmp_path / "kit_chatty.py").write_text(
+        "from streamt.sdk import ErrorCode, hookimpl\n"
+        "print('chatty at import')\n\n"
+        "@hookimpl\n"
+        "def streamt_error_codes():\n"
+        "    print('chatty in a hook')\n"
+        "    return [ErrorCode('E988_KIT_CHATTY', 'A chatty plugin', 'kit-chatty')]\n"
+    )
+    helped = streamt_cli("--help", env={"STREAMT_PLUGINS_DIR": str(tmp_path)})
+    assert helped.ok and "chatty" not in helped.data["help"]
+    listing = streamt_cli("plugins")
+    assert listing.ok and "kit_chatty" in {p["name"] for p in listing.data["plugins"]}

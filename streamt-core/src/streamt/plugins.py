@@ -297,7 +297,7 @@ class Plugins:
         self.add_diagnostic(diagnostic)
 
     def load_entry_points(self, entry_points: Iterable[PluginEntryPoint], environ: dict[str, str]) -> None:
-        with plugin_output_to_stderr():  # what a plugin prints at import
+        with plugin_output_to_stderr():  # what a plugin prints at import, or in streamt_error_codes
             self._load_each(entry_points, environ)
 
     def _load_each(self, entry_points: Iterable[PluginEntryPoint], environ: dict[str, str]) -> None:
@@ -353,8 +353,7 @@ class Plugins:
                     )
                     continue
                 try:
-                    with plugin_output_to_stderr():
-                        plugin = _import_file(module_name, path)
+                    plugin = _import_file(module_name, path)
                 except (Exception, SystemExit) as exc:
                     sys.modules.pop(module_name, None)
                     self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"failed to import: {_short(exc)}")
@@ -563,5 +562,6 @@ def _load(*, load_entry_points: bool = True) -> Plugins:
         environ = dict(os.environ)
         plugins.load_entry_points(find_entry_points(ENTRY_POINT_GROUP), environ)
         if environ.get("STREAMT_PLUGINS_DIR"):
-            plugins.load_plugins_dir(environ["STREAMT_PLUGINS_DIR"], environ)
+            with plugin_output_to_stderr():  # what a module prints at import, or its streamt_error_codes
+                plugins.load_plugins_dir(environ["STREAMT_PLUGINS_DIR"], environ)
     return plugins
