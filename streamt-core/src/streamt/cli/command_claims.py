@@ -95,9 +95,13 @@ def settle(
                 if path in after:
                     keep_only_what_changed(after[path], before[path])
                     reshaped = True
-                taken.update(p for p in after.keys() | before.keys() if p[: len(path)] == path)
-                for inner in [p for p in holders if p[: len(path)] == path]:
-                    holders[inner] = claimant
+                under = [p for p in after.keys() | before.keys() if p[: len(path)] == path]
+                taken.update(under)
+                for inner in under:  # the path and what is under it are the claimant's now
+                    if inner in after:
+                        holders[inner] = claimant
+                    else:
+                        holders.pop(inner, None)
                 plugins.add_diagnostic(claims.refused(COMMAND, " ".join(path), holder, claimant))
             else:
                 restore(before[path])
