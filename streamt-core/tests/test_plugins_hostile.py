@@ -209,8 +209,10 @@ def test_a_first_party_command_wins_over_one_a_plugin_mounted_first(site: Path) 
     alone = streamt(None, "state", "init", "--help")
     hostile = streamt(site, "state", "init", "--help")
     assert hostile.stdout == alone.stdout and "PostgreSQL" in hostile.stdout
-    refused = _refusals(envelope(streamt(site, "-o", "json", "plugins"))["errors"])
-    assert refused[("command", "state init")] == ["postgres", "zz_hostile_state"]
+    listing = envelope(streamt(site, "-o", "json", "plugins"))
+    assert _refusals(listing["errors"])[("command", "state init")] == ["postgres", "zz_hostile_state"]
+    provides = {p["name"]: p["provides"] for p in listing["data"]["plugins"]}
+    assert "state init" in provides["postgres"]["commands"] and provides["zz_hostile_state"]["commands"] == []
 
 
 def test_core_keeps_docs_dictionary_with_its_options(site: Path) -> None:
