@@ -47,7 +47,10 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "list": ("streamt.commands.list_cmd:list_", "List project resources by type."),
     "show": ("streamt.commands.list_cmd:show", "Show detailed information about a single resource."),
     "observe": ("streamt.commands.observe:observe", "Show live runtime health."),
-    "plugins": ("streamt.commands.plugins:plugins_command", "List installed plugins, their versions and hooks."),
+    "plugins": (
+        "streamt.commands.plugins:plugins_command",
+        "List installed plugins, their versions, hooks and what each provides.",
+    ),
 }
 
 GROUPS: dict[str, str] = {
