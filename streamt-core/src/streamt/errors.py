@@ -37,6 +37,7 @@ class ErrorCode(Value):
 
     @property
     def is_warning(self) -> bool:
+        """Whether the code is a warning (``W...``) rather than an error (``E...``)."""
         return self.code.startswith("W")
 
     def __str__(self) -> str:
@@ -133,7 +134,10 @@ _CORE_CODES: tuple[tuple[str, str], ...] = (
     ("E903_PLUGIN_REQUIRED", "The project or command needs a capability that no installed plugin provides"),
     ("E904_NOT_IMPLEMENTED", "This capability is declared but not implemented in this release"),
     ("E905_OUTPUT_WRITE_FAILED", "An output file or directory could not be written atomically"),
-    ("E906_PLUGIN_CONFLICT", "Two plugins provide the same kind; neither is used until one is disabled"),
+    (
+        "E906_PLUGIN_CONFLICT",
+        "A plugin's claim on a held name is refused (the holder keeps it); two claiming one kind: neither is used",
+    ),
     ("E999_INTERNAL_ERROR", "An unexpected internal error; please report it"),
     # Warnings
     ("W101_STATE_TTL_RECOMMENDED", "Stateful query should set state TTL"),
@@ -242,9 +246,11 @@ class Diagnostic(Value):
 
     @property
     def is_warning(self) -> bool:
+        """Whether its code is a warning (``W...``)."""
         return self.code.is_warning
 
     def to_json(self) -> dict[str, Any]:
+        """The diagnostic as JSON data: code, message, suggestion, location, then the details."""
         out: dict[str, Any] = {"code": self.code.code, "message": self.message}
         out["suggestion"] = self.suggestion
         if self.location:
@@ -279,6 +285,7 @@ class StreamtError(Exception):
 
     @classmethod
     def from_diagnostics(cls, diagnostics: list[Diagnostic], data: dict[str, Any] | None = None) -> StreamtError:
+        """One error carrying every diagnostic (the first is its code and message)."""
         if not diagnostics:
             raise ValueError("StreamtError needs at least one diagnostic")
         first, *rest = diagnostics

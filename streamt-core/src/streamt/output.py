@@ -61,17 +61,19 @@ def render_text(result: Result, stdout: TextIO, stderr: TextIO) -> int:
         stdout.flush()
     colored = color_enabled(stderr)
     for warning in result.warnings:
-        stderr.write(valid_utf8(format_diagnostic(warning, colored)) + "\n")
+        # Listed as a warning whatever its code: a plugin that failed to load (E901) did not fail this command.
+        stderr.write(valid_utf8(format_diagnostic(warning, colored, as_warning=True)) + "\n")
     for error in result.errors:
         stderr.write(valid_utf8(format_diagnostic(error, colored)) + "\n")
     stderr.flush()
     return result.exit_code
 
 
-def format_diagnostic(diag: Diagnostic, colored: bool = False) -> str:
-    label = "warning" if diag.is_warning else "error"
+def format_diagnostic(diag: Diagnostic, colored: bool = False, *, as_warning: bool = False) -> str:
+    warning = as_warning or diag.is_warning
+    label = "warning" if warning else "error"
     if colored:
-        label = f"\x1b[33m{label}\x1b[0m" if diag.is_warning else f"\x1b[31m{label}\x1b[0m"
+        label = f"\x1b[33m{label}\x1b[0m" if warning else f"\x1b[31m{label}\x1b[0m"
     where = f" ({diag.location})" if diag.location else ""
     lines = [f"{label} {diag.code.code}: {diag.message}{where}"]
     if "operation_id" in diag.details:

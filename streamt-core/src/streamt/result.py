@@ -55,15 +55,18 @@ class Result(Value):
 
     @property
     def ok(self) -> bool:
+        """Whether the command succeeded (no errors; a forced exit only for the detailed exit code)."""
         return not self.errors and self.force_exit in (None, 0, CHANGES_PRESENT)
 
     @property
     def exit_code(self) -> int:
+        """The process exit code: the forced one, else 1 with errors, else 0."""
         if self.force_exit is not None:
             return self.force_exit
         return 1 if self.errors else 0
 
     def envelope(self) -> dict[str, Any]:
+        """The ``-o json`` envelope: status, command, data, errors, warnings."""
         return {
             "status": "ok" if self.ok else "error",
             "command": self.command,

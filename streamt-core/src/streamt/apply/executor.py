@@ -35,6 +35,7 @@ from streamt.plan.tombstones import is_removal, prior_resource_id
 from streamt.progress import Progress, Silent
 from streamt.state.operations import APPLY_OPERATION
 from streamt.state.records import OwnershipRecord
+from streamt.untrusted import exception_name
 
 MUTATING = (CREATE, UPDATE)
 RESULTS = {CREATE: "created", UPDATE: "updated", DELETE: "deleted"}
@@ -254,7 +255,7 @@ def _call(deployer: Any, verb: str, pairs: list[tuple[Action, Artifact]], journa
         else:
             outcomes = deployer.apply(verb, pairs)
     except Exception as exc:  # a deployer defect after the request may have been sent
-        outcomes = {a.identity: Outcome(UNKNOWN, type(exc).__name__) for a, _ in pairs}
+        outcomes = {a.identity: Outcome(UNKNOWN, exception_name(exc)) for a, _ in pairs}
     return {a.identity: outcomes.get(a.identity, Outcome(UNKNOWN, "NoOutcome")) for a, _ in pairs}
 
 

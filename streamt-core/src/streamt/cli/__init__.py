@@ -22,6 +22,7 @@ from streamt.cli.lazy import LazyGroup
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.output import FORMATS, JSON, TEXT
 from streamt.result import Result
+from streamt.untrusted import exception_name
 from streamt.values import replace
 
 
@@ -119,9 +120,10 @@ def build_cli() -> LazyGroup:
 
     root = make_root()
     plugins = get_plugins()
-    plugins.call_each("streamt_commands", cli=root)
+    from streamt.cli.command_claims import mount_commands
     from streamt.cli.exporters import mount_expected, mount_exporters
 
+    mount_commands(root, plugins)
     mount_exporters(root, plugins)
     mount_expected(root, plugins)
     return root
@@ -215,7 +217,7 @@ def _execute(argv: list[str], command: str, stdout: Any, stderr: Any) -> Result:
         result = _error(
             command,
             Codes.E999_INTERNAL_ERROR,
-            f"Unexpected internal error{where} ({type(exc).__name__}).",
+            f"Unexpected internal error{where} ({exception_name(exc)}).",
             "Re-run with STREAMT_LOG_LEVEL=DEBUG for the location, and report it"
             + (f" to the maintainers of '{culprit}'." if culprit else "."),
         )
@@ -291,7 +293,7 @@ def _log_internal(exc: BaseException) -> None:
     while tb is not None:
         where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
         tb = tb.tb_next
-    get_logger().debug("internal_error", type=type(exc).__name__, where=where)
+    get_logger().debug("internal_error", type=exception_name(exc), where=where)
 
 
 def main() -> None:

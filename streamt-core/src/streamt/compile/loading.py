@@ -31,6 +31,7 @@ class Loaded:
 
     @property
     def root(self) -> Path:
+        """The project directory."""
         return Path(self.project.root)
 
 

@@ -36,6 +36,7 @@ class Observation:
     assumed: bool = False
 
     def to_json(self) -> dict[str, Any]:
+        """The observation as JSON data (plan evidence)."""
         return {"assumed": self.assumed, "spec": self.spec, "status": self.status}
 
 
@@ -83,6 +84,7 @@ class Action:
         )
 
     def to_json(self) -> dict[str, Any]:
+        """The action as JSON data (plan files and ``-o json``)."""
         return {
             "action": self.action,
             "checksum": self.checksum,
@@ -111,6 +113,7 @@ class SafetyBlocker:
     message: str
 
     def to_json(self) -> dict[str, Any]:
+        """The blocker as JSON data."""
         return {"identity": self.identity, "kind": self.kind, "message": self.message, "reason": self.reason}
 
 

@@ -332,6 +332,7 @@ class Model:
 
     @property
     def upstream(self) -> tuple[str, ...]:
+        """The names of the sources and models this model reads."""
         return tuple(ref.name for ref in self.dependencies)
 
 
@@ -708,6 +709,7 @@ class Notice:
     subject: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The notice as JSON data (``data.notices``)."""
         return {"code": self.code, "message": self.message, "subject": self.subject}
 
 
@@ -795,30 +797,38 @@ class Project:
 
     @property
     def name(self) -> str:
+        """The project's name (``project.name``)."""
         return self.info.name
 
     @property
     def env(self) -> str:
+        """The effective environment name (``default`` in single-environment projects)."""
         return self.environment.name
 
     @property
     def strict(self) -> bool:
+        """Whether the project declares ``apiVersion`` (strict mode: unknown keys are errors)."""
         return self.api_version is not None
 
     @property
     def safety(self) -> Safety:
+        """The effective environment's safety settings."""
         return self.environment.safety
 
     def source(self, name: str) -> Source | None:
+        """The source named ``name``, or ``None``."""
         return _index(self.sources).get(name)
 
     def model(self, name: str) -> Model | None:
+        """The model named ``name``, or ``None``."""
         return _index(self.models).get(name)
 
     def test(self, name: str) -> Test | None:
+        """The test named ``name``, or ``None``."""
         return _index(self.tests).get(name)
 
     def exposure(self, name: str) -> Exposure | None:
+        """The exposure named ``name``, or ``None``."""
         return _index(self.exposures).get(name)
 
     def topic_of(self, ref: Ref | ExposureRef) -> str | None:

@@ -14,6 +14,7 @@ import attrs
 
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project.model import Notice, Project
+from streamt.untrusted import exception_name
 from streamt.values import replace
 
 
@@ -117,7 +118,7 @@ def _each_plugin(plugins: Any, project: Project, problems: list[Diagnostic]) -> 
             problems.append(
                 Diagnostic(
                     Codes.E999_INTERNAL_ERROR,
-                    f"Plugin '{impl.plugin_name}' failed validating the project ({type(exc).__name__}).",
+                    f"Plugin '{impl.plugin_name}' failed validating the project ({exception_name(exc)}).",
                     f"Report it to the maintainers of '{impl.plugin_name}'; the other findings are complete.",
                     details={"plugin": impl.plugin_name},
                 )
