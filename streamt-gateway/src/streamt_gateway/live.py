@@ -38,6 +38,7 @@ from streamt.sdk import (
     KIND_GATEWAY_RULE,
     NOOP,
     PRESENT,
+    UNSET,
     UPDATE,
     Action,
     Artifact,
@@ -47,6 +48,7 @@ from streamt.sdk import (
     StreamtError,
     canonical_json,
     sha256_checksum,
+    shown,
 )
 
 from streamt_gateway.client import PASSTHROUGH, GatewayClient
@@ -278,7 +280,8 @@ class GatewayRulePlanner:
             if not found:
                 return [Action.for_artifact(NOOP, artifact, "no changes", observation, **evidence)]
             summary = ", ".join(
-                f"{k}: {v}" if isinstance(v, str) else f"{k}: {v['from']} → {v['to']}" for k, v in found.items()
+                f"{k}: {v}" if isinstance(v, str) else f"{k}: {shown(v['from'], UNSET)} → {shown(v['to'], UNSET)}"
+                for k, v in found.items()
             )
             items.append(Action.for_artifact(UPDATE, artifact, summary, observation, changes=found, **evidence))
         else:

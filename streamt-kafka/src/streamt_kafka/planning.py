@@ -17,11 +17,13 @@ from streamt.sdk import (
     KIND_TOPIC,
     NOOP,
     PRESENT,
+    UNSET,
     UPDATE,
     Action,
     Artifact,
     Observation,
     SafetyBlocker,
+    shown,
 )
 
 from streamt_kafka.topics import describe
@@ -57,7 +59,7 @@ class TopicPlanner:
         changes = changed_keys(artifact.spec, {k: v for k, v in live.items() if k != "topic_id"})
         if not changes:
             return [Action.for_artifact(NOOP, artifact, "no changes", observation, **evidence), *recreated]
-        summary = ", ".join(f"{k}: {v['from']} → {v['to']}" for k, v in changes.items())
+        summary = ", ".join(f"{k}: {shown(v['from'], UNSET)} → {shown(v['to'], UNSET)}" for k, v in changes.items())
         out: list[Any] = [Action.for_artifact(UPDATE, artifact, summary, observation, changes=changes, **evidence)]
         out += recreated
         partitions = changes.get("partitions")

@@ -197,7 +197,7 @@ class PostgresStateBackend:
     def require_clear(self) -> OperationControl:
         control = self.read_control()
         if control.status != CLEAR:
-            raise recovery_required(control)
+            raise recovery_required(control, self.settings.env)
         return control
 
     def begin_operation(self, kind: str, actions: Sequence[dict[str, Any]]) -> OperationControl:
@@ -206,7 +206,7 @@ class PostgresStateBackend:
         def step(cur: Any) -> OperationControl:
             current = self._address_rows(cur)
             if current.control.status != CLEAR:
-                raise recovery_required(current.control)
+                raise recovery_required(current.control, self.settings.env)
             control = OperationControl(
                 status=IN_PROGRESS,
                 operation_id=str(uuid.uuid4()),

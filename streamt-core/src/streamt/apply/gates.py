@@ -48,8 +48,8 @@ def require_reviewed_plan(project: Any, plan_path: str | None) -> None:
         raise StreamtError(
             Codes.E418_REVIEWED_PLAN_REQUIRED,
             f"Environment {project.env!r} {why}: direct apply is disabled.",
-            f"Run `streamt plan --env {project.env} --out {project.env}.plan.json`, review it, then "
-            f"`streamt apply --env {project.env} --plan {project.env}.plan.json`.",
+            f"Run `streamt plan{project.environment.cli_option} --out {project.env}.plan.json`, review it, then "
+            f"`streamt apply{project.environment.cli_option} --plan {project.env}.plan.json`.",
         )
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from streamt.apply.executor import ApplyReport
+from streamt.apply.interrupted import reported
 from streamt.apply.render import apply_data
 from streamt.compile import validate_and_compile
 from streamt.errors import Codes, StreamtError
@@ -197,10 +198,8 @@ def apply_replacement(
     artifact = next(a for a in compiled.artifacts if (a.kind, a.identity) == (action.kind, action.identity))
     verify = reviewed_verifier(project_dir, env, reviewed, backend)
     try:
-        with guarded(run):
-            replaced = deployer.replace(
-                backend, binding, artifact, verify, reviewed.path, env, on_begin=begin_hook(run)
-            )
+        with reported(backend, plan.environment, str(reviewed.path), begin_hook(run)) as began, guarded(run):
+            replaced = deployer.replace(backend, binding, artifact, verify, reviewed.path, env, on_begin=began)
     except StreamtError as exc:
         if run is None or not run.warnings:
             raise

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +21,7 @@ import click
 from streamt import __version__, output
 from streamt.cli.lazy import LazyGroup
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.interruption import CommandInterrupted, Terminated, end_by
 from streamt.output import FORMATS, JSON, TEXT
 from streamt.result import Result
 from streamt.values import replace
@@ -156,7 +158,19 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     stderr = stderr or sys.stderr
     fmt = _sniff_output(argv)
     command = _command_name(argv)
-    result = _execute(list(argv), command, stderr)
+    try:
+        result = _execute(list(argv), command, stderr)
+    except Terminated:  # SIGTERM during a run that has nothing more to say (`test --emit-openlineage`)
+        end_by(signal.SIGTERM)
+        raise
+    except CommandInterrupted as interrupted:
+        code = _render(interrupted.result, fmt, stdout, stderr)
+        end_by(interrupted.signum)
+        return code
+    return _render(result, fmt, stdout, stderr)
+
+
+def _render(result: Result, fmt: str, stdout: Any, stderr: Any) -> int:
     warnings = tuple(_plugin_diagnostics())
     if warnings:
         result = _with_plugin_diagnostics(result, warnings)
