@@ -104,7 +104,12 @@ def test_predicate_replacement_from_a_format_6_plan(tmp_path, engine, env, runne
     serial = state(root)["serial"]
 
     # Direct apply and --force stay refused: only the reviewed file takes the coordinator path.
-    assert errors(streamt("apply", "-p", root, "--force", env=env)) == ["E417_SAFETY_BLOCKED"]
+    refused = streamt("apply", "-p", root, "--force", env=env)
+    assert errors(refused) == ["E417_SAFETY_BLOCKED"]
+    assert (
+        "save it as a format-6 plan with `streamt plan --out FILE`"
+        in json.loads(refused.stdout)["errors"][0]["suggestion"]
+    )
     plan_file = tmp_path / "filter-change.json"
     planned = ok(streamt("plan", "-p", root, "--out", plan_file, env=env))
     assert planned["kafka_streams_replacement"]["saved"] is True

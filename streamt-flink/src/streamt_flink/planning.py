@@ -247,6 +247,8 @@ class FlinkJobPlanner:
                 f"Flink job '{running_as}' is {view['state']} with another definition; flink.upgrade_mode is "
                 "blocked (set it to savepoint to upgrade through a savepoint, or stateless to start over).",
                 changes=changes,
+                suggestion="set flink.upgrade_mode: savepoint (or stateless to start over), then run "
+                "`streamt plan --out PLAN.json`, review it and `streamt apply --plan PLAN.json`",
             )
         blockers = _compatibility(artifact, record, running_as)
         if blockers:
@@ -298,13 +300,20 @@ class FlinkJobPlanner:
         return [Action.for_artifact(UPDATE, artifact, summary, observation, **evidence)]
 
     @staticmethod
-    def _blocked(artifact: Artifact, observation: Observation, reason: str, message: str, **evidence: Any) -> list[Any]:
+    def _blocked(
+        artifact: Artifact,
+        observation: Observation,
+        reason: str,
+        message: str,
+        suggestion: str | None = None,
+        **evidence: Any,
+    ) -> list[Any]:
         state = (observation.spec or {}).get("state")
         return [
             Action.for_artifact(
                 UPDATE, artifact, f"{state}: {reason}", observation, upgrade_mode=mode_of(artifact), **evidence
             ),
-            SafetyBlocker(reason, artifact.kind, artifact.identity, message),
+            SafetyBlocker(reason, artifact.kind, artifact.identity, message, suggestion),
         ]
 
 

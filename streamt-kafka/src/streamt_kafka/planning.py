@@ -66,11 +66,13 @@ class TopicPlanner:
         if partitions and isinstance(partitions["from"], int) and partitions["to"] < partitions["from"]:
             before, after = partitions["from"], partitions["to"]
             message = f"Kafka cannot reduce partitions of '{artifact.identity}' ({before} → {after})."
-            out.append(SafetyBlocker("kafka_partition_reduction", KIND_TOPIC, artifact.identity, message))
+            fix = f"keep at least {before} partitions, or declare a new topic for {after}"
+            out.append(SafetyBlocker("kafka_partition_reduction", KIND_TOPIC, artifact.identity, message, fix))
         if "replication_factor" in changes:
             # Changing the replication factor is a partition reassignment, which apply does not do.
             message = f"Apply cannot change the replication factor of '{artifact.identity}'."
-            out.append(SafetyBlocker("kafka_replication_factor_change", KIND_TOPIC, artifact.identity, message))
+            fix = "keep the live replication factor (reassign with Kafka's own tools), or declare a new topic"
+            out.append(SafetyBlocker("kafka_replication_factor_change", KIND_TOPIC, artifact.identity, message, fix))
         return out
 
 
@@ -125,5 +127,6 @@ class SchemaPlanner:
                 f"The compiled schema of subject '{artifact.identity}' is incompatible with its latest "
                 f"registered version (v{version}) under the subject's compatibility rule."
             )
-            out.append(SafetyBlocker("schema_incompatible", KIND_SCHEMA, artifact.identity, message))
+            fix = "make the schema change compatible with the subject's rule, or publish it under a new subject"
+            out.append(SafetyBlocker("schema_incompatible", KIND_SCHEMA, artifact.identity, message, fix))
         return out

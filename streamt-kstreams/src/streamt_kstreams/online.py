@@ -253,11 +253,20 @@ class KafkaStreamsPlanner:
             "`streamt plan --out FILE` (format 6) and run it with `streamt apply --plan FILE`.",
             changes=changes,
             replacement=bound,
+            suggestion="save it as a format-6 plan with `streamt plan --out FILE`, review it, then run "
+            "`streamt apply --plan FILE` (the reviewed replacement)",
         )
 
 
-def _blocked(artifact: Artifact, observation: Observation, reason: str, message: str, **evidence: Any) -> list[Any]:
+def _blocked(
+    artifact: Artifact,
+    observation: Observation,
+    reason: str,
+    message: str,
+    suggestion: str | None = None,
+    **evidence: Any,
+) -> list[Any]:
     return [
         Action.for_artifact(UPDATE, artifact, reason, observation, **evidence),
-        SafetyBlocker(reason, artifact.kind, artifact.identity, message),
+        SafetyBlocker(reason, artifact.kind, artifact.identity, message, suggestion),
     ]

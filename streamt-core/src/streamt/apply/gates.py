@@ -115,6 +115,12 @@ _BLOCKER_CODES = {
 }
 
 
+_DECIDE = (
+    "Declare them ownership.mode: adopted and run `streamt adopt`, declare them external, or rename the declaration."
+)
+_CHANGE_IT = "change the declaration to what can be applied and plan again"
+
+
 def refuse_blocked(plan: Plan) -> None:
     """``E417`` for unsupported migrations, then ``E410`` for ownership decisions; never forceable."""
     if plan.safety_blockers:
@@ -123,19 +129,22 @@ def refuse_blocked(plan: Plan) -> None:
             {**b.to_json(), "code": _BLOCKER_CODES[b.reason].code} if b.reason in _BLOCKER_CODES else b.to_json()
             for b in plan.safety_blockers
         ]
+        fixes = "; ".join(f"{b.identity}: {b.suggestion or _CHANGE_IT}" for b in plan.safety_blockers)
         raise StreamtError(
             Codes.E417_SAFETY_BLOCKED,
             f"Apply refused before any change: {reasons}.",
-            "These migrations are not supported and --force does not bypass them; change the declaration "
-            "(or create a new topic/subject) and plan again.",
+            f"--force does not bypass these. {fixes}.",
             details={"safety_blockers": blockers},
         )
     if plan.ownership_requirements:
         names = ", ".join(f"{r.kind} {r.identity}" for r in plan.ownership_requirements)
+        # A declaration already adopted has one step left (its own suggestion); the others get the choice.
+        steps = [f"{r.identity}: {r.suggestion}." for r in plan.ownership_requirements if r.suggestion is not None]
+        if any(r.suggestion is None for r in plan.ownership_requirements):
+            steps.append(_DECIDE)
         raise StreamtError(
             Codes.E410_OWNERSHIP_REQUIRED,
             f"Live resources need an explicit ownership decision before apply: {names}.",
-            "Declare them ownership.mode: adopted and run `streamt adopt`, declare them external, "
-            "or rename the declaration.",
+            " ".join(steps),
             details={"ownership_requirements": [r.to_json() for r in plan.ownership_requirements]},
         )
