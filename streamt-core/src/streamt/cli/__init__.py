@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from typing import Any
 import click
 
 from streamt import __version__, output
+from streamt.cli.argv import hoist_output
 from streamt.cli.lazy import LazyGroup
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.interruption import CommandInterrupted, Terminated, end_by
@@ -156,6 +158,7 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     """Run one command line and return the exit code (testable entry point)."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    argv = hoist_output(argv, build_cli)
     fmt = _sniff_output(argv)
     command = _command_name(argv)
     try:
@@ -287,4 +290,12 @@ def _log_internal(exc: BaseException) -> None:
 
 
 def main() -> None:
-    sys.exit(run(sys.argv[1:]))
+    try:
+        code = run(sys.argv[1:])
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`streamt -o json validate | head -3`): nothing is left to tell it. Point
+        # stdout at /dev/null so that the interpreter's own final flush cannot fail (and print) again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    sys.exit(code)
