@@ -24,7 +24,7 @@ def hoist_output(argv: Sequence[str], build: Callable[[], Any]) -> list[str]:
         return list(argv)  # the common case: nothing to move, no command tree built
     leaf = _leaf(build(), argv[start:])
     own = {opt for param in getattr(leaf, "params", ()) for opt in getattr(param, "opts", ())}
-    head, rest, moved = list(argv[:start]), [], []
+    head, rest, moved = list(argv[:start]), list[str](), list[str]()
     i = start
     while i < len(argv):
         arg = argv[i]
