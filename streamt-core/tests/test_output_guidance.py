@@ -31,3 +31,41 @@ def test_lineage_direction_without_a_model_is_e900_with_the_fix(
 def test_choices_are_shown_in_help(streamt_cli_text) -> None:
     recover = streamt_cli_text("state", "recover", "--help").stdout
     assert "observed," in recover and "rolled_back, abandoned_before_mutation" in recover
+
+
+MULTI = {
+    "stream_project.yml": {
+        "project": {"name": "guide"},
+        "sources": [{"name": "orders", "topic": "orders", "columns": [{"name": "id", "type": "STRING"}]}],
+        "models": [{"name": "clean", "sql": 'SELECT id FROM {{ source("orderz") }}'}],
+    },
+    "environments/dev.yml": {"environment": {"name": "dev"}, "runtime": {"kafka": {"bootstrap_servers": "h:1"}}},
+    "environments/prod.yml": {"environment": {"name": "prod"}, "runtime": {"kafka": {"bootstrap_servers": "h:1"}}},
+}
+
+
+def test_validate_prints_a_location_once(streamt_project, streamt_cli, streamt_cli_text) -> None:
+    files = {
+        "stream_project.yml": {"project": {"name": "guide"}, "sources": [{"name": "o", "topic": "o", "columns": 5}]}
+    }
+    root = streamt_project(files)
+    lines = [line for line in streamt_cli_text("validate", "-p", root).stderr.splitlines() if "E501" in line]
+    assert lines and all(line.count("(stream_project.yml:") == 1 for line in lines), lines
+    for error in streamt_cli("validate", "-p", root).envelope["errors"]:  # JSON keeps message and location
+        assert error["message"].endswith(f"({error['location']})")
+
+
+def test_validate_all_envs_labels_each_finding_with_its_environment(streamt_project, streamt_cli_text) -> None:
+    stderr = streamt_cli_text("validate", "-p", streamt_project(MULTI), "--all-envs").stderr
+    assert "error E101_SOURCE_NOT_FOUND [dev]: Source 'orderz' not found" in stderr
+    assert "error E101_SOURCE_NOT_FOUND [prod]: Source 'orderz' not found" in stderr
+
+
+def test_validate_model_scope_suggests_from_the_whole_project(streamt_project, streamt_cli, streamt_cli_text) -> None:
+    root = streamt_project(MULTI)
+    scoped = streamt_cli("validate", "-p", root, "-e", "dev", "-m", "clean")
+    whole = streamt_cli("validate", "-p", root, "-e", "dev")
+    (error,) = [e for e in scoped.envelope["errors"] if e["code"] == "E101_SOURCE_NOT_FOUND"]
+    assert error["suggestion"] == "Did you mean 'orders'?"
+    assert error == next(e for e in whole.envelope["errors"] if e["code"] == "E101_SOURCE_NOT_FOUND")
+    assert "hint: Did you mean 'orders'?" in streamt_cli_text("validate", "-p", root, "-e", "dev", "-m", "clean").stderr
