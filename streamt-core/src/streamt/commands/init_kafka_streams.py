@@ -12,6 +12,9 @@ import re
 
 from streamt.errors import Codes, StreamtError
 
+# What the starter supports, the label its JSON carries (seed): create, no-op repeat, predicate update.
+KAFKA_STREAMS_SUPPORT = "create_noop_predicate_update"
+
 # What runtime.kafka_streams.image accepts (validation/enums.py checks the same forms).
 _IMAGE = re.compile(r"^(sha256:[0-9a-f]{64}|[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64})$")
 
@@ -146,7 +149,8 @@ streamt -o json state resume        --plan filter-change.json --operation-id <UU
 ```
 
 Any other change of a running runner (columns, schema, image, identity) is refused at plan time
-(`kafka_streams_update`). See docs/runner-replacement.md and docs/providers/kstreams.md.
+(`kafka_streams_update`). `streamt state runner-status --help` and `streamt state resume --help` describe
+every option; `streamt plugins` shows the installed Kafka Streams plugin.
 """
 
 
