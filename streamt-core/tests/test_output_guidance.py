@@ -69,3 +69,22 @@ def test_validate_model_scope_suggests_from_the_whole_project(streamt_project, s
     assert error["suggestion"] == "Did you mean 'orders'?"
     assert error == next(e for e in whole.envelope["errors"] if e["code"] == "E101_SOURCE_NOT_FOUND")
     assert "hint: Did you mean 'orders'?" in streamt_cli_text("validate", "-p", root, "-e", "dev", "-m", "clean").stderr
+
+
+def test_validate_names_a_materialization_no_installed_plugin_compiles(streamt_project, streamt_cli) -> None:
+    files = {
+        "stream_project.yml": {
+            "project": {"name": "guide"},
+            "runtime": {"kafka": {"bootstrap_servers": "127.0.0.1:1"}},
+            "sources": [{"name": "orders", "topic": "orders"}],
+            "models": [{"name": "job", "materialized": "flink", "sql": 'SELECT * FROM {{ source("orders") }}'}],
+        }
+    }
+    root = streamt_project(files)
+    without = {"STREAMT_DISABLED_PLUGINS": "flink"}
+    validated = streamt_cli("validate", "-p", root, env=without)
+    compiled = streamt_cli("compile", "-p", root, "--dry-run", env=without)
+    assert "E903_PLUGIN_REQUIRED" in validated.error_codes, validated.envelope
+    (error,) = [e for e in validated.envelope["errors"] if e["code"] == "E903_PLUGIN_REQUIRED"]
+    assert error == next(e for e in compiled.envelope["errors"] if e["code"] == "E903_PLUGIN_REQUIRED")
+    assert error["suggestion"] == "Install it with: pip install 'streamt[flink]'"

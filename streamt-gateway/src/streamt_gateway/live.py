@@ -53,10 +53,10 @@ from streamt.sdk import (
 
 from streamt_gateway.client import PASSTHROUGH, GatewayClient
 from streamt_gateway.config import gateway_runtime
+from streamt_gateway.rule import MASK_RULES
 
 SQL_PLUGIN = "io.conduktor.gateway.interceptor.VirtualSqlTopicPlugin"
 MASK_PLUGIN = "io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin"
-MASK_RULES = {"redact": "MASK_ALL"}
 FILTER_PRIORITY, MASK_PRIORITY = 100, 101
 UNSUPPORTED_MASK = "gateway_unsupported_mask"
 _PLAIN_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
