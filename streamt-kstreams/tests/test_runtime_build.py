@@ -73,3 +73,13 @@ def test_build_context_is_deterministic(tmp_path: Path) -> None:
     with tarfile.open(fileobj=io.BytesIO(one)) as tar:
         assert tar.getnames() == ["Dockerfile", "streamt-runner.jar", "lib/a.jar", "lib/b.jar"]
         assert {m.mtime for m in tar.getmembers()} == {0}
+
+
+@pytest.mark.parametrize("variable", ["STREAMT_RUNNER_BASE_IMAGE", "STREAMT_KSTREAMS_BASE_IMAGE"])
+def test_the_base_image_variable_the_devstack_exports_is_read(variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `./dev stack env` exports both; the second is the name it exported before, kept working.
+    for name in ("STREAMT_RUNNER_BASE_IMAGE", "STREAMT_KSTREAMS_BASE_IMAGE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, DIGEST)
+    outcome = CliRunner().invoke(build_command, ["--dry-run"], standalone_mode=False)
+    assert outcome.exception is None and outcome.return_value.data["base_image"] == DIGEST

@@ -21,7 +21,8 @@ from streamt_kstreams.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
 )
 @click.option(
     "--base-image",
-    envvar="STREAMT_RUNNER_BASE_IMAGE",
+    # The first is the documented name; the second is what `./dev stack env` exported before (kept working).
+    envvar=["STREAMT_RUNNER_BASE_IMAGE", "STREAMT_KSTREAMS_BASE_IMAGE"],
     default=None,
     help="Java 17 base image already on the engine: sha256:<id> or repo@sha256:<digest> (never pulled).",
 )
