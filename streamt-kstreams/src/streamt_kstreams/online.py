@@ -244,6 +244,7 @@ class KafkaStreamsPlanner:
                 UPDATE_REASON,
                 f"Runner '{artifact.identity}' runs another definition and {bound}; streamt does not change it.",
                 changes=changes,
+                replacement_ineligible=f"not a predicate-only change: {bound}",
             )
         return _blocked(
             artifact,

@@ -1,7 +1,8 @@
 """Reviewed runtime replacements (format-6 plans): eligibility, the binding, and apply's entry.
 
 A planner marks a replacement it can coordinate with an ``update`` whose evidence carries
-``replacement`` plus a ``*_reviewed_replacement`` safety blocker, so generic apply refuses it
+``replacement`` plus a ``*_reviewed_replacement`` safety blocker (and one it refuses with
+``replacement_ineligible``: the reason, which ``plan`` reports as ``eligible: false``), so generic apply refuses it
 (``E417``) however it is invoked. ``plan`` saves format 6 only when that action is the sole
 mutation and the blocker the sole blocker of the full project; the kind's deployer then binds the
 remaining live facts (``prepare_replacement``: committed offset lower bounds). ``apply --plan`` of
@@ -64,7 +65,12 @@ def prepare(
     """
     action = candidate(plan)
     if action is None:
-        return None, None
+        # A planner that refuses a replacement says why (``replacement_ineligible``), as the runner docs promise.
+        refused = next((a for a in plan.actions if "replacement_ineligible" in a.evidence), None)
+        if refused is None:
+            return None, None
+        why = str(refused.evidence["replacement_ineligible"])
+        return None, {"eligible": False, "saved": False, "reason": why, "next_commands": []}
     reason = ineligible_reason(plan, action)
     if reason is not None:
         return None, {"eligible": False, "saved": False, "reason": reason, "next_commands": []}
