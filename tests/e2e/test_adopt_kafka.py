@@ -108,7 +108,10 @@ def test_adopt_a_schema_subject_never_prints_its_body(kafka_project, streamt_cli
         assert review["subject"] == subject and review["type"] == "AVRO" and review["version"] == 1
         assert review["schema_id"] and review["live_content_checksum"].startswith("sha256:")
         assert review["live_content_checksum"] != review["desired_content_checksum"]
-        assert "compatibility" in review and out.data["pending_changes"]
+        assert out.data["pending_changes"]
+        # The subject has no level of its own: the registry's global one governs it, and the review says so.
+        global_level = requests.get(f"{project.registry}/config").json()["compatibilityLevel"]
+        assert review["compatibility"] == global_level != "NONE"
         assert BODY_SENTINEL not in out.stdout and '"fields"' not in out.stdout
     finally:
         requests.delete(f"{project.registry}/subjects/{subject}")

@@ -129,6 +129,11 @@ def fingerprint(aggregate: dict[str, Any]) -> str:
     return sha256_checksum(canonical_json(aggregate))
 
 
+def endpoint_digest(client: GatewayClient) -> str:
+    """Which Gateway and vCluster the plan was made against, without the credentials."""
+    return sha256_checksum(canonical_json({"admin_url": client.url.rstrip("/"), "vCluster": client.vcluster}))
+
+
 def _declared(live: Any, desired: Any) -> Any:
     """``live`` restricted to the keys streamt sends (lists element-wise), so Gateway defaults never count."""
     if isinstance(desired, dict) and isinstance(live, dict):
@@ -220,11 +225,14 @@ class GatewayRuleObserver:
         if observation.status == PRESENT and aggregate.get("alias") is None:
             return Observation(ABSENT, {"vCluster": (observation.spec or {}).get("vCluster")})
         if observation.status == PRESENT:
-            alias = aggregate["alias"]
+            # What the reference lets the review show: no physical topic, endpoint, credential or
+            # interceptor configuration, only the alias and fingerprints of what is bound and seen.
             self.reviewed[artifact.identity] = {
-                "vCluster": aggregate.get("vCluster"),
-                "alias": alias["name"],
-                "physicalName": alias["physicalName"],
+                "alias": aggregate["alias"]["name"],
+                "binding_fingerprint": endpoint_digest(client_for(self.runtime)),
+                "mapping_fingerprint": fingerprint(aggregate["alias"]),
+                "aggregate_fingerprint": fingerprint(aggregate),
+                "artifact_checksum": artifact.checksum,
             }
         return observation
 
