@@ -111,8 +111,9 @@ declared for lineage only.
 
 ```sh
 # 1. Build the runner image on your Docker Engine (no tag, no push) and put data.image into
-#    runtime.kafka_streams.image in stream_project.yml.
-streamt -o json runtime build --base-image <java-17-image-id-or-digest>
+#    runtime.kafka_streams.image in stream_project.yml. The Java 17 base is a pinned digest, pulled
+#    when the engine lacks it; without registry access pass --base-image sha256:<id> of one you loaded.
+streamt -o json runtime build
 
 # 2. Check and review.
 streamt validate
