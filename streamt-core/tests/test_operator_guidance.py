@@ -104,3 +104,31 @@ def test_e418_in_a_multi_environment_project_names_the_environment(streamt_proje
     (error,) = outcome.envelope["errors"]
     assert error["code"] == "E418_REVIEWED_PLAN_REQUIRED"
     assert "`streamt plan --env prod --out prod.plan.json`" in error["suggestion"]
+
+
+def test_an_interrupted_replacement_names_runner_status_and_resume_with_its_plan(tmp_path: Path) -> None:
+    from streamt.apply.interrupted import interrupted_result
+    from streamt.interruption import Terminated
+
+    backend = LocalStateBackend(project_dir=tmp_path, project="guide", env="prod")
+    with backend.operation_lock():
+        began = backend.begin_operation(RUNNER_REPLACEMENT_OPERATION, [{"position": 0, "action": "update"}])
+        result = interrupted_result(backend, began, "prod", "filter-change.json", Terminated())
+    (error,) = result.errors
+    operation_id = began.operation_id
+    assert error.code.code == "E435_APPLY_INTERRUPTED" and error.details == {"operation_id": operation_id}
+    assert result.data["committed"] is False and result.data["last_acknowledged_action"] is None
+    assert result.data["next_steps"] == [
+        f"streamt state runner-status -e prod --plan filter-change.json --operation-id {operation_id}",
+        f"streamt state resume -e prod --plan filter-change.json --operation-id {operation_id}",
+    ]
+    assert "interrupted by SIGTERM" in error.message and "`streamt state resume -e prod" in str(error.suggestion)
+
+
+def test_an_interruption_before_the_operation_began_changed_nothing(tmp_path: Path) -> None:
+    from streamt.apply.interrupted import interrupted_result
+
+    backend = LocalStateBackend(project_dir=tmp_path, project="guide", env="default")
+    result = interrupted_result(backend, None, "default", None, KeyboardInterrupt())
+    assert result.data == {"operation_id": None, "committed": False, "last_acknowledged_action": None, "next_steps": []}
+    assert "by Ctrl-C before its operation began: nothing was changed" in result.errors[0].message
