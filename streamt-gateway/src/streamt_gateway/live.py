@@ -300,5 +300,6 @@ class GatewayRulePlanner:
                 f"Gateway rule '{artifact.identity}' masks {', '.join(bad)} with a method that has no Gateway "
                 "masking rule (only redact maps to MASK_ALL); it can be reviewed but not applied."
             )
-            items.append(SafetyBlocker(UNSUPPORTED_MASK, artifact.kind, artifact.identity, message))
+            fix = "use method: redact, or materialize the model as flink to mask it in SQL"
+            items.append(SafetyBlocker(UNSUPPORTED_MASK, artifact.kind, artifact.identity, message, fix))
         return items

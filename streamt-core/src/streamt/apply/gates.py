@@ -118,7 +118,6 @@ _BLOCKER_CODES = {
 _DECIDE = (
     "Declare them ownership.mode: adopted and run `streamt adopt`, declare them external, or rename the declaration."
 )
-_CHANGE_IT = "change the declaration to what can be applied and plan again"
 
 
 def refuse_blocked(plan: Plan) -> None:
@@ -129,7 +128,8 @@ def refuse_blocked(plan: Plan) -> None:
             {**b.to_json(), "code": _BLOCKER_CODES[b.reason].code} if b.reason in _BLOCKER_CODES else b.to_json()
             for b in plan.safety_blockers
         ]
-        fixes = "; ".join(f"{b.identity}: {b.suggestion or _CHANGE_IT}" for b in plan.safety_blockers)
+        # Each blocker's own fix; without one, its message (which the plan text shows too) says what to do.
+        fixes = "; ".join(f"{b.identity}: {b.suggestion or b.message.rstrip('.')}" for b in plan.safety_blockers)
         raise StreamtError(
             Codes.E417_SAFETY_BLOCKED,
             f"Apply refused before any change: {reasons}.",
