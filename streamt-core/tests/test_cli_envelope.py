@@ -194,3 +194,12 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     process.stdout.close()
     stderr = process.stderr.read().decode()
     assert process.wait() == 1 and "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
+def test_a_command_tree_that_cannot_be_built_leaves_the_line_as_typed() -> None:
+    from streamt.cli.argv import hoist_output
+
+    def broken() -> click.Group:
+        raise RuntimeError("a plugin's streamt_commands raised")
+
+    assert hoist_output(["validate", "-o", "json"], broken) == ["validate", "-o", "json"]

@@ -22,7 +22,10 @@ def hoist_output(argv: Sequence[str], build: Callable[[], Any]) -> list[str]:
     start = _command_start(argv)
     if start is None or not any(_is_output(arg) for arg in argv[start:]):
         return list(argv)  # the common case: nothing to move, no command tree built
-    leaf = _leaf(build(), argv[start:])
+    try:
+        leaf = _leaf(build(), argv[start:])
+    except Exception:  # a tree that cannot be built: running the line as typed reports why, as one envelope
+        return list(argv)
     own = {opt for param in getattr(leaf, "params", ()) for opt in getattr(param, "opts", ())}
     head, rest, moved = list(argv[:start]), list[str](), list[str]()
     i = start
