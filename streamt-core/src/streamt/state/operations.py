@@ -77,7 +77,7 @@ def require_generic_recovery(kind: str | None, operation_id: str, env: str | Non
         )
         suggestion = (
             f"Diagnose it with `{data['next_steps'][0]}` and continue it with `{data['next_steps'][1]}`, "
-            "FILE being the original format-6 plan file; see docs/runner-replacement.md."
+            "FILE being the original format-6 plan file (`streamt state resume --help` describes both)."
         )
     else:
         message = (
