@@ -90,13 +90,15 @@ def refuse_unauthorized(plan: Plan, reviewed: bool, force: bool) -> None:
     ``reviewed_plan``: only ``apply --plan`` of a saved online plan may run it (a Flink savepoint
     upgrade); ``force``: it drops something, so ``--force`` must say so (a stateless resubmit).
     """
+    # Only a multi-environment project names an environment other than `default` (and takes --env).
+    env = f" --env {plan.environment}" if plan.environment != "default" else ""
     for action in plan.mutations:
         requires = action.evidence.get("requires") or ()
         if "reviewed_plan" in requires and not reviewed:
             raise StreamtError(
                 Codes.E418_REVIEWED_PLAN_REQUIRED,
                 f"{action.kind} '{action.identity}' ({action.summary}) runs only from a reviewed plan.",
-                "Run `streamt plan --out PLAN.json`, review it, then `streamt apply --plan PLAN.json`.",
+                f"Run `streamt plan{env} --out PLAN.json`, review it, then `streamt apply{env} --plan PLAN.json`.",
             )
         if "force" in requires and not force:
             raise StreamtError(
