@@ -31,7 +31,7 @@ def test_init_discover_builds_a_valid_project(tmp_path, kafka_bootstrap, schema_
     try:
         preview = streamt_cli(*args, "--dry-run")
         assert preview.ok and not root.exists()
-        assert preview.data["files"] == ["stream_project.yml", "sources/discovered.kafka.yml"]
+        assert preview.data["files"] == ["stream_project.yml", "sources/discovered.kafka.yml", ".gitignore"]
         created = streamt_cli(*args)
         assert created.ok and created.data["declarations"] == preview.data["declarations"]
         (source,) = created.data["declarations"]
@@ -39,6 +39,7 @@ def test_init_discover_builds_a_valid_project(tmp_path, kafka_bootstrap, schema_
             {"name": "order_id", "type": "STRING"}
         ]
         assert source["schema"]["version"] == 1
+        assert (root / ".gitignore").read_text().splitlines()[0] == ".streamt/"
         assert streamt_cli("validate", "-p", root).ok
         listed = streamt_cli("list", "sources", "-p", root)
         assert listed.ok and f"{prefix}_orders" in json.dumps(listed.data)

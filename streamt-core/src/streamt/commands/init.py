@@ -10,6 +10,7 @@ import click
 
 from streamt.commands.init_kafka_streams import KAFKA_STREAMS_SUPPORT, starter_files
 from streamt.errors import Codes, StreamtError
+from streamt.gitignore import with_gitignore
 from streamt.result import Result
 
 _PROJECT = """\
@@ -63,15 +64,6 @@ models:
 
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-
-# What a project directory should never commit: local state, generated output, built sites, secrets.
-_GITIGNORE = """\
-.streamt/
-generated/
-build/
-site/
-.env*
-"""
 
 
 @click.command("init")
@@ -155,8 +147,7 @@ def init(
         files = starter_files(
             name, image=runner_image, network=docker_network, internal=kafka_internal, offset=initial_offset
         )
-    if not (root / ".gitignore").exists():  # a repository's own .gitignore is never replaced
-        files[".gitignore"] = _GITIGNORE
+    files = with_gitignore(root, files)
     existing = sorted(p for p in files if (root / p).exists())
     if existing and not force:
         raise StreamtError(

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from streamt.errors import Codes, StreamtError
+from streamt.gitignore import with_gitignore
 from streamt.result import Result
 
 SOURCES_FILE = "sources/discovered.kafka.yml"
@@ -74,6 +75,7 @@ def init_discover(
         if sources_text is not None:
             validate_with(stage, None, SOURCES_FILE, sources_text)
     files = {"stream_project.yml": project_text, **({SOURCES_FILE: sources_text} if sources_text else {})}
+    files = with_gitignore(root, files)
     if not dry_run:
         _write(root, files, force)
     verb = "Would create" if dry_run else "Created"
