@@ -9,12 +9,13 @@ tombstones itself, refuses collisions and returns one ordered, immutable
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 import attrs
 
+from streamt import kinds
 from streamt.artifacts import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL, Artifact
-from streamt.compile.capability import capability_problems
 from streamt.compile.order import artifact_order, declaration_order
 from streamt.errors import Codes, Diagnostic, StreamtError
 
@@ -54,7 +55,7 @@ def compile_project(project: Any, plugins: Any = None, declarations: list[Any] |
 
         plugins = get_plugins()
     walk = declaration_order(project) if declarations is None else declarations
-    problems = capability_problems(plugins, walk)
+    problems = capability_problems(project, plugins, walk)
     if problems:
         raise StreamtError.from_diagnostics(problems)
     artifacts: list[Artifact] = []
@@ -105,6 +106,54 @@ def _call(impl: Any, kwargs: dict[str, Any], declaration: Any, problems: list[Di
             )
         )
     return good
+
+
+def _required_capabilities(declaration: Any) -> list[str]:
+    """The materialization and executor a model needs a plugin for."""
+    materialized = getattr(declaration, "materialized", None)
+    if materialized is None or not hasattr(declaration, "executor"):
+        return []
+    needed = [materialized]
+    if materialized == "topic" and declaration.sql:
+        needed.append(declaration.executor)
+    return needed
+
+
+def capability_problems(project: Any, plugins: Any, walk: list[Any]) -> list[Diagnostic]:
+    """``E903``/``E904``/``E906`` for what ``walk``'s models need and no installed plugin implements:
+    compile refuses them, validate reports them as findings (``streamt.validation``)."""
+    # One precedence rule (streamt.kinds): an implemented declaration wins over a
+    # placeholder of the same name; two implementations of one name are E906.
+    declared = kinds.materializations(plugins)
+    users: dict[str, list[str]] = defaultdict(list)
+    for declaration in walk:
+        for capability in _required_capabilities(declaration):
+            users[capability].append(declaration.name)
+    problems = []
+    for capability in sorted(users):
+        names = ", ".join(sorted(users[capability]))
+        found = declared.get(capability)
+        if capability in declared.conflicts:
+            problems.append(kinds.conflict_diagnostic(declared.family, capability, declared.conflicts[capability]))
+        elif found is None:
+            problems.append(
+                Diagnostic(
+                    Codes.E903_PLUGIN_REQUIRED,
+                    f"No installed plugin compiles '{capability}' (needed by: {names}).",
+                    kinds.install_hint(capability, plugins),
+                    details={"capability": capability},
+                )
+            )
+        elif not found.implemented:
+            problems.append(
+                Diagnostic(
+                    Codes.E904_NOT_IMPLEMENTED,
+                    f"The '{capability}' compiler is not implemented in this release (needed by: {names}).",
+                    "Upgrade the plugin that provides it when a release implements it.",
+                    details={"capability": capability},
+                )
+            )
+    return problems
 
 
 def tombstone_artifacts(project: Any) -> list[Artifact]:
