@@ -43,3 +43,13 @@ def test_a_present_base_is_not_pulled_and_an_absent_id_cannot_be(engine, kstream
         ensure_present(engine, "sha256:" + "0" * 64, time.monotonic() + 10)
     assert caught.value.diagnostics[0].code.code == "E208_MISSING_CONFIG"
     assert "an image ID cannot be pulled" in caught.value.diagnostics[0].message
+
+
+def test_the_cli_says_it_in_text_and_json(engine, streamt_cli, streamt_cli_text) -> None:
+    unset = {"STREAMT_RUNNER_BASE_IMAGE": None, "STREAMT_KSTREAMS_BASE_IMAGE": None}
+    outcome = streamt_cli("runtime", "build", "--timeout", "30", env=unset)
+    (error,) = outcome.envelope["errors"]
+    assert error["code"] == "E406_CONNECTION_REFUSED" and error["reason"] == "base_image_pull_failed"
+    text = streamt_cli_text("runtime", "build", "--timeout", "30", env=unset)
+    assert text.exit_code == 1 and f"could not pull the base image {build.PINNED}" in text.stderr
+    assert "hint: Give the engine registry access" in text.stderr
