@@ -83,10 +83,11 @@ def test_a_known_materialization_without_its_plugin_names_the_extra(
     streamt_isolated, streamt_project, streamt_cli
 ) -> None:
     project = streamt_project(PROJECT)
-    assert streamt_cli("validate", "-p", project).ok  # known: valid, even with no plugin installed
-    compiled = streamt_cli("compile", "-p", project, "--dry-run")
-    assert compiled.error_codes == ["E903_PLUGIN_REQUIRED"]
-    assert compiled.envelope["errors"][0]["suggestion"] == "Install it with: pip install 'streamt[flink]'"
+    # validate says it as compile does (issue 31: not one step too late): the same E903 and install command.
+    for command in (("validate",), ("compile", "--dry-run")):
+        refused = streamt_cli(*command, "-p", project)
+        assert refused.error_codes == ["E903_PLUGIN_REQUIRED"], (command, refused.envelope)
+        assert refused.envelope["errors"][0]["suggestion"] == "Install it with: pip install 'streamt[flink]'"
 
 
 def test_an_unknown_materialization_gets_a_did_you_mean(streamt_project, streamt_cli) -> None:

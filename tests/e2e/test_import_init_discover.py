@@ -37,6 +37,7 @@ def test_init_discover_builds_a_valid_project(tmp_path, kafka_bootstrap, schema_
             ".schema/project.schema.json",
             ".schema/environment.schema.json",
             ".schema/declarations.schema.json",
+            ".gitignore",
         ]
         created = streamt_cli(*args)
         assert created.ok and created.data["declarations"] == preview.data["declarations"]
@@ -54,6 +55,7 @@ def test_init_discover_builds_a_valid_project(tmp_path, kafka_bootstrap, schema_
             {"name": "order_id", "type": "STRING"}
         ]
         assert source["schema"]["version"] == 1
+        assert (root / ".gitignore").read_text().splitlines()[0] == ".streamt/"
         assert streamt_cli("validate", "-p", root).ok
         first = (root / "sources" / "discovered.kafka.yml").read_text().splitlines()[0]
         assert first == "# yaml-language-server: $schema=../.schema/declarations.schema.json"

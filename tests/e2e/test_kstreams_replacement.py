@@ -106,7 +106,12 @@ def format_6_journey(cli: list[str], tmp_path, engine, env, runner_image, kafka_
     serial = state(root)["serial"]
 
     # Direct apply and --force stay refused: only the reviewed file takes the coordinator path.
-    assert errors(run("apply", "-p", root, "--force")) == ["E417_SAFETY_BLOCKED"]
+    refused = run("apply", "-p", root, "--force")
+    assert errors(refused) == ["E417_SAFETY_BLOCKED"]
+    assert (
+        "save it as a format-6 plan with `streamt plan --out FILE`"
+        in json.loads(refused.stdout)["errors"][0]["suggestion"]
+    )
     plan_file = tmp_path / "filter-change.json"
     planned = ok(run("plan", "-p", root, "--out", plan_file))
     assert planned["kafka_streams_replacement"]["saved"] is True

@@ -23,6 +23,7 @@ from streamt.sdk import (
     KIND_CONNECTOR,
     NOOP,
     PRESENT,
+    UNSET,
     UPDATE,
     Action,
     Artifact,
@@ -32,6 +33,7 @@ from streamt.sdk import (
     canonical_json,
     has_placeholder,
     sha256_checksum,
+    shown,
 )
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
@@ -255,7 +257,9 @@ class ConnectorPlanner:
         if not changes:
             return [Action.for_artifact(NOOP, artifact, "no changes", observation)]
         parts = [
-            f"{key}: (secret changed)" if change.get("secret") else f"{key}: {change['from']} → {change['to']}"
+            f"{key}: (secret changed)"
+            if change.get("secret")
+            else f"{key}: {shown(change['from'], UNSET)} → {shown(change['to'], UNSET)}"
             for key, change in changes.items()
         ]
         dropped = live.get("undeclared_keys") or []

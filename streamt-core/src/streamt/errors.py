@@ -109,6 +109,11 @@ _CORE_CODES: tuple[tuple[str, str], ...] = (
         "The commit is verified but authority release is not; data.committed is true",
     ),
     ("E428_CONNECTOR_REMOVAL_DRIFT", "A connector DELETE started and its outcome could not be proven"),
+    ("E435_APPLY_INTERRUPTED", "SIGTERM or Ctrl-C stopped apply; data names the operation and the next commands"),
+    (
+        "E436_DECLARATION_NOT_APPLICABLE",
+        "A valid declaration no provider can apply as written (a mask on a missing column, keyless compaction)",
+    ),
     # Parse
     ("E501_PARSE_ERROR", "YAML/SQL parsing error"),
     ("E502_ENV_VAR_ERROR", "Environment variable not set"),

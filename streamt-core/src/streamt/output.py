@@ -75,7 +75,11 @@ def format_diagnostic(diag: Diagnostic, colored: bool = False, *, as_warning: bo
     if colored:
         label = f"\x1b[33m{label}\x1b[0m" if warning else f"\x1b[31m{label}\x1b[0m"
     where = f" ({diag.location})" if diag.location else ""
-    lines = [f"{label} {diag.code.code}: {diag.message}{where}"]
+    if where and diag.message.endswith(where):  # a message that names its position already (E501)
+        where = ""
+    # `validate --all-envs` mixes environments: each finding says which one it belongs to.
+    scope = f" [{diag.details['environment']}]" if "environment" in diag.details else ""
+    lines = [f"{label} {diag.code.code}{scope}: {diag.message}{where}"]
     if "operation_id" in diag.details:
         lines.append(f"  operation id: {diag.details['operation_id']}")
     if diag.suggestion:

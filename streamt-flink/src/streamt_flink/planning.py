@@ -320,6 +320,8 @@ class FlinkJobPlanner:
                 "upgrade has nothing to restore; set flink.checkpoint_interval_ms (jobs streamt submits retain "
                 "on cancellation), or use flink.upgrade_mode: savepoint.",
                 changes=changes,
+                suggestion="set flink.upgrade_mode: savepoint (or stateless to start over), then run "
+                "`streamt plan --out PLAN.json`, review it and `streamt apply --plan PLAN.json`",
             )
         blockers = _compatibility(artifact, record, running_as)
         if blockers:
@@ -376,13 +378,20 @@ class FlinkJobPlanner:
         return [Action.for_artifact(UPDATE, artifact, summary, observation, **evidence)]
 
     @staticmethod
-    def _blocked(artifact: Artifact, observation: Observation, reason: str, message: str, **evidence: Any) -> list[Any]:
+    def _blocked(
+        artifact: Artifact,
+        observation: Observation,
+        reason: str,
+        message: str,
+        suggestion: str | None = None,
+        **evidence: Any,
+    ) -> list[Any]:
         state = (observation.spec or {}).get("state")
         return [
             Action.for_artifact(
                 UPDATE, artifact, f"{state}: {reason}", observation, upgrade_mode=mode_of(artifact), **evidence
             ),
-            SafetyBlocker(reason, artifact.kind, artifact.identity, message),
+            SafetyBlocker(reason, artifact.kind, artifact.identity, message, suggestion),
         ]
 
 

@@ -44,7 +44,7 @@ from streamt.sdk import (
 
 from streamt_gateway.client import GatewayClient, MaybeSent
 from streamt_gateway.deployers import interceptor_path
-from streamt_gateway.live import client_for, desired_aggregate, fingerprint, live_aggregate
+from streamt_gateway.live import client_for, desired_aggregate, endpoint_digest, fingerprint, live_aggregate
 
 ABSENCE_CHECKS, ABSENCE_DELAY_SECONDS = 5, 0.5
 DRIFT = "gateway_rule_removal_drift"
@@ -62,11 +62,6 @@ def prior_checksum(artifact: Artifact) -> str:
 
 def absence_fingerprint(vcluster: str) -> str:
     return fingerprint({"alias": None, "interceptors": {}, "vCluster": vcluster})
-
-
-def endpoint_digest(client: GatewayClient) -> str:
-    """Which Gateway and vCluster the plan was made against, without the credentials."""
-    return sha256_checksum(canonical_json({"admin_url": client.url.rstrip("/"), "vCluster": client.vcluster}))
 
 
 def observe_all(client: GatewayClient, artifacts: list[Artifact]) -> dict[str, Observation]:

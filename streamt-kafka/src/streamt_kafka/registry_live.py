@@ -145,16 +145,6 @@ class RegistryClient:
             raise self._unexpected("read a schema by id", status)
         return str(payload.get("schemaType") or "AVRO").upper(), payload["schema"]
 
-    def compatibility(self, subject: str) -> str | None:
-        """The subject's compatibility level, else the registry default; ``None`` when neither is readable."""
-        for path in (f"/config/{quote(subject, safe='')}", "/config"):
-            status, payload = self._request("GET", path)
-            if status == 200 and isinstance(payload, dict):
-                level = payload.get("compatibilityLevel") or payload.get("compatibility")
-                if isinstance(level, str):
-                    return level.upper()
-        return None
-
     def effective_compatibility(self, subject: str) -> str | None:
         """The level that governs ``subject`` now: its own, else the registry default (``defaultToGlobal``).
 

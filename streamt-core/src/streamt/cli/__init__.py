@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -18,8 +20,10 @@ from typing import Any
 import click
 
 from streamt import __version__, output
+from streamt.cli.argv import hoist_output
 from streamt.cli.lazy import LazyGroup
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.interruption import CommandInterrupted, Terminated, end_by
 from streamt.output import FORMATS, JSON, TEXT
 from streamt.result import Result
 from streamt.untrusted import exception_name
@@ -178,9 +182,22 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     """Run one command line and return the exit code (testable entry point)."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    argv = hoist_output(argv, build_cli)
     fmt = _sniff_output(argv)
     command = _command_name(argv)
-    result = _execute(list(argv), command, stdout, stderr)
+    try:
+        result = _execute(list(argv), command, stdout, stderr)
+    except Terminated:  # SIGTERM during a run that has nothing more to say (`test --emit-openlineage`)
+        end_by(signal.SIGTERM)
+        raise
+    except CommandInterrupted as interrupted:
+        code = _render(interrupted.result, fmt, stdout, stderr)
+        end_by(interrupted.signum)
+        return code
+    return _render(result, fmt, stdout, stderr)
+
+
+def _render(result: Result, fmt: str, stdout: Any, stderr: Any) -> int:
     warnings = tuple(_plugin_diagnostics())
     if warnings:
         result = _with_plugin_diagnostics(result, warnings)
@@ -297,4 +314,12 @@ def _log_internal(exc: BaseException) -> None:
 
 
 def main() -> None:
-    sys.exit(run(sys.argv[1:]))
+    try:
+        code = run(sys.argv[1:])
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`streamt -o json validate | head -3`): nothing is left to tell it. Point
+        # stdout at /dev/null so that the interpreter's own final flush cannot fail (and print) again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    sys.exit(code)

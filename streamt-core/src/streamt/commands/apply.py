@@ -62,6 +62,7 @@ def apply_command(
 
     from streamt.apply import gates
     from streamt.apply.executor import deployers_by_kind, execute, require_deployers
+    from streamt.apply.interrupted import reported
     from streamt.apply.render import apply_data, apply_text, dry_run_results, dry_run_text
     from streamt.apply.replacement import apply_replacement, hand_runner_timeout
     from streamt.apply.review import verify_bindings, verify_replan, verify_state
@@ -136,8 +137,8 @@ def apply_command(
         artifacts = {(a.kind, a.identity): a for a in compiled.artifacts}
         progress = for_command(quiet)
         try:
-            with guarded(run):
-                report = execute(plan, artifacts, deployers, backend, on_begin=begin_hook(run), progress=progress)
+            with reported(backend, project.env, plan_path, begin_hook(run)) as began, guarded(run):
+                report = execute(plan, artifacts, deployers, backend, on_begin=began, progress=progress)
         except StreamtError as exc:
             if run is None or not run.warnings:
                 raise

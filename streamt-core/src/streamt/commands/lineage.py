@@ -15,8 +15,8 @@ from streamt.sql.lineage import column_lineage
 @click.command("lineage")
 @project_options
 @click.option("--model", "model", default=None, help="Focus on one model.")
-@click.option("--upstream", is_flag=True, help="Show only upstream dependencies.")
-@click.option("--downstream", is_flag=True, help="Show only downstream dependencies.")
+@click.option("--upstream", is_flag=True, help="Show only upstream dependencies (requires --model).")
+@click.option("--downstream", is_flag=True, help="Show only downstream dependencies (requires --model).")
 @click.option("--columns", is_flag=True, help="Show column-level lineage (requires --model).")
 @click.option("--format", "fmt", type=click.Choice(["ascii", "json", "mermaid"]), default="ascii", show_default=True)
 def lineage(
@@ -26,6 +26,15 @@ def lineage(
     from streamt.dag import build_graph
     from streamt.project import load_project
 
+    focused = [flag for flag, given in (("--upstream", upstream), ("--downstream", downstream)) if given]
+    if focused and model is None:
+        # Without a model there is nothing to be upstream of: silently showing everything would mislead.
+        raise StreamtError(
+            Codes.E900_USAGE_ERROR,
+            f"{' and '.join(focused)} requires --model.",
+            f"Add --model <name> (e.g. `streamt lineage --model <name> {' '.join(focused)}`), or drop "
+            f"{' and '.join(focused)} to see the whole DAG.",
+        )
     project = load_project(project_dir, env)
     graph = build_graph(project)
     if columns and model is None:

@@ -58,7 +58,12 @@ def recovery_plan_command(project_dir: str, env: str | None, resolution: str, ou
 @env_option
 @click.option("--plan", "plan_path", required=True, help="Reviewed recovery-evidence file.")
 @click.option("--confirm-operation-id", required=True, help="Exact blocked operation UUID from that file.")
-@click.option("--confirm-resolution", required=True, help="Exact resolution from that file.")
+@click.option(
+    "--confirm-resolution",
+    required=True,
+    metavar="OUTCOME",
+    help=f"Exact resolution from that file: {', '.join(_RESOLUTIONS.choices)}.",
+)
 @click.option("--confirm-evidence-checksum", required=True, help="Exact sha256: checksum from that file.")
 @quiet_option
 def recover_command(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import click
 
 from streamt.cli.options import project_dir_option
@@ -66,9 +67,12 @@ def _validate_one(
                 "errors": list(errors),
                 "warnings": [],
             }
-        if model is not None:
+        if model is None:
+            report = validate_project(project)
+        else:
+            whole = project
             project = _scoped(project, model)
-        report = validate_project(project)
+            report = _with_whole_project_hints(validate_project(project), validate_project(whole, plugins=False))
     errors = [_tag(d, env) for d in report.errors]
     warnings = [_tag(d, env) for d in report.warnings]
     schemas: list[dict[str, Any]] | None = None
@@ -144,9 +148,18 @@ def _check_schemas(project: Any) -> tuple[list[dict[str, Any]], list[Diagnostic]
     return list(facts), list(found)
 
 
-def _scoped(project: Any, model: str) -> Any:
-    import attrs
+def _with_whole_project_hints(scoped: Any, whole: Any) -> Any:
+    """``scoped``'s findings with the suggestions the whole project gives them (a missing name's
+    "did you mean" is looked for among every declaration, not only among those ``-m`` kept)."""
+    hints = {(d.code, d.message, d.location): d.suggestion for d in (*whole.errors, *whole.warnings)}
 
+    def hinted(found: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
+        return tuple(replace(d, suggestion=hints.get((d.code, d.message, d.location)) or d.suggestion) for d in found)
+
+    return attrs.evolve(scoped, errors=hinted(scoped.errors), warnings=hinted(scoped.warnings))
+
+
+def _scoped(project: Any, model: str) -> Any:
     from streamt.dag import build_graph
     from streamt.errors import did_you_mean
 

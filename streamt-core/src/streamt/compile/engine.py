@@ -58,7 +58,7 @@ def compile_project(project: Any, plugins: Any = None, declarations: list[Any] |
 
         plugins = get_plugins()
     walk = declaration_order(project) if declarations is None else declarations
-    problems = _capability_problems(project, plugins, walk)
+    problems = capability_problems(project, plugins, walk)
     if problems:
         raise StreamtError.from_diagnostics(problems)
     artifacts: list[Artifact] = []
@@ -122,7 +122,9 @@ def _required_capabilities(declaration: Any) -> list[str]:
     return needed
 
 
-def _capability_problems(project: Any, plugins: Any, walk: list[Any]) -> list[Diagnostic]:
+def capability_problems(project: Any, plugins: Any, walk: list[Any]) -> list[Diagnostic]:
+    """``E903``/``E904``/``E906`` for what ``walk``'s models need and no installed plugin implements:
+    compile refuses them, validate reports them as findings (``streamt.validation``)."""
     # One precedence rule (streamt.kinds): an implemented declaration wins over a
     # placeholder of the same name; two implementations of one name are E906.
     declared = kinds.materializations(plugins)

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from streamt.errors import Codes, StreamtError
+from streamt.gitignore import with_gitignore
 from streamt.result import Result
 
 SOURCES_FILE = "sources/discovered.kafka.yml"
@@ -81,8 +82,9 @@ def init_discover(
         sources_text = render_yaml(list(preview.sources)) if preview.sources else None
         if sources_text is not None:
             validate_with(stage, None, SOURCES_FILE, sources_text)
-    files = with_editor_schemas(
-        {"stream_project.yml": project_text, **({SOURCES_FILE: sources_text} if sources_text else {})}
+    files = with_gitignore(
+        root,
+        with_editor_schemas({"stream_project.yml": project_text, **({SOURCES_FILE: sources_text} if sources_text else {})}),
     )
     if not dry_run:
         _write(root, files, force)

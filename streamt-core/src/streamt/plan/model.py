@@ -105,12 +105,14 @@ class SafetyBlocker:
     * ``reason`` — a stable machine name (``kafka_partition_reduction``, ``flink_job_update`` ...).
     * ``kind``, ``identity`` — the artifact it blocks.
     * ``message`` — one human line saying what would change and why it is refused.
+    * ``suggestion`` — what to do instead (the ``E417`` hint); not part of plan output or plan files.
     """
 
     reason: str
     kind: str
     identity: str
     message: str
+    suggestion: str | None = attrs.field(default=None, eq=False)
 
     def to_json(self) -> dict[str, Any]:
         """The blocker as JSON data."""
@@ -119,12 +121,17 @@ class SafetyBlocker:
 
 @attrs.frozen
 class OwnershipRequirement:
-    """A managed resource that exists live without a recorded claim: it needs an explicit decision."""
+    """A managed resource that exists live without a recorded claim: it needs an explicit decision.
+
+    ``suggestion`` is the decision's exact next step when there is one (the ``E410`` hint); it is not
+    part of plan output or plan files.
+    """
 
     kind: str
     identity: str
     resource_id: str
     message: str
+    suggestion: str | None = attrs.field(default=None, eq=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"identity": self.identity, "kind": self.kind, "message": self.message, "resource_id": self.resource_id}

@@ -742,6 +742,11 @@ class Environment:
     def confirm_apply(self) -> bool:
         return self.protected if self.safety.confirm_apply is None else self.safety.confirm_apply
 
+    @property
+    def cli_option(self) -> str:
+        """`` --env NAME`` for a command line an operator runs next; empty where --env is refused (E503)."""
+        return f" --env {self.name}" if self.multi else ""
+
 
 @attrs.frozen(kw_only=True)
 class Project:

@@ -133,8 +133,9 @@ if TYPE_CHECKING:
         StateBackendFactory,
         Validator,
     )
+    from streamt.shown import UNSET, shown
     from streamt.sql.types import FlinkType, FlinkTypeError, declared_type_problem, parse_type
-    from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION, unfinished_operation_commands
+    from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION, next_steps, unfinished_operation_commands
     from streamt.state.records import (
         CLEAR,
         IN_PROGRESS,
@@ -210,6 +211,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "Artifact",
             "canonical_json",
             "sha256_checksum",
+            "shown",
             "KIND_CONNECTOR",
             "KIND_CONNECTOR_REMOVAL",
             "KIND_FLINK_JOB",
@@ -337,7 +339,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     # the operation kind a runner-replacement coordinator begins (generic recovery refuses it)
     **{
         name: ("streamt.state.operations", name)
-        for name in ("RUNNER_REPLACEMENT_OPERATION", "unfinished_operation_commands")
+        for name in ("RUNNER_REPLACEMENT_OPERATION", "next_steps", "unfinished_operation_commands")
     },
     # the project read view
     **{
@@ -345,6 +347,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
         for name in ("Project", "Model", "Source", "Test", "Exposure", "Column", "Runtime", "Notice")
     },
     "Ref": ("streamt.refs", "Ref"),
+    # text a person reads never spells a missing value as Python's None
+    **{name: ("streamt.shown", name) for name in ("shown", "UNSET")},
 }
 
 __all__ = [
@@ -390,6 +394,7 @@ __all__ = [
     "SKIPPED_AFTER_OUTAGE",
     "UNAVAILABLE",
     "UNKNOWN",
+    "UNSET",
     "UPDATE",
     "WRITE",
     "Action",
@@ -478,6 +483,7 @@ __all__ = [
     "load_project",
     "missing_error",
     "never_sent",
+    "next_steps",
     "open_backend",
     "parse_type",
     "pending_command",
@@ -495,6 +501,7 @@ __all__ = [
     "require_remote_state",
     "reviewed_verifier",
     "sha256_checksum",
+    "shown",
     "state_address",
     "substitute",
     "unfinished_operation_commands",

@@ -33,7 +33,7 @@ from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
 from streamt.fsutil import atomic_write, create_exclusive, fsync_dir
 from streamt.state.lock import exclusive_lock
-from streamt.state.operations import unfinished_operation_commands
+from streamt.state.operations import next_steps, unfinished_operation_commands
 from streamt.state.records import (
     CLEAR,
     IN_PROGRESS,
@@ -168,10 +168,14 @@ class LocalStateBackend:
             raise StreamtError(
                 Codes.E419_STATE_RECOVERY_REQUIRED,
                 f"An unfinished operation ({control.status}) blocks changes to {self.env!r}.",
-                "Keep .streamt/state/ as it is; inspect it with `streamt state status` and use "
-                f"{unfinished_operation_commands(control.operation_kind)}.",
+                "Keep .streamt/state/ as it is; run "
+                f"{unfinished_operation_commands(control.operation_kind, control.operation_id, self.env)}.",
                 details={"operation_id": control.operation_id},
-                data={"operation_id": control.operation_id},
+                data={
+                    "operation_id": control.operation_id,
+                    "operation_kind": control.operation_kind,
+                    "next_steps": next_steps(control.operation_kind, str(control.operation_id), self.env),
+                },
             )
         return control
 

@@ -87,11 +87,14 @@ def _deduplicate(found: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def _plugin_findings(project: Project) -> tuple[list[Diagnostic], list[Notice]]:
+    from streamt.compile.engine import capability_problems
     from streamt.plugins import get_plugins
 
-    diagnostics: list[Diagnostic] = []
+    plugins = get_plugins()
+    # A materialization no installed plugin compiles is E903 now, not only at compile.
+    diagnostics: list[Diagnostic] = capability_problems(project, plugins, list(project.models))
     notices: list[Notice] = []
-    for result in _each_plugin(get_plugins(), project, diagnostics):
+    for result in _each_plugin(plugins, project, diagnostics):
         for item in result or ():
             if isinstance(item, Diagnostic):
                 diagnostics.append(item)
