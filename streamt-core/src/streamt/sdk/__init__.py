@@ -103,6 +103,7 @@ if TYPE_CHECKING:
     )
     from streamt.plan.online import open_backend
     from streamt.plan.planfile import read_plan_file, require_authorizing
+    from streamt.plan.tombstones import TOMBSTONE_FULFILLED
     from streamt.project.interpolation import has_placeholder, missing_error, substitute
     from streamt.project.loader import load_project
     from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test
@@ -325,6 +326,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "project_bindings": ("streamt.plan.engine", "project_bindings"),
     "open_backend": ("streamt.plan.online", "open_backend"),
     **{name: ("streamt.plan.planfile", name) for name in ("read_plan_file", "require_authorizing")},
+    # the reason of a removal tombstone's no-op: nothing recorded, nothing live (plugins' removal planners)
+    "TOMBSTONE_FULFILLED": ("streamt.plan.tombstones", "TOMBSTONE_FULFILLED"),
     **{name: ("streamt.state.selection", name) for name in ("READ", "WRITE", "ADMIN")},
     # the operation kind a runner-replacement coordinator begins (generic recovery refuses it)
     **{
@@ -380,6 +383,7 @@ __all__ = [
     "RUNNING",
     "SKIPPED",
     "SKIPPED_AFTER_OUTAGE",
+    "TOMBSTONE_FULFILLED",
     "UNAVAILABLE",
     "UNKNOWN",
     "UPDATE",
