@@ -21,7 +21,7 @@ def docs_dictionary(project_dir: str, env: str | None, fmt: str) -> Result:
     """Export a data dictionary of sources and models."""
     from streamt.project import load_project
 
-    project = load_project(project_dir, env)
+    project = load_project(project_dir, env, lazy_secrets=True)
     rows: list[dict[str, Any]] = []
     for source in project.sources:
         rows += [_row("source", source.name, source.topic, c) for c in source.columns]

@@ -24,7 +24,7 @@ def docs_generate(project_dir: str, env: str | None, output: str | None) -> Resu
     from streamt.project import load_project
     from streamt.validation import validate_project
 
-    project = load_project(project_dir, env)
+    project = load_project(project_dir, env, lazy_secrets=True)
     report = validate_project(project)
     if report.errors:
         raise StreamtError.from_diagnostics(list(report.errors))

@@ -26,7 +26,7 @@ def lineage(
     from streamt.dag import build_graph
     from streamt.project import load_project
 
-    project = load_project(project_dir, env)
+    project = load_project(project_dir, env, lazy_secrets=True)
     graph = build_graph(project)
     if columns and model is None:
         raise StreamtError(Codes.E900_USAGE_ERROR, "--columns requires --model.", "Add --model <name>.")

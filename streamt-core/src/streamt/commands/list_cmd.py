@@ -30,7 +30,7 @@ def list_(resource_type: str, project_dir: str, env: str | None, selector: str |
     from streamt.project import load_project
     from streamt.selection import select
 
-    project = load_project(project_dir, env)
+    project = load_project(project_dir, env, lazy_secrets=True)
     graph = build_graph(project)
     items = [summary(project, graph, KINDS[resource_type], item) for item in getattr(project, resource_type)]
     if selector:
@@ -88,7 +88,7 @@ def show(resource_type: str, name: str, project_dir: str, env: str | None, diff:
     from streamt.dag import build_graph
     from streamt.project import load_project
 
-    project = load_project(project_dir, env)
+    project = load_project(project_dir, env, lazy_secrets=not diff)  # only --diff connects
     item = getattr(project, resource_type)(name)
     if item is None:
         pool = [i.name for i in getattr(project, resource_type + "s")]

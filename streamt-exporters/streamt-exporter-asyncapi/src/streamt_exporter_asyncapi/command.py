@@ -45,7 +45,7 @@ def _run(command_name: str, project_dir: str, env: str | None) -> Result:
                 details={"deprecated_command": _DEPRECATED, "replacement": "docs asyncapi"},
             ),
         )
-    loaded = load_and_compile(project_dir, env)
+    loaded = load_and_compile(project_dir, env, lazy_secrets=True)  # an export never connects
     warnings = notices + loaded.warnings
     mapped = build_document(loaded.project)
     problems = list(mapped.problems) or document_problems(mapped.document)

@@ -43,7 +43,7 @@ def odcs_command(
         errors = tuple(Diagnostic(ODCS_INVALID, p, suggestion) for p in problems)
         return Result("docs odcs", data={}, errors=errors, warnings=warnings)
 
-    loaded = load_and_compile(project_dir, env)
+    loaded = load_and_compile(project_dir, env, lazy_secrets=True)  # an export never connects
     project = loaded.project
     version = contract_version if contract_version is not None else str(project.info.version or "")
     problems = metadata_problems(contract_id, status, version)
