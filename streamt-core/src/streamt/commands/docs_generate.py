@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import click
 
 from streamt.cli.options import project_options
-from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.errors import StreamtError
 from streamt.result import Result
 
 
@@ -18,7 +17,7 @@ from streamt.result import Result
 @click.option("--output", "output", default=None, help="Output directory (default: site/ in the project).")
 def docs_generate(project_dir: str, env: str | None, output: str | None) -> Result:
     """Generate an HTML documentation site."""
-    from streamt.compile import compile_project
+    from streamt.compile.physical import readable_artifacts
     from streamt.docs_site import site_files, write_site
     from streamt.plugins import get_plugins
     from streamt.project import load_project
@@ -31,20 +30,10 @@ def docs_generate(project_dir: str, env: str | None, output: str | None) -> Resu
     warnings = list(report.warnings)
     # The site documents declarations; a materialization whose plugin is missing only loses its
     # artifacts table (as in `show`), it does not stop the documentation of everything else.
-    try:
-        artifacts: list[Any] = list(compile_project(project).artifacts)
-    except StreamtError as exc:
-        first = exc.diagnostics[0]
-        artifacts = []
-        warnings.append(
-            Diagnostic(
-                Codes.W901_PLUGIN_WARNING,
-                f"Compiled artifacts left out of the site: {first.code.code}: {first.message}",
-                first.suggestion,
-            )
-        )
+    artifacts, left_out = readable_artifacts(project, "Compiled artifacts left out of the site")
+    warnings += left_out
     contributions = [c for batch in get_plugins().hook.streamt_docs_site(project=project) for c in batch or ()]
-    files = site_files(project, artifacts, contributions)
+    files = site_files(project, list(artifacts), contributions)
     if output is not None:
         target, shown = Path(output), output.rstrip("/") or "/"
     else:

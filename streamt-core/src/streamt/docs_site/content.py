@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 import yaml
 
+from streamt.compile.physical import physical_resources
 from streamt.dag import Graph
 
 KINDS = ("source", "model", "test", "exposure")
@@ -49,9 +50,12 @@ def record(
     sql = ""
     body_yaml = ""
     if kind == "model":
+        # The names a consumer meets on the cluster, from this model's compiled artifacts.
+        physical = physical_resources(artifacts).get(item.name)
         facts = _facts(materialized=item.materialized, executor=item.executor if item.materialized == "flink" else None,
-                       topic=item.topic_name, access=item.access, group=item.group,
-                       ownership=item.ownership.mode)  # fmt: skip
+                       topic=physical.topic if physical else None,
+                       resource=f"{physical.kind} {physical.name}" if physical else None,
+                       access=item.access, group=item.group, ownership=item.ownership.mode)  # fmt: skip
         classification = dict(item.security.classification) if item.security else {}
         columns = [_column(c, classification) for c in item.columns]
         if not columns:

@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from streamt.cli.options import env_option, project_dir_option, project_options
     from streamt.compile.engine import CompiledProject
     from streamt.compile.loading import Loaded, load_and_compile, validate_and_compile
+    from streamt.compile.physical import Physical, physical_resources
     from streamt.discovery.model import (
         NOT_FOUND,
         NOT_REQUESTED,
@@ -242,6 +243,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "load_and_compile": ("streamt.compile.loading", "load_and_compile"),
     "Loaded": ("streamt.compile.loading", "Loaded"),
     "CompiledProject": ("streamt.compile.engine", "CompiledProject"),
+    # each declaration's physical resource (alias, connector, job, topic), from its compiled artifacts
+    **{name: ("streamt.compile.physical", name) for name in ("Physical", "physical_resources")},
     "project_dir_option": ("streamt.cli.options", "project_dir_option"),
     "env_option": ("streamt.cli.options", "env_option"),
     "project_options": ("streamt.cli.options", "project_options"),
@@ -422,6 +425,7 @@ __all__ = [
     "Outcome",
     "OwnershipRecord",
     "OwnershipState",
+    "Physical",
     "Planner",
     "Project",
     "Ref",
@@ -472,6 +476,7 @@ __all__ = [
     "open_backend",
     "parse_type",
     "pending_command",
+    "physical_resources",
     "project_bindings",
     "project_dir_option",
     "project_options",

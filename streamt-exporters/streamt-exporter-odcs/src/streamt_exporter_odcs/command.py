@@ -33,7 +33,7 @@ def odcs_command(
     env: str | None,
 ) -> Result:
     """Generate one deterministic, offline-validated ODCS 3.1.0 data contract for the project."""
-    from streamt.sdk import Diagnostic, atomic_write, load_and_compile
+    from streamt.sdk import Diagnostic, atomic_write, load_and_compile, physical_resources
 
     from streamt_exporter_odcs.checks import document_problems, metadata_problems
     from streamt_exporter_odcs.mapping import build_contract
@@ -49,7 +49,7 @@ def odcs_command(
     problems = metadata_problems(contract_id, status, version)
     if problems:
         return failure(problems, "Pass explicit, non-blank --contract-id, --status and --contract-version values.")
-    mapped = build_contract(project, contract_id, status, version)
+    mapped = build_contract(project, contract_id, status, version, physical_resources(loaded.compiled.artifacts))
     warnings = loaded.warnings + mapped.warnings
     if mapped.problems:
         return failure(list(mapped.problems), "Declare supported Flink SQL column types.", warnings)
