@@ -40,6 +40,10 @@ def alias_and_sink(root: Path) -> Path:
                 "sql": "SELECT id, email FROM {{ source('orders_raw') }} WHERE tier = 'GOLD'",
                 "gateway": {"virtual_topic": {"name": "audit.shop.orders.gold"}},
                 "advanced": {"topic": {"name": "shop.orders.gold.unused"}},
+                "security": {
+                    "classification": {"email": "confidential"},
+                    "policies": [{"mask": {"column": "email", "method": "redact", "for_roles": ["analyst"]}}],
+                },
             },
             {
                 "name": "orders_to_db",
@@ -49,6 +53,14 @@ def alias_and_sink(root: Path) -> Path:
                     "config": {"connection.url": "jdbc:postgresql://db.example:5432/shop"},
                 },
             },
+        ],
+        "exposures": [
+            {
+                "name": "audit_app",
+                "type": "application",
+                "role": "consumer",
+                "consumes": [{"ref": "gold_orders_view", "columns": [{"name": "email"}]}],
+            }
         ],
     }
     return write_project(root, {"stream_project.yml": project})
@@ -120,3 +132,10 @@ def test_every_read_command_names_the_compiled_physical_resources(
         assert [(r["column"], r["provenance"]) for r in view] == [("id", "inferred"), ("email", "inferred")]
         shown = streamt_cli("show", "model", "gold_orders_view", "-p", root).data
         assert [(c["name"], c["provenance"]) for c in shown["columns"]] == [("id", "inferred"), ("email", "inferred")]
+        # The site says which environment it describes, each column's classification and mask, and
+        # the columns an exposure consumes.
+        page = (root / "site" / "models" / "gold_orders_view.html").read_text()
+        assert '<span class="environment">environment <code>default</code></span>' in page
+        assert "<td><code>email</code></td><td>STRING</td><td>confidential</td><td>redact for analyst</td>" in page
+        exposure = (root / "site" / "exposures" / "audit_app.html").read_text()
+        assert 'href="../models/gold_orders_view.html">gold_orders_view</a></td><td><code>email</code>' in exposure
