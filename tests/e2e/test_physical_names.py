@@ -139,3 +139,18 @@ def test_every_read_command_names_the_compiled_physical_resources(
         assert "<td><code>email</code></td><td>STRING</td><td>confidential</td><td>redact for analyst</td>" in page
         exposure = (root / "site" / "exposures" / "audit_app.html").read_text()
         assert 'href="../models/gold_orders_view.html">gold_orders_view</a></td><td><code>email</code>' in exposure
+
+
+def test_a_project_that_does_not_compile_names_nothing_rather_than_guessing(tmp_path: Path, streamt_cli: Any) -> None:
+    from streamt.testing import write_project
+
+    project = {
+        "project": {"name": "broken"},
+        "runtime": {"kafka": {"bootstrap_servers": "kafka.example:9092"}},
+        "models": [{"name": "f", "materialized": "flink", "sql": "SELECT * FROM {{ source('gone') }}"}],
+    }
+    root = write_project(tmp_path / "p", {"stream_project.yml": project})
+    listed = streamt_cli("list", "models", "-p", root)
+    assert listed.ok and [(i["topic"], i["resource"]) for i in listed.data["items"]] == [(None, None)]
+    (warning,) = listed.envelope["warnings"]
+    assert warning["code"] == "W901_PLUGIN_WARNING" and warning["message"].endswith("the project is not valid")

@@ -23,6 +23,7 @@ from streamt.artifacts import (
 )
 from streamt.compile.engine import compile_project
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.validation import validate_project
 
 # The resource that *is* the declaration, first match wins: a Flink model also writes a topic, but
 # its job is what runs it; a virtual topic's alias is what consumers read.
@@ -61,11 +62,17 @@ def readable_artifacts(
     project: Any, left_out: str, declarations: list[Any] | None = None
 ) -> tuple[tuple[Artifact, ...], tuple[Diagnostic, ...]]:
     """The compiled artifacts of ``declarations`` (default: all) for a read command. A project that
-    cannot compile (a plugin missing) gives none and a ``W901`` starting with ``left_out``: a read
-    command still shows its declarations."""
+    cannot compile (a plugin missing, or the project is not valid) gives none and a ``W901``
+    starting with ``left_out``: a read command still shows its declarations."""
     try:
         return tuple(compile_project(project, declarations=declarations).artifacts), ()
     except StreamtError as exc:
-        first = exc.diagnostics[0]
-        message = f"{left_out}: {first.code.code}: {first.message}"
-        return (), (Diagnostic(Codes.W901_PLUGIN_WARNING, message, first.suggestion),)
+        # Compilers assume a valid project: validation (only now, it costs as much as compiling)
+        # says whether the project or a plugin is to blame.
+        suggestion: str | None = "Run `streamt validate` and fix it."
+        if validate_project(project).errors:
+            message = f"{left_out}: the project is not valid"
+        else:
+            first = exc.diagnostics[0]
+            message, suggestion = f"{left_out}: {first.code.code}: {first.message}", first.suggestion
+        return (), (Diagnostic(Codes.W901_PLUGIN_WARNING, message, suggestion),)
