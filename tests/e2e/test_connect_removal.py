@@ -174,7 +174,10 @@ def applied_and_tombstoned(sink: Sink, streamt_cli: Any, postgres_dsn: str, tmp_
     assert first.ok, first.envelope
     assert rows_arrive(postgres_dsn, sink.schema) == [("r0",), ("r1",)]
     sink.tombstone()
-    assert streamt_cli("apply", "-p", sink.path).error_codes == ["E418_REVIEWED_PLAN_REQUIRED"]
+    # A direct apply plans the tombstone online: its delete is pending, so it is refused before any mutation.
+    direct = streamt_cli("apply", "-p", sink.path)
+    assert direct.error_codes == ["E418_REVIEWED_PLAN_REQUIRED"]
+    assert f"connector '{sink.name}'" in direct.envelope["errors"][0]["message"]
     plan_file = tmp_path / "removal.plan.json"
     planned = streamt_cli("plan", "-p", sink.path, "--out", plan_file)
     assert planned.ok, planned.envelope
