@@ -215,5 +215,9 @@ def test_model_pages_show_where_columns_come_from(streamt_cli, streamt_project, 
     out = tmp_path / "site"
     assert streamt_cli("docs", "generate", "-p", project, "--output", out).ok
     page = (out / "models" / "totals.html").read_text()
-    assert "<td><code>total</code></td><td>BIGINT</td><td></td><td></td><td>orders.amount via SUM(amount)</td>" in page
+    # classification, mask and description are empty
+    assert (
+        "<td><code>total</code></td><td>BIGINT</td><td></td><td></td><td></td><td>orders.amount via SUM(amount)</td>"
+        in page
+    )
     assert "<td><code>cust</code></td><td>unknown</td>" in page  # not guessed

@@ -31,6 +31,7 @@ from streamt.sdk import (
     OK,
     PRESENT,
     PRIOR,
+    TOMBSTONE_FULFILLED,
     UNKNOWN,
     Action,
     Artifact,
@@ -108,7 +109,7 @@ class GatewayRuleRemovalPlanner:
             raise ValueError(f"cannot plan the removal of {name} from a {observation.status} observation")
         if record is None:
             if observation.status == ABSENT:
-                return [Action.for_artifact(NOOP, artifact, "already absent, nothing recorded", observation)]
+                return [Action.for_artifact(NOOP, artifact, TOMBSTONE_FULFILLED, observation)]
             return [self._blocked(artifact, UNOWNED, "exists live but streamt has no ownership record for it")]
         alias = prior_spec(artifact)["virtualTopic"]
         if (record.kind, record.identity, record.artifact_checksum) != (

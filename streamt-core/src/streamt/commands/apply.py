@@ -71,7 +71,12 @@ def apply_command(
     from streamt.plan.engine import project_bindings
     from streamt.plan.online import check_observable, local_state_warning, open_backend, plan_online
     from streamt.plan.planfile import read_plan_file, require_authorizing
-    from streamt.plan.tombstones import refuse_unreviewed_apply, require_connector_removal_backend
+    from streamt.plan.tombstones import (
+        refuse_reviewed_dry_run,
+        refuse_unfulfilled,
+        require_connector_removal_backend,
+        with_tombstones,
+    )
     from streamt.plugins import get_plugins
     from streamt.progress import for_command
     from streamt.project.loader import load_project
@@ -81,7 +86,7 @@ def apply_command(
     project = load_project(project_dir, env)
     gates.check_confirm_env(project, confirm_env)
     gates.require_reviewed_plan(project, plan_path)
-    refuse_unreviewed_apply(project, plan_path, dry_run, target, select)
+    refuse_reviewed_dry_run(project, plan_path, dry_run)
     reviewed = require_authorizing(read_plan_file(Path(plan_path))) if plan_path else None
     gates.require_remote_state(project)
     gates.confirm(project, confirm, confirm_env, dry_run)
@@ -93,7 +98,7 @@ def apply_command(
     compiled = loaded.compiled
     if reviewed is not None:
         verify_bindings(reviewed, project_bindings(project, compiled))
-    selected = select_artifacts(project, compiled, target, select)
+    selected = with_tombstones(compiled, select_artifacts(project, compiled, target, select))
     plugins = get_plugins()
     check_observable(project, selected if selected is not None else compiled.artifacts, plugins)
     backend = open_backend(project, WRITE)
@@ -122,6 +127,8 @@ def apply_command(
                 warnings=warnings,
                 run=run,
             )
+        if reviewed is None:
+            refuse_unfulfilled(project, plan)  # before E417/E410: a pending removal needs the reviewed workflow
         gates.refuse_blocked(plan)
         gates.refuse_unauthorized(plan, reviewed is not None, force)
         if dry_run:

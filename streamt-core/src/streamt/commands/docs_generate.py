@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -19,32 +18,22 @@ from streamt.result import Result
 @quiet_option
 def docs_generate(project_dir: str, env: str | None, output: str | None, quiet: bool) -> Result:
     """Generate an HTML documentation site."""
-    from streamt.compile import compile_project
+    from streamt.compile.physical import readable_artifacts
     from streamt.docs_site import site_files, write_site
     from streamt.plugins import get_plugins
     from streamt.progress import Step, for_command, phase
     from streamt.project import load_project
     from streamt.validation import validate_project
 
-    project = load_project(project_dir, env)
+    project = load_project(project_dir, env, lazy_secrets=True)
     report = validate_project(project)
     if report.errors:
         raise StreamtError.from_diagnostics(list(report.errors))
     warnings = list(report.warnings)
     # The site documents declarations; a materialization whose plugin is missing only loses its
     # artifacts table (as in `show`), it does not stop the documentation of everything else.
-    try:
-        artifacts: list[Any] = list(compile_project(project).artifacts)
-    except StreamtError as exc:
-        first = exc.diagnostics[0]
-        artifacts = []
-        warnings.append(
-            Diagnostic(
-                Codes.W901_PLUGIN_WARNING,
-                f"Compiled artifacts left out of the site: {first.code.code}: {first.message}",
-                first.suggestion,
-            )
-        )
+    artifacts, left_out = readable_artifacts(project, "Compiled artifacts left out of the site")
+    warnings += left_out
     contributions = [c for batch in get_plugins().hook.streamt_docs_site(project=project) for c in batch or ()]
     if output is not None:
         target, shown = Path(output), output.rstrip("/") or "/"
@@ -54,7 +43,7 @@ def docs_generate(project_dir: str, env: str | None, output: str | None, quiet: 
     progress = for_command(quiet)
     try:
         with phase(progress, Step("render", "site", f"pages of {resources} resource(s)")):
-            files = site_files(project, artifacts, contributions)
+            files = site_files(project, list(artifacts), contributions)
         with phase(progress, Step("write", "site", shown)):
             write_site(target, files, Path(project.root))
     finally:

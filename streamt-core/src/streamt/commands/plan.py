@@ -28,7 +28,7 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
     from streamt.plugins import get_plugins
     from streamt.state.selection import WRITE
 
-    loaded = load_and_compile(project_dir, env)
+    loaded = load_and_compile(project_dir, env, lazy_secrets=offline)  # an online plan connects
     warnings = loaded.warnings
     if offline:
         refuse_offline(loaded.project)

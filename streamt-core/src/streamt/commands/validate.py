@@ -58,7 +58,8 @@ def _validate_one(
     # As compile and plan do: the project's objects live until the command ends (collector.py).
     with collector_paused():
         try:
-            project = load_project(project_dir, env)
+            # --check-schemas reads Schema Registry: only then are its secrets needed.
+            project = load_project(project_dir, env, lazy_secrets=not check_schemas)
         except StreamtError as exc:
             errors = [_tag(d, env) for d in exc.diagnostics]
             return {

@@ -57,7 +57,8 @@ def site_files(project: Any, artifacts: list[Any], contributions: list[Any]) -> 
         if target is not None:
             target["details"].append(detail.section)
     pages = sorted((c for c in contributions if isinstance(c, DocsPage)), key=lambda p: p.slug)
-    common = {"project": project.name, "description": project_description(project)}
+    # Every page says which environment it describes: names and settings differ between them.
+    common = {"project": project.name, "environment": project.env, "description": project_description(project)}
     files: dict[str, bytes] = {}
     resource_template = env.get_template("resource.html.j2")
     for rec in records:

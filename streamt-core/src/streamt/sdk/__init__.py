@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from streamt.cli.options import env_option, project_dir_option, project_options, quiet_option
     from streamt.compile.engine import CompiledProject
     from streamt.compile.loading import Loaded, load_and_compile, validate_and_compile
+    from streamt.compile.physical import Physical, physical_resources
     from streamt.discovery.model import (
         NOT_FOUND,
         NOT_REQUESTED,
@@ -105,6 +106,7 @@ if TYPE_CHECKING:
     from streamt.plan.online import open_backend
     from streamt.plan.planfile import read_plan_file, require_authorizing
     from streamt.progress import Progress, Silent, Step, for_command, phase
+    from streamt.plan.tombstones import TOMBSTONE_FULFILLED
     from streamt.project.interpolation import has_placeholder, missing_error, substitute
     from streamt.project.loader import load_project
     from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test
@@ -251,6 +253,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "load_and_compile": ("streamt.compile.loading", "load_and_compile"),
     "Loaded": ("streamt.compile.loading", "Loaded"),
     "CompiledProject": ("streamt.compile.engine", "CompiledProject"),
+    # each declaration's physical resource (alias, connector, job, topic), from its compiled artifacts
+    **{name: ("streamt.compile.physical", name) for name in ("Physical", "physical_resources")},
     "project_dir_option": ("streamt.cli.options", "project_dir_option"),
     "env_option": ("streamt.cli.options", "env_option"),
     "project_options": ("streamt.cli.options", "project_options"),
@@ -335,6 +339,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "project_bindings": ("streamt.plan.engine", "project_bindings"),
     "open_backend": ("streamt.plan.online", "open_backend"),
     **{name: ("streamt.plan.planfile", name) for name in ("read_plan_file", "require_authorizing")},
+    # the reason of a removal tombstone's no-op: nothing recorded, nothing live (plugins' removal planners)
+    "TOMBSTONE_FULFILLED": ("streamt.plan.tombstones", "TOMBSTONE_FULFILLED"),
     **{name: ("streamt.state.selection", name) for name in ("READ", "WRITE", "ADMIN")},
     # the operation kind a runner-replacement coordinator begins (generic recovery refuses it)
     **{
@@ -392,6 +398,7 @@ __all__ = [
     "RUNNING",
     "SKIPPED",
     "SKIPPED_AFTER_OUTAGE",
+    "TOMBSTONE_FULFILLED",
     "UNAVAILABLE",
     "UNKNOWN",
     "UNSET",
@@ -431,6 +438,7 @@ __all__ = [
     "Outcome",
     "OwnershipRecord",
     "OwnershipState",
+    "Physical",
     "Planner",
     "Progress",
     "Project",
@@ -488,6 +496,7 @@ __all__ = [
     "parse_type",
     "pending_command",
     "phase",
+    "physical_resources",
     "project_bindings",
     "project_dir_option",
     "project_options",

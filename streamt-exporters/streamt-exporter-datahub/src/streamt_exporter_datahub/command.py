@@ -50,7 +50,7 @@ def datahub_command(
     problems = identity_problems(identity)
     if problems:
         return Result(COMMAND, errors=tuple(problems))
-    loaded = load_and_compile(project_dir, env)
+    loaded = load_and_compile(project_dir, env, lazy_secrets=True)  # an export never connects
     export = build_export(loaded.project, loaded.compiled, identity)
     # --quiet hides warning text, never errors; the JSON envelope is a machine answer and keeps its warnings.
     quiet_text = quiet and not _json_mode()
