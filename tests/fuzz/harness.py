@@ -84,10 +84,16 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def run_subprocess(argv: Sequence[str | bytes], seconds: float = 60.0, cwd: Path | None = None) -> Run:
-    """The console script in a child process with bounded memory; ``Timeout`` after ``seconds``."""
+def run_subprocess(
+    argv: Sequence[str | bytes], seconds: float = 60.0, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> Run:
+    """The console script in a child process with bounded memory; ``Timeout`` after ``seconds``.
+
+    ``env``: variables set for the child on top of this process' environment (``STREAMT_*`` ones dropped).
+    """
     # The session's parse cache directory stays: without it the child would write to ~/.cache.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMT_") or k == "STREAMT_CACHE_DIR"}
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("STREAMT_") or k == "STREAMT_CACHE_DIR"}
+    env = {**inherited, **(env or {})}
     try:
         done = subprocess.run(
             [STREAMT, "-o", "json", *argv],

@@ -26,14 +26,26 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 import attrs
-from streamt.sdk import Codes, ErrorCode, MaybeSent, StreamtError, never_sent, refused_before_change
+from streamt.sdk import (
+    Codes,
+    ErrorCode,
+    MaybeSent,
+    StreamtError,
+    bounded_error,
+    bounded_session,
+    json_body,
+    never_sent,
+    refused_before_change,
+)
 
 API = "/v2"
 CONNECT_TIMEOUT_SECONDS = 5.0
-READ_TIMEOUT_SECONDS = 30.0
+DEADLINE_SECONDS = 35.0  # the total deadline of one request (the bounded HTTP layer of streamt.sdk)
 STATEMENT_TIMEOUT_SECONDS = 120.0
 _POLL_SECONDS = (0.05, 0.1, 0.2, 0.4)  # short first: DDL and EXPLAIN usually finish in milliseconds
 
+# A statement's result that failed to arrive in one of these ways may still be running.
+_UNANSWERED = (Codes.E406_CONNECTION_REFUSED, Codes.E429_SERVICE_DEADLINE_EXCEEDED, Codes.E430_SERVICE_RESPONSE_INVALID)
 # Java exception classes worth naming (the most specific one found in the trace wins).
 _EXCEPTION_RE = re.compile(r"\b((?:[a-z_][\w]*\.)+(\w*(?:Exception|Error)))\b")
 _POSITION_RE = re.compile(r"\bline (\d+), column (\d+)\b")
@@ -79,23 +91,25 @@ class SqlGatewayClient:
         import requests
 
         if self._http is None:
-            self._http = requests.Session()
+            self._http = bounded_session(DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS)
         try:
-            response = self._http.request(
-                method,
-                self.url.rstrip("/") + path,
-                json=body,
-                timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
-            )
+            response = self._http.request(method, self.url.rstrip("/") + path, json=body)
+            payload = json_body(response.content)
         except requests.exceptions.RequestException as e:
             if method != "GET" and not never_sent(e):
                 raise MaybeSent(type(e).__name__) from None
+            bounded = bounded_error(e, "The Flink SQL Gateway", "the cluster's sql_gateway_url")
+            if bounded is not None:
+                first = bounded.diagnostics[0]
+                raise GatewayError(first.code, first.message, first.suggestion or "") from None
             raise GatewayError(
                 Codes.E406_CONNECTION_REFUSED,
                 f"The Flink SQL Gateway did not answer ({what or method.lower()}).",
                 "Check that the cluster's sql_gateway_url is reachable and the gateway is running.",
                 raw=repr(e),
             ) from None
+        except ValueError:
+            payload = None
         if response.status_code >= 400:
             if method != "GET" and not refused_before_change(response.status_code):
                 raise MaybeSent(f"HTTP{response.status_code}")
@@ -106,15 +120,14 @@ class SqlGatewayClient:
                 "Read the SQL Gateway log for the full error.",
                 raw=response.text,
             )
-        try:
-            return response.json()
-        except ValueError:
+        if not isinstance(payload, dict):
             raise GatewayError(
                 Codes.E403_FLINK_SQL_ERROR,
-                f"The Flink SQL Gateway answered {what or method.lower()} with something that is not JSON.",
+                f"The Flink SQL Gateway answered {what or method.lower()} with something that is not a JSON object.",
                 "Check that sql_gateway_url points at a Flink SQL Gateway, not the Flink REST API.",
                 raw=response.text,
-            ) from None
+            )
+        return payload
 
     def info(self) -> dict[str, Any]:
         """``{"productName": ..., "version": ...}``."""
@@ -154,7 +167,7 @@ class SqlGatewayClient:
         try:
             return self._result(base, label, what)
         except GatewayError as exc:
-            if exc.diagnostics[0].code is Codes.E406_CONNECTION_REFUSED:
+            if exc.diagnostics[0].code in _UNANSWERED:
                 raise MaybeSent("ResultUnreadable") from None
             raise
 

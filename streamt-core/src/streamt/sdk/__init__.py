@@ -60,6 +60,16 @@ if TYPE_CHECKING:
         sha256_checksum,
     )
     from streamt.boundary import boundary
+    from streamt.bounded_http import (
+        BoundedAdapter,
+        DeadlineExceeded,
+        ResponseInvalid,
+        bounded_error,
+        bounded_session,
+        capped_deadline,
+        json_body,
+        json_or_none,
+    )
     from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.options import env_option, project_dir_option, project_options
@@ -232,6 +242,21 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "write_outcome",
         )
     },
+    # the bounded HTTP layer every service client uses (total deadline, size and depth caps)
+    **{
+        name: ("streamt.bounded_http", name)
+        for name in (
+            "BoundedAdapter",
+            "DeadlineExceeded",
+            "ResponseInvalid",
+            "bounded_error",
+            "bounded_session",
+            "capped_deadline",
+            "json_body",
+            "json_or_none",
+            "json_or_none",
+        )
+    },
     "create_exclusive": ("streamt.fsutil", "create_exclusive"),
     "write_output_file": ("streamt.exporting", "write_output_file"),
     "document_result": ("streamt.exporting", "document_result"),
@@ -391,12 +416,14 @@ __all__ = [
     "Assertion",
     "AssertionKind",
     "AssertionResult",
+    "BoundedAdapter",
     "Codes",
     "Column",
     "CommandFactory",
     "CompiledProject",
     "Compiler",
     "ConfigSection",
+    "DeadlineExceeded",
     "Deployer",
     "Diagnostic",
     "DiscoverySource",
@@ -421,6 +448,7 @@ __all__ = [
     "Planner",
     "Project",
     "Ref",
+    "ResponseInvalid",
     "Result",
     "RunnerReport",
     "Runtime",
@@ -445,8 +473,11 @@ __all__ = [
     "atomic_write",
     "auth_refused",
     "boundary",
+    "bounded_error",
+    "bounded_session",
     "canonical_json",
     "canonical_type",
+    "capped_deadline",
     "check_confirm_env",
     "code_for_status",
     "confirm",
@@ -461,6 +492,8 @@ __all__ = [
     "hookimpl",
     "is_kafka_uri",
     "job_namespace_problem",
+    "json_body",
+    "json_or_none",
     "load_and_compile",
     "load_project",
     "missing_error",
