@@ -31,6 +31,7 @@ import os
 import re
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import suppress
 from itertools import accumulate
@@ -85,6 +86,8 @@ class _Watch:
 
     def add(self, connection: Any) -> None:
         with self._lock:
+            if self.expired:  # a retry after the deadline: no new attempt
+                raise urllib3.exceptions.TimeoutError("the request's deadline expired")
             self._connections.append(connection)
 
     def expire(self) -> None:
@@ -174,6 +177,7 @@ class BoundedAdapter(HTTPAdapter):
         timer.daemon = True
         _active.watch = watch
         timer.start()
+        ends = time.monotonic() + deadline
         try:
             response = super().send(
                 request,
@@ -189,7 +193,7 @@ class BoundedAdapter(HTTPAdapter):
         except DeadlineExceeded:
             raise
         except requests.exceptions.RequestException as exc:
-            if watch.expired:
+            if watch.expired or time.monotonic() >= ends:  # the read timeout may fire just before the watch
                 raise DeadlineExceeded(deadline) from None
             if not isinstance(exc, ResponseInvalid) and _not_http(exc):
                 raise ResponseInvalid("the answer is not HTTP") from None

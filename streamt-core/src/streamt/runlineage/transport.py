@@ -108,8 +108,9 @@ def build_transport(config: dict[str, Any]) -> Any:
             return BudgetedTransport(FileTransport(FileConfig.from_dict({"append": True, **config})), budget)
         http = HttpConfig.from_dict({**HTTP_DEFAULTS, **config})
         http.timeout = min(float(http.timeout), budget)
-        # A Retry-After header must not spend the budget asleep.
-        http.adapter = BoundedAdapter(budget, max_retries=Retry(**{**http.retry, "respect_retry_after_header": False}))
+        # Neither a Retry-After header nor the file's backoff may spend the budget asleep.
+        retry = {**http.retry, "respect_retry_after_header": False, "backoff_max": budget / 4}
+        http.adapter = BoundedAdapter(budget, max_retries=Retry(**retry))
         return BudgetedTransport(HttpTransport(http), budget)
     except Exception as exc:  # the client raises assorted types for bad settings; the class name is enough
         raise invalid(
