@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from streamt.testrun import Assertion, Target
+from streamt_kafka import sample_sql
 from streamt_kafka.sample_assert import Row, example
 from streamt_kafka.sample_decode import Decoder
 from streamt_kafka.sample_read import share
@@ -55,3 +58,58 @@ def test_framed_values_without_a_registry_are_undecodable_not_errors() -> None:
         decoded.row is None
         and decoded.problem == "record framed with schema id 7, but runtime.schema_registry is not set"
     )
+
+
+PII = "alice.SENSITIVE@pii.example"
+CLASSIFIED = Target(kind="model", name="m", topic="t", sensitive=frozenset({"email"}))
+
+
+def _custom(sql: str, expect: object = 0) -> Assertion:
+    return Assertion(0, "custom_sql", {"sql": sql, "expect": expect})
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT email FROM {{ model }}",
+        "SELECT upper(email) FROM {{ model }}",
+        "SELECT CAST(email AS INTEGER) FROM {{ model }}",  # a conversion error quotes the value
+        "SELECT error(email) FROM {{ model }}",
+    ],
+)
+def test_a_custom_sql_reason_never_shows_a_sensitive_value(sql: str) -> None:
+    rows = [Row(0, 0, None, {"email": PII, "amount": 3})]
+    result = evaluate(load(rows), _custom(sql), rows, CLASSIFIED)
+    assert result.status in ("failed", "error") and result.reason
+    assert PII.lower() not in result.reason.lower()
+
+
+def test_without_sensitive_columns_the_returned_value_is_shown_and_bounded() -> None:
+    rows = [Row(0, 0, None, {"amount": 3})]
+    result = evaluate(
+        load(rows), _custom("SELECT repeat('x', 100000)"), rows, Target(kind="model", name="m", topic="t")
+    )
+    assert result.status == "failed" and result.reason and result.reason.startswith("returned 'xxx")
+    assert len(result.reason) < 400 and "(100000 long)" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("sql", "reason"),
+    [
+        ("SELECT count(*) FROM range(1000000000000)", "did not finish within 1 s"),
+        ("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT count(*) FROM t", "within 1 s"),
+        ("SELECT string_agg(repeat('x', 1000000), '') FROM range(5000)", "more than the 256MB"),
+    ],
+)
+def test_unbounded_sql_ends_as_that_assertions_error_and_the_next_one_runs(
+    sql: str, reason: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sample_sql, "QUERY_SECONDS", 1.0)
+    rows = [Row(0, 0, None, {"amount": 3})]
+    con = load(rows)
+    target = Target(kind="model", name="m", topic="t")
+    started = time.monotonic()
+    result = evaluate(con, _custom(sql), rows, target)
+    assert result.status == "error" and result.reason and reason in result.reason, result.reason
+    assert time.monotonic() - started < 10
+    assert evaluate(con, _custom("SELECT count(*) FROM {{ model }}", 1), rows, target).status == "passed"
