@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import time
 
 import pytest
@@ -99,6 +100,7 @@ def test_without_sensitive_columns_the_returned_value_is_shown_and_bounded() -> 
         ("SELECT count(*) FROM range(1000000000000)", "did not finish within 1 s"),
         ("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT count(*) FROM t", "within 1 s"),
         ("SELECT string_agg(repeat('x', 1000000), '') FROM range(5000)", "more than the 256MB"),
+        ("SELECT repeat('x', 1000000000)", "more than the 256MB"),  # allocated outside DuckDB's memory_limit
     ],
 )
 def test_unbounded_sql_ends_as_that_assertions_error_and_the_next_one_runs(
@@ -108,8 +110,10 @@ def test_unbounded_sql_ends_as_that_assertions_error_and_the_next_one_runs(
     rows = [Row(0, 0, None, {"amount": 3})]
     con = load(rows)
     target = Target(kind="model", name="m", topic="t")
-    started = time.monotonic()
+    started, peak = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result = evaluate(con, _custom(sql), rows, target)
     assert result.status == "error" and result.reason and reason in result.reason, result.reason
     assert time.monotonic() - started < 10
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak
+    assert grown < 512 * 1024, f"the peak grew by {grown} KiB"  # never a GB for one query
     assert evaluate(con, _custom("SELECT count(*) FROM {{ model }}", 1), rows, target).status == "passed"

@@ -10,9 +10,11 @@ are rewritten to DuckDB's double quotes; nothing else in the SQL is touched.
 * ``custom_sql: {sql, expect}`` — the query's first value must equal ``expect``.
 
 The SQL comes from project files and runs over data from a topic, so the engine is sandboxed: no
-files, URLs or extensions, ``MEMORY_LIMIT`` of memory and ``THREADS`` threads, and each query is
-interrupted after ``QUERY_SECONDS`` (a recursive CTE or ``range(10^12)`` ends as that assertion's
-error, and the run goes on). Results are bounded: a reason shows at most ``SHOWN_CHARACTERS`` of
+files, URLs or extensions, ``MEMORY_LIMIT`` of memory and ``THREADS`` threads, at most
+``QUERY_ADDRESS_SPACE`` more of the process' address space while a query runs (what DuckDB
+allocates outside its limit, e.g. ``repeat('x', 10^9)``), and each query is interrupted after
+``QUERY_SECONDS`` (a recursive CTE or ``range(10^12)`` ends as that assertion's error, and the
+run goes on). Results are bounded: a reason shows at most ``SHOWN_CHARACTERS`` of
 a value, and none at all when the sample has a sensitive column (the query may have computed it
 from one); a DuckDB runtime error's message, which can quote a value, is then reduced to its class.
 """
@@ -23,6 +25,7 @@ import datetime
 import decimal
 import json
 import re
+import resource
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -36,6 +39,7 @@ TABLE = "sample"
 MEMORY_LIMIT = "256MB"
 THREADS = 1
 QUERY_SECONDS = 10.0
+QUERY_ADDRESS_SPACE = 512 * 1024 * 1024
 SHOWN_CHARACTERS = 200
 _PLACEHOLDER = re.compile(r"\{\{\s*(?:model|this)\s*\}\}")
 _BACKTICK_OR_STRING = re.compile(r"'(?:[^']|'')*'|`((?:[^`]|``)+)`")
@@ -116,15 +120,39 @@ def load(rows: Sequence[Row]) -> Any:
 
 
 @contextmanager
-def _deadline(con: Any) -> Iterator[None]:
-    """Interrupt whatever ``con`` runs once ``QUERY_SECONDS`` have passed."""
+def _sandboxed(con: Any) -> Iterator[None]:
+    """Interrupt whatever ``con`` runs once ``QUERY_SECONDS`` have passed, and bound its address space.
+
+    DuckDB's ``memory_limit`` covers its buffer pool, not every allocation: ``repeat('x', 10^9)``
+    builds its string outside it. While a query runs, the process may map at most
+    ``QUERY_ADDRESS_SPACE`` more bytes (``RLIMIT_AS``, Linux), so such an allocation fails at once
+    as DuckDB's out-of-memory error; the sample was read before, so nothing else allocates meanwhile.
+    """
     timer = threading.Timer(QUERY_SECONDS, con.interrupt)
     timer.daemon = True
     timer.start()
+    limits = _address_space_limit()
     try:
         yield
     finally:
+        if limits is not None:
+            resource.setrlimit(resource.RLIMIT_AS, limits)
         timer.cancel()
+
+
+def _address_space_limit() -> tuple[int, int] | None:
+    """Lower the soft ``RLIMIT_AS`` to the mapped size plus ``QUERY_ADDRESS_SPACE``; the limits to restore."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            mapped = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        bound = mapped + QUERY_ADDRESS_SPACE
+        if soft != resource.RLIM_INFINITY and soft <= bound:
+            return None  # already tighter
+        resource.setrlimit(resource.RLIMIT_AS, (bound if hard == resource.RLIM_INFINITY else min(bound, hard), hard))
+    except (OSError, ValueError, StopIteration):  # no /proc, or limits this platform will not take
+        return None
+    return soft, hard
 
 
 def evaluate(con: Any, assertion: Assertion, rows: Sequence[Row], target: Target) -> AssertionResult:
@@ -132,7 +160,7 @@ def evaluate(con: Any, assertion: Assertion, rows: Sequence[Row], target: Target
 
     body = assertion.body
     try:
-        with _deadline(con):
+        with _sandboxed(con):
             if assertion.kind == "expression":
                 if not body.get("sql"):
                     return _error(assertion, "expression needs sql (a boolean row predicate)")
