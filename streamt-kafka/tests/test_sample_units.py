@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import resource
 import time
 
@@ -117,3 +118,77 @@ def test_unbounded_sql_ends_as_that_assertions_error_and_the_next_one_runs(
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak
     assert grown < 512 * 1024, f"the peak grew by {grown} KiB"  # never a GB for one query
     assert evaluate(con, _custom("SELECT count(*) FROM {{ model }}", 1), rows, target).status == "passed"
+
+
+def _framed(schema: dict, payload: bytes) -> tuple[Decoder, bytes]:
+    decoder = Decoder(lambda schema_id: ("AVRO", json.dumps(schema)))
+    return decoder, b"\x00\x00\x00\x00\x01" + payload
+
+
+def _zigzag(value: int) -> bytes:
+    number, out = (value << 1) ^ (value >> 63), bytearray()
+    while True:
+        byte, number = number & 0x7F, number >> 7
+        out.append(byte | (0x80 if number else 0))
+        if not number:
+            return bytes(out)
+
+
+def test_an_avro_block_count_of_2_to_the_40_is_refused_before_any_item_is_read() -> None:
+    schema = {"type": "record", "name": "r", "fields": [{"name": "xs", "type": {"type": "array", "items": "null"}}]}
+    decoder, value = _framed(schema, _zigzag(2**40) + b"\x00")
+    assert len(value) <= 13  # a handful of bytes announce a trillion items
+    started, peak = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    decoded = decoder.decode(value)
+    assert decoded.row is None and decoded.problem == "record out of bounds: more than 100000 array or map items"
+    assert time.monotonic() - started < 1 and resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 64 * 1024
+
+
+def test_valid_avro_with_unions_maps_enums_fixed_and_named_references_still_decodes() -> None:
+    import io
+
+    from fastavro import parse_schema, schemaless_writer
+
+    schema = {
+        "type": "record", "name": "Order", "namespace": "shop",
+        "fields": [
+            {"name": "id", "type": "string"},
+            {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}},
+            {"name": "tags", "type": {"type": "map", "values": {"type": "array", "items": "long"}}},
+            {"name": "state", "type": {"type": "enum", "name": "State", "symbols": ["NEW", "PAID"]}},
+            {"name": "next", "type": ["null", "State"]},
+            {"name": "hash", "type": {"type": "fixed", "name": "Hash", "size": 4}},
+            {"name": "line", "type": ["null", {"type": "record", "name": "Line", "fields": [
+                {"name": "qty", "type": "int"}, {"name": "price", "type": ["null", "double"]}]}]},
+        ],
+    }  # fmt: skip
+    record = {
+        "id": "o1", "amount": __import__("decimal").Decimal("12.50"), "tags": {"a": [1, 2], "b": []},
+        "state": "PAID", "next": "NEW", "hash": b"abcd", "line": {"qty": 3, "price": 1.5},
+    }  # fmt: skip
+    buffer = io.BytesIO()
+    schemaless_writer(buffer, parse_schema(json.loads(json.dumps(schema))), record)
+    decoder, value = _framed(schema, buffer.getvalue())
+    decoded = decoder.decode(value)
+    assert decoded.problem is None and decoded.row == record
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (b'{"a":' * 100_000 + b"1" + b"}" * 100_000, "nested deeper than 64 levels"),
+        (b'{"a": "\\ud800"}', "a string holds a lone surrogate"),
+        (json.dumps({f"k{i}": i for i in range(20_000)}).encode(), "more than 1000 fields"),
+        (json.dumps({"xs": list(range(200_000))}).encode(), "more than 100000 items"),
+        (b'{"a": "' + b"x" * (5 * 1024 * 1024) + b'"}', "larger than 4 MiB"),
+    ],
+)
+def test_a_json_record_out_of_bounds_is_undecodable_with_its_reason(value: bytes, problem: str) -> None:
+    decoded = Decoder(lambda schema_id: None).decode(value)
+    assert decoded.row is None and decoded.problem == f"record out of bounds: {problem}"
+
+
+def test_fields_differing_only_in_case_are_a_reason_not_a_crash() -> None:
+    rows = [Row(0, 0, None, {"Email": "a"}), Row(0, 1, None, {"email": "b"})]
+    with pytest.raises(sample_sql.SampleTableError, match="'Email' and 'email' differ only in case"):
+        load(rows)

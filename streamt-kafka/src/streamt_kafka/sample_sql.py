@@ -85,13 +85,23 @@ def _cell(value: Any, sql_type: str) -> Any:
     return str(value)
 
 
+class SampleTableError(ValueError):
+    """The sample's fields cannot be the columns of one SQL table; the message says why."""
+
+
 def load(rows: Sequence[Row]) -> Any:
-    """A DuckDB connection holding the sample as table ``sample``."""
+    """A DuckDB connection holding the sample as table ``sample``; ``SampleTableError`` when the fields
+    cannot be its columns (DuckDB's names ignore case, so ``a`` and ``A`` would be one column)."""
     import duckdb
 
     names: dict[str, None] = {}
     for row in rows:
         names.update(dict.fromkeys(row.values))
+    folded: dict[str, str] = {"_partition": "_partition", "_offset": "_offset", "_key": "_key"}
+    for name in names:
+        seen = folded.setdefault(name.casefold(), name)
+        if seen != name:
+            raise SampleTableError(f"fields {seen!r} and {name!r} differ only in case")
     columns: dict[str, tuple[str, list[Any]]] = {
         "_partition": ("BIGINT", [r.partition for r in rows]),
         "_offset": ("BIGINT", [r.offset for r in rows]),

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
         bounded_session,
         capped_deadline,
         json_body,
+        json_depth,
         json_or_none,
     )
     from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
@@ -253,7 +254,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "bounded_session",
             "capped_deadline",
             "json_body",
-            "json_or_none",
+            "json_depth",
             "json_or_none",
         )
     },
@@ -493,6 +494,7 @@ __all__ = [
     "is_kafka_uri",
     "job_namespace_problem",
     "json_body",
+    "json_depth",
     "json_or_none",
     "load_and_compile",
     "load_project",
