@@ -80,14 +80,22 @@ def run_in_process(argv: Sequence[str], seconds: float = 20.0) -> Run:
     return Run(tuple(argv), exit_code, out, stderr.getvalue().encode("utf-8", "backslashreplace"), seconds)
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+def _memory_limit(limit: int) -> Any:
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return apply
 
 
 def run_subprocess(
-    argv: Sequence[str | bytes], seconds: float = 60.0, cwd: Path | None = None, env: dict[str, str] | None = None
+    argv: Sequence[str | bytes],
+    seconds: float = 60.0,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    memory: int = MEMORY_LIMIT,
 ) -> Run:
-    """The console script in a child process with bounded memory; ``Timeout`` after ``seconds``.
+    """The console script in a child process with at most ``memory`` bytes of address space; ``Timeout``
+    after ``seconds``.
 
     ``env``: variables set for the child on top of this process' environment (``STREAMT_*`` ones dropped).
     """
@@ -101,7 +109,7 @@ def run_subprocess(
             timeout=seconds,
             env=env,
             cwd=cwd,
-            preexec_fn=_limit_memory,
+            preexec_fn=_memory_limit(memory),
             check=False,
         )
     except subprocess.TimeoutExpired:

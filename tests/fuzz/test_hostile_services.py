@@ -125,3 +125,60 @@ def test_openlineage_delivery_to_a_hostile_receiver_adds_only_w112(mode: str, tm
     assert url not in json.dumps(envelope)
     # START and COMPLETE, each within its budget, plus the start of the process.
     assert seconds < 2 * (DEADLINE + 1) + 15, f"{mode}: {seconds:.1f} s"
+
+
+# --- a whole command: one envelope, within the deadline, in 512 MB of address space ----------------------
+
+MEMORY = 512 * 1024 * 1024
+SERVICE_CODES = {"E406_CONNECTION_REFUSED", "E429_SERVICE_DEADLINE_EXCEEDED", "E430_SERVICE_RESPONSE_INVALID"}
+
+
+def _pipeline(root: Path, bootstrap: str, url: str) -> Path:
+    """A source, a Flink model and a Connect sink; Flink and Connect are the hostile service."""
+    return write_project(
+        root,
+        {
+            "stream_project.yml": {
+                "project": {"name": "hostile"},
+                "runtime": {
+                    "kafka": {"bootstrap_servers": bootstrap},
+                    "flink": {"default": "local", "clusters": {"local": {"rest_url": url, "sql_gateway_url": url}}},
+                    "connect": {"default": "main", "clusters": {"main": {"rest_url": url}}},
+                },
+                "sources": [{"name": "raw", "topic": "hostile.raw", "columns": [{"name": "id", "type": "STRING"}]}],
+                "models": [
+                    {"name": "up", "materialized": "flink", "sql": 'SELECT id FROM {{ source("raw") }}'},
+                    {
+                        "name": "out",
+                        "from": [{"ref": "up"}],
+                        "sink": {
+                            "connector": "org.apache.kafka.connect.file.FileStreamSinkConnector",
+                            "config": {"file": "/dev/null"},
+                        },
+                    },
+                ],
+            }
+        },
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_online_plan_against_a_hostile_service_answers_one_envelope_in_bounded_time_and_memory(
+    mode: str, tmp_path: Path, kafka_bootstrap: str
+) -> None:
+    """``plan`` reads the Flink job list and the connector (``status`` and ``observe`` read only deployed
+    resources, through the same clients)."""
+    command = "plan"
+    with fault_server(mode) as url:
+        root = _pipeline(tmp_path / "p", kafka_bootstrap, url)
+        started = time.monotonic()
+        run = run_subprocess(
+            [command, "-p", str(root)], seconds=60, env={DEADLINE_CAP_ENV: str(DEADLINE)}, memory=MEMORY
+        )
+        seconds = time.monotonic() - started
+    envelope = check_contract(run, tmp_path)
+    codes = {error["code"] for error in envelope["errors"]}
+    assert codes and codes <= SERVICE_CODES, envelope["errors"]
+    assert EXPECTED[mode] in codes, envelope["errors"]
+    assert url not in run.stdout.decode()
+    assert seconds < 30, f"{command} under {mode}: {seconds:.1f} s"
