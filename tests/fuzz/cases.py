@@ -145,6 +145,9 @@ CASES: tuple[Case, ...] = (
     ),
     Case("bootstrap-servers-map-inside", 9, "", head=HEAD.replace('"x:1"', '["x:1", {a: 1}]')),
     Case("topic-config-non-scalar", 9, "models: [{name: m, materialized: topic, topic: {config: {a.b: [1]}}}]"),
+    # Issue 28, finding 10: a non-list policies block is a type error, not E999 (validate, lineage, compile).
+    Case("security-policies-integer", 28, "models: [{name: m, materialized: topic, security: {policies: 5}}]\n"),
+    Case("security-policies-integer-lineage", 28, "models: [{name: m, security: {policies: 5}}]\n", ("lineage",)),
     # Issue 28, finding 8: the runner's network is host or a named user network, nothing else.
     *(
         Case(f"docker-network-{label}", 28, "", head=_streams_head(network))
