@@ -26,6 +26,7 @@ Imported only by code that talks HTTP (every such caller already has ``requests`
 
 from __future__ import annotations
 
+import heapq
 import http.client
 import os
 import re
@@ -104,8 +105,38 @@ class _Watch:
     def finish(self) -> None:
         with self._lock:
             self._done = True
+            self._connections.clear()  # the pool keeps what it reuses; the watch keeps nothing alive
 
 
+class _Watchdog:
+    """One daemon thread that expires every watch at its deadline (a thread per request would cost more
+    than a registry read: observing 1,000 subjects sends thousands of requests)."""
+
+    def __init__(self) -> None:
+        self._wake = threading.Condition()
+        self._due: list[tuple[float, int, _Watch]] = []
+        self._count = 0
+        self._thread: threading.Thread | None = None
+
+    def watch(self, watch: _Watch, seconds: float) -> None:
+        with self._wake:
+            self._count += 1
+            heapq.heappush(self._due, (time.monotonic() + seconds, self._count, watch))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="streamt-http-deadlines", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._due or self._due[0][0] > time.monotonic():
+                    self._wake.wait(self._due[0][0] - time.monotonic() if self._due else None)
+                _, _, watch = heapq.heappop(self._due)
+            watch.expire()  # outside the lock: shutting a socket down may take a moment
+
+
+_watchdog = _Watchdog()
 _active = threading.local()  # the _Watch of the request this thread is sending, if any
 
 
@@ -173,10 +204,8 @@ class BoundedAdapter(HTTPAdapter):
         shorter = timeout if isinstance(timeout, int | float) and not isinstance(timeout, bool) else self.deadline
         deadline = capped_deadline(min(shorter, self.deadline))
         watch = _Watch()
-        timer = threading.Timer(deadline, watch.expire)
-        timer.daemon = True
         _active.watch = watch
-        timer.start()
+        _watchdog.watch(watch, deadline)
         ends = time.monotonic() + deadline
         try:
             response = super().send(
@@ -199,8 +228,7 @@ class BoundedAdapter(HTTPAdapter):
                 raise ResponseInvalid("the answer is not HTTP") from None
             raise
         finally:
-            watch.finish()
-            timer.cancel()
+            watch.finish()  # a finished watch stays queued until its deadline, then expires as a no-op
             _active.watch = None
         return response
 
