@@ -42,6 +42,8 @@ API = "/v2"
 CONNECT_TIMEOUT_SECONDS = 5.0
 DEADLINE_SECONDS = 35.0  # the total deadline of one request (the bounded HTTP layer of streamt.sdk)
 STATEMENT_TIMEOUT_SECONDS = 120.0
+# Statements streamt runs answer a handful of rows (DDL, EXPLAIN, SHOW); a gateway that pages on and on is cut off.
+MAX_RESULT_ROWS = 10_000
 _POLL_SECONDS = (0.05, 0.1, 0.2, 0.4)  # short first: DDL and EXPLAIN usually finish in milliseconds
 
 # A statement's result that failed to arrive in one of these ways may still be running.
@@ -137,7 +139,10 @@ class SqlGatewayClient:
         body: dict[str, Any] = {"properties": dict(properties or {})}
         if name:
             body["sessionName"] = name
-        return str(self._request("POST", f"{API}/sessions", body, what="open a session")["sessionHandle"])
+        handle = self._request("POST", f"{API}/sessions", body, what="open a session").get("sessionHandle")
+        if not isinstance(handle, str) or not handle:
+            raise MaybeSent("NoSessionHandle")  # accepted without a handle: a session may exist
+        return handle
 
     def close_session(self, session: str) -> None:
         self._request("DELETE", f"{API}/sessions/{session}", what="close a session")
@@ -189,9 +194,15 @@ class SqlGatewayClient:
                 polls += 1
                 uri = body.get("nextResultUri") or uri
                 continue
-            results = body.get("results") or {}
-            columns = tuple(c["name"] for c in results.get("columns") or ()) or columns
-            rows.extend(tuple(d.get("fields") or ()) for d in results.get("data") or ())
+            page = _result_page(body)
+            if page is None:  # accepted, and its result cannot be read: the statement may be running
+                raise MaybeSent("UnreadableResult")
+            page_columns, page_rows = page
+            columns = page_columns or columns
+            rows.extend(page_rows)
+            if len(rows) > MAX_RESULT_ROWS:
+                self._cancel(base)
+                raise MaybeSent("ResultTooLarge")
             job_id = body.get("jobID") or job_id
             uri = body.get("nextResultUri") if body.get("resultType") != "EOS" else None
         return StatementResult(columns, tuple(rows), job_id)
@@ -199,3 +210,17 @@ class SqlGatewayClient:
     def _cancel(self, base: str) -> None:
         with suppress(GatewayError, MaybeSent):  # best effort: the timeout is what gets reported
             self._request("POST", f"{base}/cancel", what="cancel a statement")
+
+
+def _result_page(body: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[Any, ...]]] | None:
+    """The columns and rows of one result page; ``None`` when the page is not shaped as the API says."""
+    results = body.get("results") or {}
+    columns = results.get("columns") or () if isinstance(results, dict) else None
+    data = results.get("data") or () if isinstance(results, dict) else None
+    if not isinstance(columns, list | tuple) or not isinstance(data, list | tuple):
+        return None
+    if not all(isinstance(c, dict) and isinstance(c.get("name"), str) for c in columns):
+        return None
+    if not all(isinstance(d, dict) and isinstance(d.get("fields") or [], list) for d in data):
+        return None
+    return tuple(c["name"] for c in columns), [tuple(d.get("fields") or ()) for d in data]
