@@ -148,6 +148,10 @@ CASES: tuple[Case, ...] = (
     # Issue 28, finding 10: a non-list policies block is a type error, not E999 (validate, lineage, compile).
     Case("security-policies-integer", 28, "models: [{name: m, materialized: topic, security: {policies: 5}}]\n"),
     Case("security-policies-integer-lineage", 28, "models: [{name: m, security: {policies: 5}}]\n", ("lineage",)),
+    # Issue 28, finding 10: a name validate accepts is one docs generate and Kafka can write.
+    Case("model-name-longer-than-a-file-name", 28, f"models: [{{name: m{'x' * 260}, materialized: topic}}]\n"),
+    Case("exposure-name-escaped-past-a-file-name", 28, f"exposures: [{{name: '{'é' * 60}', type: application}}]\n"),
+    Case("source-topic-longer-than-kafka-allows", 28, f"sources: [{{name: s, topic: t{'x' * 249}}}]\n"),
     # Issue 28, finding 8: the runner's network is host or a named user network, nothing else.
     *(
         Case(f"docker-network-{label}", 28, "", head=_streams_head(network))
