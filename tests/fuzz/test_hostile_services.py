@@ -30,6 +30,7 @@ from streamt_gateway.client import GatewayClient
 from streamt_kafka.registry_live import RegistryClient
 
 DEADLINE = 1.5
+MEMORY = 512 * 1024 * 1024  # address space of a child CLI run: an endless answer must not grow past it
 # Generous for a loaded 2-core machine, far below any deadline the clients have by default (15 s and more).
 WITHIN = DEADLINE + 4.0
 EXPECTED = {
@@ -114,6 +115,7 @@ def test_openlineage_delivery_to_a_hostile_receiver_adds_only_w112(mode: str, tm
             ["test", "-p", str(root), "--emit-openlineage", "--openlineage-job-namespace", "https://ol.example/ns"],
             seconds=60,
             env=env,
+            memory=MEMORY,
         )
         seconds = time.monotonic() - started
     envelope = check_contract(run, tmp_path)
@@ -129,7 +131,6 @@ def test_openlineage_delivery_to_a_hostile_receiver_adds_only_w112(mode: str, tm
 
 # --- a whole command: one envelope, within the deadline, in 512 MB of address space ----------------------
 
-MEMORY = 512 * 1024 * 1024
 SERVICE_CODES = {"E406_CONNECTION_REFUSED", "E429_SERVICE_DEADLINE_EXCEEDED", "E430_SERVICE_RESPONSE_INVALID"}
 
 
