@@ -62,7 +62,6 @@ def sink(
     connect_url: str,
     postgres_dsn: str,
     postgres_writer_dsn: str,
-    connect_url: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[Any]:
     from kafka import KafkaAdminClient, KafkaProducer

@@ -109,6 +109,11 @@ _CORE_CODES: tuple[tuple[str, str], ...] = (
         "The commit is verified but authority release is not; data.committed is true",
     ),
     ("E428_CONNECTOR_REMOVAL_DRIFT", "A connector DELETE started and its outcome could not be proven"),
+    ("E429_SERVICE_DEADLINE_EXCEEDED", "A service did not answer a request completely within its total deadline"),
+    (
+        "E430_SERVICE_RESPONSE_INVALID",
+        "A service answered with something streamt does not accept: not HTTP, too large, or nested too deeply",
+    ),
     ("E435_APPLY_INTERRUPTED", "SIGTERM or Ctrl-C stopped apply; data names the operation and the next commands"),
     (
         "E436_DECLARATION_NOT_APPLICABLE",

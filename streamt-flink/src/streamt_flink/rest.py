@@ -23,7 +23,10 @@ from streamt.sdk import (
     Codes,
     MaybeSent,
     StreamtError,
+    bounded_error,
+    bounded_session,
     code_for_status,
+    json_body,
     never_sent,
     provider_request,
     refused_before_change,
@@ -31,7 +34,9 @@ from streamt.sdk import (
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 STATS_SETTLE_SECONDS = 5.0  # longer than Flink's default checkpoint-statistics cache (3 s)
-READ_TIMEOUT_SECONDS = 15.0
+DEADLINE_SECONDS = 20.0  # the total deadline of one request (the bounded HTTP layer of streamt.sdk)
+SERVICE, SETTING = "The Flink REST API", "the cluster's rest_url"
+_NOT_JSON = object()  # an answer that is not JSON: what it means depends on the request
 
 # Flink's JobStatus values. Globally terminal jobs stay listed (history) until they expire.
 TERMINAL = frozenset({"FAILED", "CANCELED", "FINISHED"})
@@ -69,20 +74,18 @@ class FlinkRestClient:
         import requests
 
         if self._http is None:
-            self._http = requests.Session()
+            self._http = bounded_session(DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS)
         try:
             with provider_request("flink_rest", method, path) as logged:
-                response = self._http.request(
-                    method,
-                    self.url.rstrip("/") + path,
-                    json=body,
-                    timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
-                )
+                response = self._http.request(method, self.url.rstrip("/") + path, json=body)
                 logged.status = response.status_code
+            payload = json_body(response.content)
         except requests.exceptions.RequestException as exc:
             if method != "GET" and not never_sent(exc):
                 raise MaybeSent(type(exc).__name__) from None
-            raise _unreachable(what) from None
+            raise bounded_error(exc, SERVICE, SETTING) or _unreachable(what) from None
+        except ValueError:
+            payload = _NOT_JSON
         status = response.status_code
         if missing_ok and status == 404:
             return None
@@ -94,18 +97,17 @@ class FlinkRestClient:
                 f"The Flink REST API refused to {what} (HTTP {status}).",
                 "Check that rest_url points at the Flink JobManager REST endpoint.",
             )
-        if not response.content:
+        if payload is None:
             return {}
-        try:
-            return response.json()
-        except ValueError:
+        if payload is _NOT_JSON:
             if method != "GET":  # accepted, and the answer cannot say what happened
-                raise MaybeSent("UnreadableAnswer") from None
+                raise MaybeSent("UnreadableAnswer")
             raise StreamtError(
                 Codes.E406_CONNECTION_REFUSED,
                 f"The Flink REST API answered ({what}) with something that is not JSON.",
                 "Check that rest_url points at the Flink JobManager REST endpoint, not the SQL Gateway.",
-            ) from None
+            )
+        return payload
 
     def jobs(self) -> list[LiveJob]:
         """Every job the cluster lists, in one ``GET /jobs/overview``."""

@@ -12,10 +12,22 @@ from typing import Any
 from urllib.parse import quote
 
 import attrs
-from streamt.sdk import ABSENT, PRESENT, Codes, Observation, StreamtError, auth_refused, provider_request
+from streamt.sdk import (
+    ABSENT,
+    PRESENT,
+    Codes,
+    Observation,
+    StreamtError,
+    auth_refused,
+    bounded_error,
+    bounded_session,
+    json_or_none,
+    provider_request,
+)
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
-TIMEOUT_SECONDS = 15
+TIMEOUT_SECONDS = 15  # the total deadline of one request (the bounded HTTP layer of streamt.sdk)
+SERVICE, SETTING = "The Schema Registry", "runtime.schema_registry.url"
 # Confluent's error codes for "no such subject" and "no such version".
 _SUBJECT_NOT_FOUND = 40401
 _VERSION_NOT_FOUND = 40402
@@ -29,13 +41,7 @@ POOL_SIZE = 16
 
 
 def _pooled_session() -> Any:
-    import requests
-
-    session = requests.Session()
-    adapter = requests.adapters.HTTPAdapter(pool_connections=1, pool_maxsize=POOL_SIZE)
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    return session
+    return bounded_session(TIMEOUT_SECONDS, pool_size=POOL_SIZE)
 
 
 @attrs.frozen
@@ -89,18 +95,18 @@ class RegistryClient:
                     data=None if body is None else json.dumps(body),
                     headers={"Content-Type": CONTENT_TYPE, "Accept": CONTENT_TYPE},
                     auth=auth,
-                    timeout=TIMEOUT_SECONDS,
                     **self._environment.settings,
                 )
                 logged.status = response.status_code
+            payload = json_or_none(response.content)
         except requests.exceptions.SSLError:
             raise StreamtError(
                 Codes.E405_SSL_ERROR,
                 "The TLS handshake with the Schema Registry failed.",
                 "Check runtime.schema_registry.url and its certificate.",
             ) from None
-        except requests.exceptions.RequestException:
-            raise StreamtError(
+        except requests.exceptions.RequestException as exc:
+            raise bounded_error(exc, SERVICE, SETTING) or StreamtError(
                 Codes.E406_CONNECTION_REFUSED,
                 "The Schema Registry did not answer.",
                 "Check that runtime.schema_registry.url is reachable.",
@@ -111,10 +117,6 @@ class RegistryClient:
                 "The Schema Registry refused the credentials.",
                 "Check runtime.schema_registry.username/password.",
             )
-        try:
-            payload = response.json() if response.content else None
-        except ValueError:
-            payload = None
         return response.status_code, payload
 
     def latest(self, subject: str) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from streamt.cli.options import project_options, quiet_option
-from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.errors import StreamtError
 from streamt.result import Result
 
 

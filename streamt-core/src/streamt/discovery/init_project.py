@@ -84,7 +84,9 @@ def init_discover(
             validate_with(stage, None, SOURCES_FILE, sources_text)
     files = with_gitignore(
         root,
-        with_editor_schemas({"stream_project.yml": project_text, **({SOURCES_FILE: sources_text} if sources_text else {})}),
+        with_editor_schemas(
+            {"stream_project.yml": project_text, **({SOURCES_FILE: sources_text} if sources_text else {})}
+        ),
     )
     if not dry_run:
         _write(root, files, force)

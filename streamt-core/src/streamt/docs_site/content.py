@@ -6,7 +6,6 @@ Records are sorted by name so the rendered bytes never depend on file discovery 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import attrs
@@ -14,19 +13,9 @@ import yaml
 
 from streamt.compile.physical import physical_resources
 from streamt.dag import Graph
+from streamt.docs_paths import FOLDERS, page_path
 
 KINDS = ("source", "model", "test", "exposure")
-FOLDERS = {"source": "sources", "model": "models", "test": "tests", "exposure": "exposures"}
-_SAFE = re.compile(r"[A-Za-z0-9_-]")
-
-
-def slug(name: str) -> str:
-    """A file name for ``name``: safe characters kept, every other byte as ``~XX`` (injective)."""
-    return "".join(c if _SAFE.fullmatch(c) else "".join(f"~{b:02X}" for b in c.encode()) for c in name) or "~"
-
-
-def page_path(kind: str, name: str) -> str:
-    return f"{FOLDERS[kind]}/{slug(name)}.html"
 
 
 def resources(project: Any) -> list[tuple[str, Any]]:

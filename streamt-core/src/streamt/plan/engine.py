@@ -211,7 +211,7 @@ def _ownership_requirement(
 
 _SECRET_WORDS = ("password", "secret", "api_key", "token", "dsn")
 # Fields of `Runtime` that hold plugin sections or facts derived from them, not settings.
-_NOT_SETTINGS = ("sections", "enabled")
+_NOT_SETTINGS = ("sections", "enabled", "variables")
 
 
 def _plain(value: Any) -> Any:

@@ -303,7 +303,9 @@ def _build(
             problems, runtime_file, "runtime", _map(runtime_raw, normalize.runtime), Runtime, sections
         )
         if runtime is not None:
-            runtime = attrs.evolve(runtime, enabled=plugin_sections.enabled(runtime.sections, sections))
+            runtime = attrs.evolve(
+                runtime, enabled=plugin_sections.enabled(runtime.sections, sections), variables=ReadOnlyMap(variables)
+            )
     defaults = _optional(problems, project_file, "defaults", DefaultsBlock)
     if "rules" in doc and "governance" in doc:
         problems.add(project_file, ("governance",), "Both 'rules' and 'governance' are set", "Keep only 'rules'.")

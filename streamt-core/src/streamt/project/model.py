@@ -8,6 +8,8 @@ stay plain dicts.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -515,6 +517,9 @@ class Runtime:
       installed plugin claims it. Core never reads inside; the owning plugin does.
     * ``enabled`` — the materializations whose runtime those sections configure (``flink``,
       ``virtual_topic``), as their plugins report it: what dsl.md §9.2 inference asks.
+    * ``variables`` — the effective environment the project was loaded with (``.env``, then
+      ``.env.<env>``, then the process: dsl.md §2.3), in memory only, never shown, stored or hashed;
+      what ``${VAR}`` placeholders kept for apply time resolve from (``environment()``).
     """
 
     kafka: KafkaRuntime
@@ -523,6 +528,12 @@ class Runtime:
     kafka_streams: KafkaStreamsRuntime | None = None
     sections: ReadOnlyMap = attrs.field(factory=ReadOnlyMap)
     enabled: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    variables: ReadOnlyMap = attrs.field(factory=ReadOnlyMap, repr=False, eq=False)
+
+    def environment(self) -> Mapping[str, str]:
+        """Where an apply-time ``${VAR}`` resolves: ``variables``, or the process environment for a
+        ``Runtime`` that was not built by the project loader."""
+        return self.variables or os.environ
 
     def section(self, name: str) -> Any:
         """The section ``runtime.<name>`` (its owning plugin's value), or ``None`` when not written."""

@@ -111,6 +111,8 @@ def _refs(value: Any, model_names: set[str], source_names: set[str]) -> Any:
 
 
 def _security(block: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(block.get("policies") or [], list):
+        return dict(block)  # not a list: structuring names the path and the expected type
     policies = []
     for entry in block.get("policies") or []:
         if isinstance(entry, dict) and len(entry) == 1:

@@ -60,6 +60,17 @@ if TYPE_CHECKING:
         sha256_checksum,
     )
     from streamt.boundary import boundary
+    from streamt.bounded_http import (
+        BoundedAdapter,
+        DeadlineExceeded,
+        ResponseInvalid,
+        bounded_error,
+        bounded_session,
+        capped_deadline,
+        json_body,
+        json_depth,
+        json_or_none,
+    )
     from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.options import env_option, project_dir_option, project_options, quiet_option
@@ -105,8 +116,8 @@ if TYPE_CHECKING:
     )
     from streamt.plan.online import open_backend
     from streamt.plan.planfile import read_plan_file, require_authorizing
-    from streamt.progress import Progress, Silent, Step, for_command, phase
     from streamt.plan.tombstones import TOMBSTONE_FULFILLED
+    from streamt.progress import Progress, Silent, Step, for_command, phase
     from streamt.project.interpolation import has_placeholder, missing_error, substitute
     from streamt.project.loader import load_project
     from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test
@@ -244,6 +255,21 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     # HTTP providers: one debug log line per request (method, path template, status, duration)
     "provider_request": ("streamt.log", "provider_request"),
     "RequestLog": ("streamt.log", "RequestLog"),
+    # the bounded HTTP layer every service client uses (total deadline, size and depth caps)
+    **{
+        name: ("streamt.bounded_http", name)
+        for name in (
+            "BoundedAdapter",
+            "DeadlineExceeded",
+            "ResponseInvalid",
+            "bounded_error",
+            "bounded_session",
+            "capped_deadline",
+            "json_body",
+            "json_depth",
+            "json_or_none",
+        )
+    },
     "create_exclusive": ("streamt.fsutil", "create_exclusive"),
     "write_output_file": ("streamt.exporting", "write_output_file"),
     "document_result": ("streamt.exporting", "document_result"),
@@ -411,12 +437,14 @@ __all__ = [
     "Assertion",
     "AssertionKind",
     "AssertionResult",
+    "BoundedAdapter",
     "Codes",
     "Column",
     "CommandFactory",
     "CompiledProject",
     "Compiler",
     "ConfigSection",
+    "DeadlineExceeded",
     "Deployer",
     "Diagnostic",
     "DiscoverySource",
@@ -444,6 +472,7 @@ __all__ = [
     "Project",
     "Ref",
     "RequestLog",
+    "ResponseInvalid",
     "Result",
     "RunnerReport",
     "Runtime",
@@ -470,8 +499,11 @@ __all__ = [
     "atomic_write",
     "auth_refused",
     "boundary",
+    "bounded_error",
+    "bounded_session",
     "canonical_json",
     "canonical_type",
+    "capped_deadline",
     "check_confirm_env",
     "code_for_status",
     "confirm",
@@ -487,6 +519,9 @@ __all__ = [
     "hookimpl",
     "is_kafka_uri",
     "job_namespace_problem",
+    "json_body",
+    "json_depth",
+    "json_or_none",
     "load_and_compile",
     "load_project",
     "missing_error",

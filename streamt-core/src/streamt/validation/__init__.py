@@ -31,13 +31,14 @@ class Report:
 
 
 def validate_project(project: Project, *, plugins: bool = True) -> Report:
-    from streamt.validation import columns, enums, fields, governance, references, runtime_requirements
+    from streamt.validation import columns, enums, fields, governance, names, references, runtime_requirements
 
     found: list[Diagnostic] = list(project.diagnostics)
     notices: list[Notice] = list(project.notices)
     found += enums.check(project)
     found += fields.check(project)
     found += references.check(project)
+    found += names.check(project)
     found += runtime_requirements.check(project)
     gov = governance.check(project)
     found += gov.diagnostics
