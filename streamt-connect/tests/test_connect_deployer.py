@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,6 +23,10 @@ ARTIFACT = Artifact(
 )
 
 
+# The deployer's runtime, of which these tests read only the environment placeholders resolve from.
+NO_VARIABLES = SimpleNamespace(environment=dict)
+
+
 def run(monkeypatch: pytest.MonkeyPatch, verb: str, answers: list[Any], observation: Observation) -> Any:
     client = ConnectClient("http://connect", "main")
     monkeypatch.setattr(deployers, "client_for", lambda runtime, cluster: client)
@@ -35,7 +40,7 @@ def run(monkeypatch: pytest.MonkeyPatch, verb: str, answers: list[Any], observat
 
     monkeypatch.setattr(ConnectClient, "request", request)
     action = Action.for_artifact(verb, ARTIFACT, "", observation)
-    deployer = deployers.ConnectorDeployer(None, attempts=2, pause_seconds=0, visible_seconds=0)
+    deployer = deployers.ConnectorDeployer(NO_VARIABLES, attempts=2, pause_seconds=0, visible_seconds=0)
     return deployer.apply(verb, [(action, ARTIFACT)])["c"]
 
 
@@ -52,7 +57,7 @@ def test_a_confirmed_create_waits_until_the_listing_shows_the_config(monkeypatch
 
     monkeypatch.setattr(ConnectClient, "request", request)
     action = Action.for_artifact(CREATE, ARTIFACT, "", Observation(ABSENT))
-    outcome = deployers.ConnectorDeployer(None, pause_seconds=0).apply(CREATE, [(action, ARTIFACT)])["c"]
+    outcome = deployers.ConnectorDeployer(NO_VARIABLES, pause_seconds=0).apply(CREATE, [(action, ARTIFACT)])["c"]
     assert outcome.status == DONE
     assert paths == ["/connectors"] + ["/connectors?expand=info"] * 3  # a rebalance, then not yet listed
 
@@ -74,7 +79,7 @@ def test_a_409_with_the_connector_present_is_unknown(monkeypatch: pytest.MonkeyP
 
 def test_an_update_409_is_failed_only_when_the_live_config_is_as_observed(monkeypatch: pytest.MonkeyPatch) -> None:
     old = {"name": "c", "connector.class": "x.Y", "topics": "old"}
-    seen = Observation(PRESENT, live_view(ARTIFACT, old))
+    seen = Observation(PRESENT, live_view(ARTIFACT, old, {}))
     as_seen = (200, {"name": "c", "config": old})
     assert run(monkeypatch, UPDATE, [(409, None), as_seen, (200, {})], seen).status == DONE
     moved = (200, {"name": "c", "config": {**old, "topics": "t"}})
@@ -91,7 +96,6 @@ def test_refusals_fail_and_silence_is_unknown(monkeypatch: pytest.MonkeyPatch, a
 
 
 def test_secret_values_never_reach_the_observation(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PW", "hunter2")
     artifact = Artifact(
         kind="connector",
         name="c",
@@ -100,7 +104,8 @@ def test_secret_values_never_reach_the_observation(monkeypatch: pytest.MonkeyPat
         ownership="managed",
         provider="p",
     )
-    view = live_view(artifact, {"name": "c", "connection.password": "old-pw", "db.token": "tok", "extra": "v"})
+    live = {"name": "c", "connection.password": "old-pw", "db.token": "tok", "extra": "v"}
+    view = live_view(artifact, live, {"PW": "hunter2"})
     assert view == {
         "config": {"name": "c"},
         "secret_keys": {"connection.password": "differs", "db.token": "differs"},

@@ -102,6 +102,11 @@ def test_requires_reviewed_plan_and_force() -> None:
     with pytest.raises(StreamtError) as caught:
         refuse_unauthorized(reviewed_only, reviewed=False, force=True)
     assert caught.value.diagnostics[0].code.code == "E418_REVIEWED_PLAN_REQUIRED"
+    assert "`streamt plan --env dev --out PLAN.json`" in str(caught.value.diagnostics[0].suggestion)
+    single = Plan("p", "default", False, "sha256:m", "sha256:e", (_create(requires=["reviewed_plan"]),))
+    with pytest.raises(StreamtError) as caught:
+        refuse_unauthorized(single, reviewed=False, force=False)
+    assert "--env" not in str(caught.value.diagnostics[0].suggestion)  # a single-environment project refuses it
     refuse_unauthorized(reviewed_only, reviewed=True, force=False)
     forced = _plan(_create(requires=["reviewed_plan", "force"]))
     with pytest.raises(StreamtError) as caught:

@@ -6,6 +6,8 @@ The command list is read from the assembled CLI, so a command added later
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 
 import click
@@ -152,3 +154,52 @@ def test_an_unknown_output_format_is_a_usage_error_in_text_mode() -> None:
     stdout, stderr = io.StringIO(), io.StringIO()
     assert run(["-o", "yaml", "plugins"], stdout=stdout, stderr=stderr) == 1
     assert "E900_USAGE_ERROR" in stderr.getvalue() and stdout.getvalue() == ""
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=IDS)
+def test_every_command_accepts_output_after_its_name(path: tuple[str, ...]) -> None:
+    # `streamt validate -o json`, as people type it, is `streamt -o json validate`.
+    from streamt.cli.argv import hoist_output
+
+    own_output = path == ("docs", "generate")  # its --output is the site directory
+    for spelling in (["-o", "json"], ["-ojson"], *([] if own_output else [["--output=json"], ["--output", "json"]])):
+        assert hoist_output([*path, "-p", ".", *spelling], build_cli) == ["-o", "json", *path, "-p", "."], spelling
+
+
+def test_output_after_the_command_renders_the_same_envelope() -> None:
+    from streamt.cli import run
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    exit_code = run(["validate", "-o", "json"], stdout=stdout, stderr=stderr)
+    reference = run_cli("validate")
+    assert json.loads(stdout.getvalue()) == reference.envelope and exit_code == reference.exit_code == 1
+
+
+def test_a_command_with_its_own_output_option_keeps_it(tmp_path: Path) -> None:
+    from streamt.cli.argv import hoist_output
+
+    assert hoist_output(["docs", "generate", "--output", "json"], build_cli) == ["docs", "generate", "--output", "json"]
+    assert hoist_output(["validate", "-p", ".", "--output", "json"], build_cli) == ["-o", "json", "validate", "-p", "."]
+    assert hoist_output(["validate", "--", "-o", "json"], build_cli) == ["validate", "--", "-o", "json"]
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
+    # `streamt -o json validate | head -3`: the pipe closes before the envelope is written.
+    import subprocess
+    import sys
+
+    streamt = str(Path(sys.executable).with_name("streamt"))
+    process = subprocess.Popen([streamt, "-o", "json", "validate"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    assert process.wait() == 1 and "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
+def test_a_command_tree_that_cannot_be_built_leaves_the_line_as_typed() -> None:
+    from streamt.cli.argv import hoist_output
+
+    def broken() -> click.Group:
+        raise RuntimeError("a plugin's streamt_commands raised")
+
+    assert hoist_output(["validate", "-o", "json"], broken) == ["validate", "-o", "json"]

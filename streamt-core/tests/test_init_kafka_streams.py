@@ -34,7 +34,14 @@ def test_the_starter_validates_and_plans_offline(tmp_path: Path) -> None:
         "exposures/fraud_app.yml",
         "samples/orders.jsonl",
         "README.md",
+        ".schema/project.schema.json",
+        ".schema/environment.schema.json",
+        ".schema/declarations.schema.json",
+        ".gitignore",
     ]
+    assert created.data["support"] == "create_noop_predicate_update"
+    readme = (root / "README.md").read_text()
+    assert "docs/runner-replacement.md" not in readme and "`streamt state resume --help`" in readme
     project = (root / "stream_project.yml").read_text()
     assert f"image: {IMAGE}" in project and "initial_offset: latest" in project
     assert "bootstrap_servers_internal: 127.0.0.1:9092" in project
@@ -60,3 +67,8 @@ def test_bad_starter_options_are_refused_before_writing(tmp_path: Path, args: li
     outcome = run_cli("init", "-p", tmp_path / "p", *args)
     assert outcome.error_codes == [code]
     assert not (tmp_path / "p").exists()
+
+
+def test_docker_network_is_described_as_the_reference_does(streamt_cli_text) -> None:
+    text = " ".join(streamt_cli_text("init", "--help").stdout.split())
+    assert "--docker-network TEXT Local Docker bridge network for the runner" in text

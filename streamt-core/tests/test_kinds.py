@@ -83,10 +83,11 @@ def test_a_known_materialization_without_its_plugin_names_the_extra(
     streamt_isolated, streamt_project, streamt_cli
 ) -> None:
     project = streamt_project(PROJECT)
-    assert streamt_cli("validate", "-p", project).ok  # known: valid, even with no plugin installed
-    compiled = streamt_cli("compile", "-p", project, "--dry-run")
-    assert compiled.error_codes == ["E903_PLUGIN_REQUIRED"]
-    assert compiled.envelope["errors"][0]["suggestion"] == "Install it with: pip install 'streamt[flink]'"
+    # validate says it as compile does (issue 31: not one step too late): the same E903 and install command.
+    for command in (("validate",), ("compile", "--dry-run")):
+        refused = streamt_cli(*command, "-p", project)
+        assert refused.error_codes == ["E903_PLUGIN_REQUIRED"], (command, refused.envelope)
+        assert refused.envelope["errors"][0]["suggestion"] == "Install it with: pip install 'streamt[flink]'"
 
 
 def test_an_unknown_materialization_gets_a_did_you_mean(streamt_project, streamt_cli) -> None:
@@ -126,3 +127,51 @@ def test_an_exporter_two_plugins_offer_is_e906_and_mounted_for_neither(streamt_p
     assert refused.error_codes == ["E906_PLUGIN_CONFLICT"]
     assert refused.envelope["errors"][0]["plugins"] == ["csv_one", "csv_two"]
     assert "'csv_one' and 'csv_two'" in refused.envelope["errors"][0]["message"]
+
+
+def test_a_command_two_plugins_mount_stays_with_the_first_and_the_other_is_e906(streamt_plugin, streamt_cli) -> None:
+    import click
+    from streamt.result import Result
+
+    def mounting(greeting: str) -> Any:
+        def hook(cli: Any) -> None:
+            cli.add_command(click.Command("hello", callback=lambda: Result("hello", data={"from": greeting})))
+
+        return hook
+
+    streamt_plugin(_plugin("hello_one", streamt_commands=mounting("one")), isolated=True)
+    streamt_plugin(_plugin("hello_two", streamt_commands=mounting("two")))
+    outcome = streamt_cli("hello")
+    assert outcome.ok and outcome.data == {"from": "two"}  # the last registered plugin's hook runs first
+    (refusal,) = [w for w in outcome.envelope["warnings"] if w["code"] == "E906_PLUGIN_CONFLICT"]
+    assert (refusal["plugins"], refusal["kind"]) == (["hello_two", "hello_one"], "hello")
+
+
+def test_an_exporter_whose_name_is_no_command_name_is_e901_and_not_mounted(streamt_plugin, streamt_cli) -> None:
+    import click
+
+    exporter = Exporter(
+        name="csv\x1b[2J", group="export", description="CSV", command_factory=lambda: click.Command("x")
+    )
+    streamt_plugin(_plugin("escapes", streamt_exporters=lambda: [exporter]), isolated=True)
+    outcome = streamt_cli("export", "--help")
+    assert "\x1b" not in outcome.stdout + outcome.data["help"]
+    (warning,) = [w for w in outcome.envelope["warnings"] if w.get("plugin") == "escapes"]
+    assert warning["message"] == "Plugin 'escapes' offers an exporter whose name is no command name: export csv??2J"
+
+
+def test_an_artifact_kind_a_first_party_plugin_serves_stays_with_it(streamt_plugin) -> None:
+    from streamt.kinds import observers
+    from streamt.plugins import get_plugins
+
+    class TopicObserver:
+        kinds = ("topic",)
+
+    streamt_plugin(_plugin("topic_thief", streamt_observers=lambda runtime: [TopicObserver()]))
+    plugins = get_plugins()
+    table = observers(plugins, runtime=None)
+    assert table.providers["topic"] == "kafka" and not isinstance(table["topic"], TopicObserver)
+    refused = [d for d in plugins.diagnostics if d.details.get("plugin") == "topic_thief"]
+    assert [(d.code.code, d.details["plugins"]) for d in refused] == [
+        ("E906_PLUGIN_CONFLICT", ["kafka", "topic_thief"])
+    ]

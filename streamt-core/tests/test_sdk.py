@@ -107,3 +107,37 @@ def test_no_hook_argument_or_answer_is_typed_any() -> None:
         if hasattr(function, "streamt_spec"):
             annotations = " ".join(str(a) for a in function.__annotations__.values())
             assert not re.search(r"\bAny\b", annotations), f"{name} is typed with Any: {annotations}"
+
+
+def test_every_public_sdk_name_method_and_property_is_documented() -> None:
+    from pathlib import Path
+
+    from streamt.sdk.reference import public_members
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "sdk.md").read_text()
+    undocumented = []
+    for name in sdk.__all__:
+        value = getattr(sdk, name)
+        if name != "__version__":
+            assert f"`{name}`" in page, f"{name} is not on docs/sdk.md"
+        if not inspect.isclass(value) or getattr(value, "_is_protocol", False):
+            continue
+        for member_name, member in public_members(value):
+            function = member.fget if isinstance(member, property) else getattr(member, "__func__", member)
+            if not inspect.getdoc(function):
+                undocumented.append(f"{name}.{member_name}")
+            assert f"- `{member_name}" in page
+    assert undocumented == [], "give these a docstring, then regenerate docs/sdk.md"
+
+
+def test_the_reference_lists_every_contract_with_its_fixtures() -> None:
+    from pathlib import Path
+
+    from streamt.testing import contracts
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "sdk.md").read_text()
+    table = page.split("## The conformance kit", 1)[1]
+    for name in contracts.__all__:
+        assert f"| `{name}` |" in table
+    for fixture in ("exporter_args", "state_backend_factory", "provider", "desired", "rule_plugin", "rule_codes"):
+        assert f"`{fixture}`" in table, fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -164,3 +165,74 @@ def test_the_lock_is_released_when_the_holder_is_killed(tmp_path: Path) -> None:
     holder.wait(30)
     with _backend(tmp_path, lock_timeout_seconds=5).operation_lock():
         pass
+
+
+_KILLED_AFTER_THE_HISTORY_ENTRY = """
+import sys
+from streamt.state.local import LocalStateBackend
+from streamt.state.records import OwnershipRecord
+
+backend = LocalStateBackend(project_dir=sys.argv[1], project="payments", env="dev")
+record = OwnershipRecord(
+    resource_id="streamt://payments/dev/topic/orders", kind="topic", name="orders", identity="orders.v1",
+    ownership="managed", artifact_checksum="sha256:" + "0" * 64, provider="streamt-kafka",
+)
+with backend.operation_lock():
+    control = backend.begin_operation("apply", [{"action": "create", "resource": "orders"}])
+    backend.commit(control, [record])  # its first boundary: the history entry is written, the state file is not
+"""
+
+
+def _killed_after_the_history_entry(tmp_path: Path) -> LocalStateBackend:
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED_AFTER_THE_HISTORY_ENTRY, str(tmp_path)],
+        env={**os.environ, "STREAMT_TEST_KILL_AT_BOUNDARY": "1"},
+        check=False,
+    )
+    assert killed.returncode == -9
+    backend = _backend(tmp_path)
+    assert [p.name for p in backend.history_dir.iterdir()] == ["0000000001.json"]
+    assert backend.read_state() is None and backend.read_control().status == "in_progress"
+    return backend
+
+
+@pytest.mark.parametrize("candidate", [True, False], ids=["observed", "rolled-back"])
+def test_a_commit_killed_after_its_history_entry_is_recovered_and_applies_go_on(
+    tmp_path: Path, candidate: bool
+) -> None:
+    backend = _killed_after_the_history_entry(tmp_path)
+    blocked = backend.read_control()
+    interrupted = (backend.history_dir / "0000000001.json").read_bytes()
+    state = OwnershipState(store_id="s", address=backend.address, serial=1, records=(_record("orders"),))
+    entry = {
+        "blocked_operation_id": blocked.operation_id,
+        "recovery_operation_id": "5f0e7d7e-6c53-4c4f-9a55-9d3c1f3e2a10",
+        "resolution": "observed" if candidate else "rolled_back",
+        "evidence_checksum": "sha256:" + "1" * 64,
+        "state_checksum": state.checksum if candidate else None,
+    }
+    with backend.operation_lock():
+        installed = backend.commit_recovery(entry, None, state if candidate else None)
+    assert backend.read_control().status == "clear"
+    assert (installed is not None) is candidate
+    # The interrupted entry is kept beside the history, never deleted or counted as a commit.
+    kept = [p for p in backend.history_dir.iterdir() if p.name.startswith("interrupted-")]
+    assert [p.read_bytes() for p in kept] == ([interrupted] if candidate else [])
+    with backend.operation_lock():  # the next apply commits the next serial
+        control = backend.begin_operation("apply", [{"action": "create", "resource": "retry"}])
+        committed = backend.commit(control, [_record("orders"), _record("retry")])
+    assert committed.serial == (2 if candidate else 1)
+    assert json.loads((backend.history_dir / f"{committed.serial:010d}.json").read_text())["operation_id"] == (
+        control.operation_id
+    )
+
+
+def test_a_history_entry_on_another_state_still_blocks_the_commit(tmp_path: Path) -> None:
+    backend = _killed_after_the_history_entry(tmp_path)
+    path = backend.history_dir / "0000000001.json"
+    document = json.loads(path.read_text())
+    path.write_text(json.dumps({**document, "previous_checksum": "sha256:" + "2" * 64}))
+    with pytest.raises(StreamtError) as caught, backend.operation_lock():
+        backend.commit(backend.read_control(), [_record("orders")])
+    assert caught.value.diagnostics[0].code.code == "E424_STATE_CONFLICT"
+    assert [p.name for p in backend.history_dir.iterdir()] == ["0000000001.json"]

@@ -24,7 +24,7 @@ def _artifacts(project: Any) -> dict[str, Any]:
     out = {}
     for declaration in (*project.models, *project.tests):
         for artifact in plugin.streamt_compile(project=project, declaration=declaration, env=project.env):
-            if artifact.kind != "topic":  # the failures topic: see test_failures_topic_is_emitted_once
+            if artifact.kind != "topic":  # a test's failures topic: see test_test_jobs_depend_on_...
                 out[artifact.identity] = artifact
     return out
 
@@ -66,7 +66,7 @@ def test_payments_example_compiles_the_expected_jobs(split_sql: Callable[[str], 
     # The upstream model's event time is carried into the table the windowed job reads.
     assert "WATERMARK FOR `event_time` AS `event_time` - INTERVAL '10' SECOND" in totals.files[".sql"]
     assert totals.spec["settings"] == {
-        "execution.checkpointing.externalized-checkpoint-retention": "DELETE_ON_CANCELLATION",
+        "execution.checkpointing.externalized-checkpoint-retention": "RETAIN_ON_CANCELLATION",
         "execution.checkpointing.interval": "30000 ms",
         "parallelism.default": "4",
         "pipeline.name": "card-payments/default/merchant_totals_1m",
@@ -74,7 +74,7 @@ def test_payments_example_compiles_the_expected_jobs(split_sql: Callable[[str], 
     }
     monitor = artifacts["test_merchant_totals_monitor"]
     assert monitor.kind == "test_job"
-    assert monitor.spec["failures_topic"] == "_streamt_test_failures"
+    assert monitor.spec["failures_topic"] == "_streamt_test_failures.card-payments.default.merchant_totals_monitor"
     assert "WHERE `payment_count` < 1" in monitor.files[".sql"]
 
 
@@ -211,6 +211,8 @@ def test_validation_codes(streamt_project: Callable[..., Path]) -> None:
         ("E301_INVALID_STATE_TTL", "bad_ttl"),
         ("STATE_TTL_TOO_SHORT", "short_ttl"),
         ("E203_CONFLUENT_FLINK_REQUIRED", "ml"),
+        # GROUP BY k into an upsert sink, and the source does not declare k required.
+        *(("W124_UPSERT_KEY_NULLABLE", name) for name in ("no_ttl", "bad_ttl", "short_ttl")),
     }
 
 
@@ -276,6 +278,16 @@ def test_continuous_test_without_row_level_assertions_compiles_nothing(
     assert artifact.spec["skipped"] == ["accepted_types"]
 
 
-def test_test_jobs_depend_only_on_the_tested_topic() -> None:
-    monitor = _artifacts(_payments())["test_merchant_totals_monitor"]
-    assert monitor.depends_on == (("topic", "payments.merchant-totals.v1"),)
+def test_test_jobs_depend_on_the_tested_topic_and_declare_their_own_failures_topic() -> None:
+    project = _payments()
+    failures = "_streamt_test_failures.card-payments.default.merchant_totals_monitor"
+    monitor = _artifacts(project)["test_merchant_totals_monitor"]
+    assert monitor.depends_on == (("topic", "payments.merchant-totals.v1"), ("topic", failures))
+    assert f"'topic' = '{failures}'" in monitor.files[".sql"]
+    (topic,) = [
+        a
+        for a in plugin.streamt_compile(project=project, declaration=project.test("merchant_totals_monitor"), env="")
+        if a.kind == "topic"
+    ]
+    assert (topic.identity, topic.ownership, topic.provider) == (failures, "managed", "streamt-kafka")
+    assert topic.spec["partitions"] == 1 and topic.spec["name"] == failures

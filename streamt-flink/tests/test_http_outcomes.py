@@ -177,3 +177,23 @@ def test_an_insert_that_may_have_been_submitted_is_unknown_not_failed(server: An
     deployer, _action, artifact = _replacing(url)
     submitted = deployer._submit(artifact, list(artifact.spec["statements"]))
     assert submitted.outcome.status == UNKNOWN and submitted.outcome.error == "ResultUnreadable"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        {"resultType": "EOS", "results": "rows"},
+        {"resultType": "EOS", "results": {"columns": [5], "data": []}},
+        {"resultType": "EOS", "results": {"columns": [], "data": [{"fields": 7}]}},
+    ],
+)
+def test_a_result_page_not_shaped_as_the_api_says_may_mean_a_running_statement(server: Any, page: Any) -> None:
+    """Issue 28: a malformed answer of the gateway is an unknown outcome, never an internal error."""
+    url = server({"POST": (200, {"sessionHandle": "s", "operationHandle": "o"}), "GET": (200, page)})
+    with pytest.raises(MaybeSent, match="UnreadableResult"):
+        SqlGatewayClient(url).execute("s", "SELECT 1")
+
+
+def test_a_session_opened_without_a_handle_may_exist(server: Any) -> None:
+    with pytest.raises(MaybeSent, match="NoSessionHandle"):
+        SqlGatewayClient(server({"POST": (200, {"handle": 5})})).open_session()

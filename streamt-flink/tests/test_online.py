@@ -62,7 +62,7 @@ def test_an_offline_plan_needs_no_secret(monkeypatch: pytest.MonkeyPatch) -> Non
     assert action.action == "create"
 
 
-@pytest.mark.parametrize("state", ["RUNNING", "CREATED", "RESTARTING"])
+@pytest.mark.parametrize("state", ["RUNNING", "CREATED", "CRASH_LOOPING"])
 def test_same_checksum_and_active_is_a_noop(state: str) -> None:
     assert _plan(_live(state), Record(JOB.checksum)) == (["noop"], [])
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import resource
+import time
+
 import pytest
 from streamt.testrun import Assertion, Target
+from streamt_kafka import sample_sql
 from streamt_kafka.sample_assert import Row, example
 from streamt_kafka.sample_decode import Decoder
 from streamt_kafka.sample_read import share
@@ -55,3 +60,135 @@ def test_framed_values_without_a_registry_are_undecodable_not_errors() -> None:
         decoded.row is None
         and decoded.problem == "record framed with schema id 7, but runtime.schema_registry is not set"
     )
+
+
+PII = "alice.SENSITIVE@pii.example"
+CLASSIFIED = Target(kind="model", name="m", topic="t", sensitive=frozenset({"email"}))
+
+
+def _custom(sql: str, expect: object = 0) -> Assertion:
+    return Assertion(0, "custom_sql", {"sql": sql, "expect": expect})
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT email FROM {{ model }}",
+        "SELECT upper(email) FROM {{ model }}",
+        "SELECT CAST(email AS INTEGER) FROM {{ model }}",  # a conversion error quotes the value
+        "SELECT error(email) FROM {{ model }}",
+    ],
+)
+def test_a_custom_sql_reason_never_shows_a_sensitive_value(sql: str) -> None:
+    rows = [Row(0, 0, None, {"email": PII, "amount": 3})]
+    result = evaluate(load(rows), _custom(sql), rows, CLASSIFIED)
+    assert result.status in ("failed", "error") and result.reason
+    assert PII.lower() not in result.reason.lower()
+
+
+def test_without_sensitive_columns_the_returned_value_is_shown_and_bounded() -> None:
+    rows = [Row(0, 0, None, {"amount": 3})]
+    result = evaluate(
+        load(rows), _custom("SELECT repeat('x', 100000)"), rows, Target(kind="model", name="m", topic="t")
+    )
+    assert result.status == "failed" and result.reason and result.reason.startswith("returned 'xxx")
+    assert len(result.reason) < 400 and "(100000 long)" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("sql", "reason"),
+    [
+        ("SELECT count(*) FROM range(1000000000000)", "did not finish within 1 s"),
+        ("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT count(*) FROM t", "within 1 s"),
+        ("SELECT string_agg(repeat('x', 1000000), '') FROM range(5000)", "more than the 256MB"),
+        ("SELECT repeat('x', 1000000000)", "more than the 256MB"),  # allocated outside DuckDB's memory_limit
+    ],
+)
+def test_unbounded_sql_ends_as_that_assertions_error_and_the_next_one_runs(
+    sql: str, reason: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sample_sql, "QUERY_SECONDS", 1.0)
+    rows = [Row(0, 0, None, {"amount": 3})]
+    con = load(rows)
+    target = Target(kind="model", name="m", topic="t")
+    started, peak = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = evaluate(con, _custom(sql), rows, target)
+    assert result.status == "error" and result.reason and reason in result.reason, result.reason
+    assert time.monotonic() - started < 10
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak
+    assert grown < 512 * 1024, f"the peak grew by {grown} KiB"  # never a GB for one query
+    assert evaluate(con, _custom("SELECT count(*) FROM {{ model }}", 1), rows, target).status == "passed"
+
+
+def _framed(schema: dict, payload: bytes) -> tuple[Decoder, bytes]:
+    decoder = Decoder(lambda schema_id: ("AVRO", json.dumps(schema)))
+    return decoder, b"\x00\x00\x00\x00\x01" + payload
+
+
+def _zigzag(value: int) -> bytes:
+    number, out = (value << 1) ^ (value >> 63), bytearray()
+    while True:
+        byte, number = number & 0x7F, number >> 7
+        out.append(byte | (0x80 if number else 0))
+        if not number:
+            return bytes(out)
+
+
+def test_an_avro_block_count_of_2_to_the_40_is_refused_before_any_item_is_read() -> None:
+    schema = {"type": "record", "name": "r", "fields": [{"name": "xs", "type": {"type": "array", "items": "null"}}]}
+    decoder, value = _framed(schema, _zigzag(2**40) + b"\x00")
+    assert len(value) <= 13  # a handful of bytes announce a trillion items
+    started, peak = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    decoded = decoder.decode(value)
+    assert decoded.row is None and decoded.problem == "record out of bounds: more than 100000 array or map items"
+    assert time.monotonic() - started < 1 and resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 64 * 1024
+
+
+def test_valid_avro_with_unions_maps_enums_fixed_and_named_references_still_decodes() -> None:
+    import io
+
+    from fastavro import parse_schema, schemaless_writer
+
+    schema = {
+        "type": "record", "name": "Order", "namespace": "shop",
+        "fields": [
+            {"name": "id", "type": "string"},
+            {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}},
+            {"name": "tags", "type": {"type": "map", "values": {"type": "array", "items": "long"}}},
+            {"name": "state", "type": {"type": "enum", "name": "State", "symbols": ["NEW", "PAID"]}},
+            {"name": "next", "type": ["null", "State"]},
+            {"name": "hash", "type": {"type": "fixed", "name": "Hash", "size": 4}},
+            {"name": "line", "type": ["null", {"type": "record", "name": "Line", "fields": [
+                {"name": "qty", "type": "int"}, {"name": "price", "type": ["null", "double"]}]}]},
+        ],
+    }  # fmt: skip
+    record = {
+        "id": "o1", "amount": __import__("decimal").Decimal("12.50"), "tags": {"a": [1, 2], "b": []},
+        "state": "PAID", "next": "NEW", "hash": b"abcd", "line": {"qty": 3, "price": 1.5},
+    }  # fmt: skip
+    buffer = io.BytesIO()
+    schemaless_writer(buffer, parse_schema(json.loads(json.dumps(schema))), record)
+    decoder, value = _framed(schema, buffer.getvalue())
+    decoded = decoder.decode(value)
+    assert decoded.problem is None and decoded.row == record
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (b'{"a":' * 100_000 + b"1" + b"}" * 100_000, "nested deeper than 64 levels"),
+        (b'{"a": "\\ud800"}', "a string holds a lone surrogate"),
+        (json.dumps({f"k{i}": i for i in range(20_000)}).encode(), "more than 1000 fields"),
+        (json.dumps({"xs": list(range(200_000))}).encode(), "more than 100000 items"),
+        (b'{"a": "' + b"x" * (5 * 1024 * 1024) + b'"}', "larger than 4 MiB"),
+    ],
+)
+def test_a_json_record_out_of_bounds_is_undecodable_with_its_reason(value: bytes, problem: str) -> None:
+    decoded = Decoder(lambda schema_id: None).decode(value)
+    assert decoded.row is None and decoded.problem == f"record out of bounds: {problem}"
+
+
+def test_fields_differing_only_in_case_are_a_reason_not_a_crash() -> None:
+    rows = [Row(0, 0, None, {"Email": "a"}), Row(0, 1, None, {"email": "b"})]
+    with pytest.raises(sample_sql.SampleTableError, match="'Email' and 'email' differ only in case"):
+        load(rows)

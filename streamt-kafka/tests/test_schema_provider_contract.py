@@ -43,6 +43,10 @@ class TestSchemaSubjectProvider(ProviderContract):
         deployer.rollback(Action.for_artifact("create", artifact, "", ASSUMED_ABSENT), artifact)  # clean up
 
     @pytest.fixture
+    def unbatched_reason(self):
+        return "the Schema Registry API reads one subject per request (no batch read)"
+
+    @pytest.fixture
     def changed(self):
         # A new optional field: a compatible new version (an update).
         return lambda artifact: _subject(artifact.identity, [("id", "string"), ("note", "string")])

@@ -70,6 +70,23 @@ def test_anything_else_stays_the_update_blocker(changes, found, owned):
     assert reasons(artifact(**changes), found, owned) == [UPDATE_REASON]
 
 
+def test_a_projection_change_says_why_it_is_no_replacement_in_the_plan_json():
+    # The runner docs promise a kafka_streams_replacement field with eligible: false and the reason.
+    from streamt.apply.replacement import prepare
+    from streamt.plan.model import Plan, StateReference
+
+    rows = [{"id": "c1", "state": "running", "checksum": OLD_SUM}]
+    observation = Observation(PRESENT, {"containers": rows, "definition": definition()})
+    items = online.KafkaStreamsPlanner().plan(artifact(projections=[]), observation, record())
+    actions = tuple(i for i in items if not isinstance(i, SafetyBlocker))
+    blockers = tuple(i for i in items if isinstance(i, SafetyBlocker))
+    state = StateReference("local", "streamt-state://local/p/default", 1, "sha256:" + "c" * 64, "store")
+    plan = Plan("p", "default", False, "sha256:" + "a" * 64, "sha256:" + "b" * 64, actions, blockers, state)
+    binding, field = prepare(None, plan, None, lambda: {})
+    assert binding is None and field["eligible"] is False and field["saved"] is False
+    assert field["reason"].startswith("not a predicate-only change: ") and field["next_commands"] == []
+
+
 BINDING = {"container_id": "old", "candidate_container_name": "cand"}
 RUNNING = {"Id": "x", "State": {"Status": "running", "Health": {"Status": "healthy"}}}
 STARTING = {"Id": "x", "State": {"Status": "running", "Health": {"Status": "starting"}}}

@@ -17,7 +17,7 @@ DIGEST = "sha256:" + "a" * 64
 
 def test_dry_run_hashes_the_packaged_inputs_only() -> None:
     first, second = build.dry_run(None), build.dry_run(DIGEST)
-    assert first["build_input_hash"] == second["build_input_hash"]
+    assert first["build_input_hash"] == second["build_input_hash"]  # the base is a label, not an input
     assert first["build_input_hash"].startswith("sha256:")
     assert first["inputs"] == ["Dockerfile", "pom.xml", "src/main/java/io/streamt/runner/Runner.java"]
     assert first["image"] is None
@@ -40,10 +40,12 @@ def test_a_tag_or_short_id_is_refused(reference: str) -> None:
     assert caught.value.diagnostics[0].code.code == "E501_PARSE_ERROR"
 
 
-def test_a_build_without_base_image_says_how_to_get_one() -> None:
-    with pytest.raises(StreamtError) as caught:
-        build.build(None, 600)
-    assert caught.value.diagnostics[0].code.code == "E208_MISSING_CONFIG"
+def test_without_a_base_image_the_pinned_digest_is_used() -> None:
+    assert build.check_base_image(None) == build.PINNED and "@sha256:" in build.PINNED
+    assert build.dry_run(None)["base_image"] == build.PINNED
+    unset = {"STREAMT_RUNNER_BASE_IMAGE": None, "STREAMT_KSTREAMS_BASE_IMAGE": None}
+    text = CliRunner().invoke(build_command, ["--dry-run"], standalone_mode=False, env=unset).return_value.text
+    assert f"Base image:   {build.PINNED}" in text
 
 
 def test_an_unreachable_engine_is_e406_and_names_no_host(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -73,3 +75,13 @@ def test_build_context_is_deterministic(tmp_path: Path) -> None:
     with tarfile.open(fileobj=io.BytesIO(one)) as tar:
         assert tar.getnames() == ["Dockerfile", "streamt-runner.jar", "lib/a.jar", "lib/b.jar"]
         assert {m.mtime for m in tar.getmembers()} == {0}
+
+
+@pytest.mark.parametrize("variable", ["STREAMT_RUNNER_BASE_IMAGE", "STREAMT_KSTREAMS_BASE_IMAGE"])
+def test_the_base_image_variable_the_devstack_exports_is_read(variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `./dev stack env` exports both; the second is the name it exported before, kept working.
+    for name in ("STREAMT_RUNNER_BASE_IMAGE", "STREAMT_KSTREAMS_BASE_IMAGE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, DIGEST)
+    outcome = CliRunner().invoke(build_command, ["--dry-run"], standalone_mode=False)
+    assert outcome.exception is None and outcome.return_value.data["base_image"] == DIGEST

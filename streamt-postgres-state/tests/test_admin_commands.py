@@ -183,13 +183,15 @@ def test_text_output_of_the_admin_commands(make_project, text_cli, init_args, wr
     project = make_project()
     code, out, _ = text_cli(*init_args(project))
     assert code == 0 and "initialized" in out and "Ordinary state authority" in out
+    assert ": None" not in out  # a missing value reads (none), never Python's None
     store_id = streamt_cli("state", "lock-status", "-p", project).data["store_id"]
     code, out, _ = text_cli("state", "migrate-postgres-v2", "-p", project, "--confirm-store-id", store_id,
                             "--confirm-writer-role", writer_role)  # fmt: skip
     assert code == 0
     assert "catalog_ready" in out and "supported_for_v2_writer" in out and "Schema version" in out
+    assert " None" not in out
     code, out, _ = text_cli("state", "lock-status", "-p", project)
-    assert code == 0 and "available" in out
+    assert code == 0 and "available" in out and " None" not in out
 
 
 def test_core_state_status_command_renders_the_postgres_backend(v2_project, streamt_cli, text_cli, schema):
@@ -199,6 +201,6 @@ def test_core_state_status_command_renders_the_postgres_backend(v2_project, stre
     assert outcome.data["state_status"] == "absent"
     assert outcome.data["ordinary_state_authority"] == "supported_for_v2_writer"
     code, out, err = text_cli("state", "status", "-p", v2_project)
-    assert code == 0
+    assert code == 0 and ": None" not in out
     for blob in (outcome.stdout, out, err):
         assert schema not in blob and "STREAMT_TEST_PG" not in blob

@@ -155,6 +155,12 @@ def test_a_version_1_store_grants_no_ordinary_authority(make_project, streamt_cl
     with pytest.raises(StreamtError) as caught, _writer(project).operation_lock():
         pass
     assert _code(caught) == "E420_STATE_BACKEND_UNAVAILABLE"
+    # The writer role a version-1 catalog grants nothing is still told which command comes next.
+    assert "version-2 catalog; this store is version 1" in caught.value.diagnostics[0].message
+    assert "`streamt state migrate-postgres-v2 --confirm-store-id" in str(caught.value.diagnostics[0].suggestion)
+    plan = streamt_cli("plan", "-p", project)
+    assert plan.error_codes == ["E420_STATE_BACKEND_UNAVAILABLE"]
+    assert "streamt state migrate-postgres-v2" in plan.envelope["errors"][0]["suggestion"]
 
 
 def test_the_owner_credential_is_never_accepted_as_writer(v2_project, monkeypatch, postgres_dsn) -> None:

@@ -101,3 +101,15 @@ def test_list_pluralizes_its_count(tmp_path: Path) -> None:
         (tmp_path / "stream_project.yml").read_text() + "  - name: two\n    topic: {name: plural.two.v1}\n"
     )
     assert run_cli_text("list", "models", "-p", tmp_path).stdout.splitlines()[0] == "2 models"
+
+
+def test_status_summary_counts_connectors_apart_from_jobs() -> None:
+    connectors = [{"name": "orders_sink", "status": "RUNNING", "exists": True}]
+    text = status_text(_report(connectors=connectors))
+    assert (
+        text.splitlines()[-1]
+        == "Summary: Topics: 1 OK, 0 missing | Jobs: 0 running, 0 other | Connectors: 1 running, 0 other"
+    )
+    jobs = [{"name": "order_metrics", "status": "NOT_OBSERVED", "exists": False}]
+    text = status_text(_report(flink_jobs=jobs, connectors=[{"name": "c", "status": "FAILED", "exists": True}]))
+    assert text.splitlines()[-1].endswith("| Jobs: 0 running, 0 other, 1 not observed | Connectors: 0 running, 1 other")

@@ -156,16 +156,19 @@ def streamt_process() -> Callable[..., subprocess.CompletedProcess]:
     return run_streamt
 
 
-def _load_http_recorder() -> Any:
-    # tests/ run with --import-mode=importlib: the sibling helper module is loaded by path, once.
-    spec = importlib.util.spec_from_file_location("http_recorder", Path(__file__).with_name("http_recorder.py"))
+def _load_sibling(name: str) -> Any:
+    # tests/ run with --import-mode=importlib: a sibling helper module is loaded by path, once.
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-_HTTP_RECORDER = _load_http_recorder()
+_HTTP_RECORDER = _load_sibling("http_recorder")
+_KSTREAMS = _load_sibling("kstreams_fixtures")
+# The Kafka Streams journeys' session fixtures: one engine client and one runner image per run.
+kstreams_engine, kstreams_runner_image = _KSTREAMS.kstreams_engine, _KSTREAMS.kstreams_runner_image
 
 
 @pytest.fixture

@@ -90,11 +90,17 @@ def test_an_alias_only_rule_is_adopted_with_two_ordered_reads_before_and_after_c
         adopted = streamt_cli(*args)
         assert adopted.ok, adopted.envelope
         assert proxy.calls == COLLECTIONS + COLLECTIONS
-        assert adopted.data["live"] == {
-            "vCluster": "passthrough",
-            "alias": live_alias["alias"],
-            "physicalName": live_alias["physical"],
-        }
+        review = adopted.data["live"]  # the reference: alias, fingerprints and checksum; no physical topic
+        assert sorted(review) == [
+            "aggregate_fingerprint",
+            "alias",
+            "artifact_checksum",
+            "binding_fingerprint",
+            "mapping_fingerprint",
+        ]
+        assert review["alias"] == live_alias["alias"]
+        assert all(review[k].startswith("sha256:") for k in review if k != "alias")
+        assert live_alias["physical"] not in adopted.stdout and proxy.url not in adopted.stdout
         assert adopted.data["pending_changes"] == []
         assert gateway_credentials[1] not in adopted.stdout
         record = adopted.data["resource_id"]

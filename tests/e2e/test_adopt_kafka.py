@@ -58,6 +58,15 @@ def test_adopt_a_topic_then_plan_shows_its_pending_differences(kafka_project, st
     base = ("adopt", "-p", project.path, "--kind", "topic", "--name", "legacy")
     before = streamt_cli("plan", "-p", project.path)
     assert any(r["identity"] == project.topic("legacy") for r in before.data["ownership_requirements"])
+    refused = streamt_cli("apply", "-p", project.path)  # already declared adopted: the hint is the claim itself
+    assert refused.error_codes == ["E410_OWNERSHIP_REQUIRED"]
+    hint = refused.envelope["errors"][0]["suggestion"]
+    assert (
+        f"{project.topic('legacy')}: run `streamt adopt --kind topic --name legacy "
+        "--confirm-resource streamt://e2e/default/topic/legacy`, then apply again." in hint
+    )
+    assert f"{project.topic('events')}: create it outside streamt first, or declare it managed" in hint
+    assert "Declare them ownership.mode: adopted" not in hint
     adopted = streamt_cli(*base, *_confirm(project, "topic", "legacy"))
     assert adopted.ok, adopted.envelope
     assert adopted.data["adopted"] is True and adopted.data["serial"] == 1 and adopted.data["operation_id"]
@@ -99,7 +108,10 @@ def test_adopt_a_schema_subject_never_prints_its_body(kafka_project, streamt_cli
         assert review["subject"] == subject and review["type"] == "AVRO" and review["version"] == 1
         assert review["schema_id"] and review["live_content_checksum"].startswith("sha256:")
         assert review["live_content_checksum"] != review["desired_content_checksum"]
-        assert "compatibility" in review and out.data["pending_changes"]
+        assert out.data["pending_changes"]
+        # The subject has no level of its own: the registry's global one governs it, and the review says so.
+        global_level = requests.get(f"{project.registry}/config").json()["compatibilityLevel"]
+        assert review["compatibility"] == global_level != "NONE"
         assert BODY_SENTINEL not in out.stdout and '"fields"' not in out.stdout
     finally:
         requests.delete(f"{project.registry}/subjects/{subject}")

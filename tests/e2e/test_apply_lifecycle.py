@@ -68,6 +68,8 @@ def test_partition_reduction_is_saved_for_review_but_never_applied(kafka_project
         # The reference's dedicated code for this migration rides on the blocker it refuses.
         (blocker,) = refused.envelope["errors"][0]["safety_blockers"]
         assert (blocker["reason"], blocker["code"]) == ("kafka_partition_reduction", "E401_CANNOT_REDUCE_PARTITIONS")
+        hint = refused.envelope["errors"][0]["suggestion"]
+        assert f"{project.topic('retry')}: keep at least 2 partitions, or declare a new topic for 1" in hint
     assert project.describe("retry")["partitions"] == 2
     assert not (project.state_dir() / "default.control.json").exists()
 
@@ -93,6 +95,7 @@ def test_schema_compatible_change_registers_a_version_and_incompatible_is_blocke
     refused = streamt_cli("apply", "-p", project.path, "--force")
     assert refused.error_codes == ["E417_SAFETY_BLOCKED"]
     assert [b["code"] for b in refused.envelope["errors"][0]["safety_blockers"]] == ["E402_SCHEMA_INCOMPATIBLE"]
+    assert "make the schema change compatible with the subject's rule" in refused.envelope["errors"][0]["suggestion"]
 
 
 def test_a_live_topic_without_ownership_needs_a_decision(kafka_project, streamt_cli) -> None:

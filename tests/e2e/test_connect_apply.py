@@ -268,3 +268,22 @@ def test_an_unreachable_worker_is_a_connection_error(connect_project, streamt_cl
     (row,) = status.data["connectors"]
     assert row["status"] == "UNAVAILABLE" and row["error"] == "E406_CONNECTION_REFUSED"
     assert_no_secret(*outputs(plan, status))
+
+
+def test_a_placeholder_in_sink_config_is_read_from_the_project_env_file(
+    connect_project, streamt_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28, finding 9 / dsl.md §2.3: `.env` feeds every `${VAR}`, sink.config included."""
+    monkeypatch.delenv(VAR_NAME)
+    project = connect_project()
+    (project.path / ".env").write_text(f"{VAR_NAME}={VAR_VALUE}\n")
+    applied = streamt_cli("apply", "-p", project.path)
+    assert applied.ok, applied.envelope
+    live = project.live_config()
+    assert live is not None and live["connection.password"] == VAR_VALUE
+    (project.path / ".env").unlink()  # the one file allowed to hold it
+    assert_no_secret(
+        *outputs(applied), project.everything_written()
+    )  # without it the variable is missing, as before: E502 before any request
+    missing = streamt_cli("plan", "-p", project.path)  # without it the variable is missing: E502 before any request
+    assert missing.error_codes == ["E502_ENV_VAR_ERROR"], missing.envelope

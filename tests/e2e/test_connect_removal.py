@@ -175,7 +175,10 @@ def applied_and_tombstoned(sink: Sink, streamt_cli: Any, postgres_dsn: str, tmp_
     assert first.ok, first.envelope
     assert rows_arrive(postgres_dsn, sink.schema) == [("r0",), ("r1",)]
     sink.tombstone()
-    assert streamt_cli("apply", "-p", sink.path).error_codes == ["E418_REVIEWED_PLAN_REQUIRED"]
+    # A direct apply plans the tombstone online: its delete is pending, so it is refused before any mutation.
+    direct = streamt_cli("apply", "-p", sink.path)
+    assert direct.error_codes == ["E418_REVIEWED_PLAN_REQUIRED"]
+    assert f"connector '{sink.name}'" in direct.envelope["errors"][0]["message"]
     plan_file = tmp_path / "removal.plan.json"
     planned = streamt_cli("plan", "-p", sink.path, "--out", plan_file)
     assert planned.ok, planned.envelope
@@ -188,22 +191,58 @@ def applied_and_tombstoned(sink: Sink, streamt_cli: Any, postgres_dsn: str, tmp_
 
 
 def test_a_reviewed_removal_deletes_exactly_the_connector_and_its_record(
-    recording_proxy: Any, sink: Any, streamt_cli: Any, connect_url: str, postgres_dsn: str, tmp_path: Path
+    recording_proxy: Any,
+    sink: Any,
+    streamt_cli: Any,
+    streamt_cli_text: Any,
+    connect_url: str,
+    postgres_dsn: str,
+    kafka_bootstrap: str,
+    tmp_path: Path,
 ) -> None:
     with recording_proxy(connect_url) as proxy:
         made = sink(proxy.url)
         plan_file = applied_and_tombstoned(made, streamt_cli, postgres_dsn, tmp_path)
         proxy.calls.clear()
-        removed = streamt_cli("apply", "-p", made.path, "--plan", plan_file, "--force")
-        assert removed.ok, removed.envelope
-        assert removed.action_results[made.name] == "deleted"
+        removed = streamt_cli_text("apply", "-p", made.path, "--plan", plan_file, "--force")
+        assert removed.exit_code == 0, removed.stdout + removed.stderr
+        lines = removed.stdout.splitlines()
+        assert any(line.startswith(f"  - {made.name} ") and line.endswith(" deleted") for line in lines), lines
+        assert "Summary: 0 created, 0 updated, 1 deleted, 1 unchanged" in lines, lines
         path = f"/connectors/{made.name}"
         # fresh replan GET, equality GET, one DELETE, then GETs until 404
         assert proxy.calls[:3] == [("GET", path), ("GET", path), ("DELETE", path)]
         assert set(proxy.calls[3:]) == {("GET", path)}
-    assert requests.get(f"{connect_url}/connectors/{made.name}", timeout=10).status_code == 404
-    status = streamt_cli("state", "status", "-p", made.path)
-    assert status.ok, status.envelope
+        assert requests.get(f"{connect_url}/connectors/{made.name}", timeout=10).status_code == 404
+        status = streamt_cli("state", "status", "-p", made.path)
+        assert status.ok, status.envelope
+        assert_fulfilled_tombstone_is_inert(made, streamt_cli, kafka_bootstrap)
+
+
+def assert_fulfilled_tombstone_is_inert(made: Sink, streamt_cli: Any, kafka_bootstrap: str) -> None:
+    """After the committed delete the tombstone stays in the YAML, and a direct apply of a new topic proceeds."""
+    from kafka import KafkaAdminClient
+
+    planned = streamt_cli("plan", "-p", made.path)
+    assert planned.ok, planned.envelope
+    (removal,) = [a for a in planned.data["actions"] if a["kind"] == "connector_removal"]
+    assert (removal["action"], removal["summary"]) == ("noop", "tombstone fulfilled: you may delete it from the YAML")
+    extra = f"{made.topic}.extra"
+    made.files["stream_project.yml"]["models"] = [
+        {"name": f"{made.name}_extra", "advanced": {"topic": {"name": extra, "partitions": 1, "replication_factor": 1}}}
+    ]
+    made.write()
+    admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+    try:
+        direct = streamt_cli("apply", "-p", made.path)
+        assert direct.ok, direct.envelope
+        assert direct.action_results[extra] == "created" and direct.action_results[made.name] == "unchanged"
+        assert direct.data["summary"] == {"created": 1, "updated": 0, "deleted": 0, "unchanged": 2}
+        assert extra in admin.list_topics()
+        assert streamt_cli("apply", "-p", made.path, "--target", f"{made.name}_extra").ok  # narrowed: the same
+    finally:
+        admin.delete_topics([extra])
+        admin.close()
 
 
 def test_a_lost_delete_response_is_e428_and_reviewed_recovery_settles_it(

@@ -85,6 +85,14 @@ def test_the_quickstart_site_has_an_index_a_graph_and_a_page_per_resource(stream
             assert f">{parent}</a>" in page  # upstream links, the page's own neighbourhood graph
     assert outcome.data["pages"] == sum(1 for name in files if name.endswith(".html"))
     assert outcome.data["output_dir"] == str(out)
+    # Progress on stderr: rendering, then writing, each started and done (stdout is the one envelope).
+    steps = [line.split(" ", 1)[1].split(" (")[0] for line in outcome.stderr.splitlines()]
+    assert [step.split(" ")[:3] for step in steps] == [
+        ["start", "render", "site"],
+        ["done", "render", "site"],
+        ["start", "write", "site"],
+        ["done", "write", "site"],
+    ], outcome.stderr
 
 
 def test_same_project_same_bytes_and_a_rerun_replaces_the_whole_folder(streamt_cli, tmp_path: Path) -> None:
@@ -207,5 +215,9 @@ def test_model_pages_show_where_columns_come_from(streamt_cli, streamt_project, 
     out = tmp_path / "site"
     assert streamt_cli("docs", "generate", "-p", project, "--output", out).ok
     page = (out / "models" / "totals.html").read_text()
-    assert "<td><code>total</code></td><td>BIGINT</td><td></td><td></td><td>orders.amount via SUM(amount)</td>" in page
+    # classification, mask and description are empty
+    assert (
+        "<td><code>total</code></td><td>BIGINT</td><td></td><td></td><td></td><td>orders.amount via SUM(amount)</td>"
+        in page
+    )
     assert "<td><code>cust</code></td><td>unknown</td>" in page  # not guessed

@@ -178,6 +178,8 @@ def test_create_runs_then_noop_then_changed_sql_is_blocked(flink_project, stream
     for extra in ([], ["--force"], ["--plan", str(out), "--force"]):
         refused = streamt_cli("apply", "-p", project.path, *extra)
         assert refused.error_codes == ["E417_SAFETY_BLOCKED"], (extra, refused.envelope)
+        hint = refused.envelope["errors"][0]["suggestion"]
+        assert f"{project.job}: set flink.upgrade_mode: savepoint" in hint and "new topic" not in hint
     # Never cancel-and-resubmit: the same job keeps running.
     assert [j["jid"] for j in project.live()] == [job_id]
     assert not (project.path / ".streamt" / "state" / "default.control.json").exists()

@@ -49,10 +49,12 @@ class CountProject:
         source_managed: bool = True,
         sql: str | None = None,
         extra_models: tuple[dict[str, Any], ...] = (),
+        flink_extra: dict[str, Any] | None = None,
+        source_extra: dict[str, Any] | None = None,
     ) -> None:
         from streamt.testing import write_project
 
-        flink: dict[str, Any] = {"parallelism": 1, "state_ttl_ms": 3600000}
+        flink: dict[str, Any] = {"parallelism": 1, "state_ttl_ms": 3600000, **(flink_extra or {})}
         if mode:
             flink["upgrade_mode"] = mode
         source: dict[str, Any] = {
@@ -62,6 +64,7 @@ class CountProject:
         }
         if source_managed:
             source["ownership"] = {"mode": "managed"}
+        source.update(source_extra or {})
         e = self.endpoints
         write_project(
             self.path,

@@ -194,8 +194,10 @@ def test_unsupported_mask_is_a_reviewable_blocker(gateway_project, streamt_cli) 
     plan = streamt_cli("plan", "-p", project.path)
     assert plan.ok and plan.data["is_apply_blocked"], plan.envelope
     assert [b["reason"] for b in plan.data["safety_blockers"]] == ["gateway_unsupported_mask"]
+    assert "W131_GATEWAY_MASK_NOT_APPLICABLE" in plan.warning_codes  # validate said so already
     refused = streamt_cli("apply", "-p", project.path)
-    assert not refused.ok
+    assert refused.error_codes == ["E417_SAFETY_BLOCKED"]
+    assert f"{project.alias}: use method: redact" in refused.envelope["errors"][0]["suggestion"]
     assert project.aliases() == [] and project.interceptors() == {}
 
 

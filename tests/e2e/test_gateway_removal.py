@@ -137,8 +137,14 @@ def test_reviewed_removal_deletes_exactly_the_rule_and_its_record_and_repeats_as
     again_file = tmp_path / "again.plan.json"
     again = streamt_cli("plan", "-p", rule.path, "--out", again_file)
     assert again.ok and again.data["counts"]["delete"] == 0, again.envelope
+    (fulfilled,) = [a for a in again.data["actions"] if a["kind"] == "gateway_rule_removal"]
+    assert fulfilled["summary"] == "tombstone fulfilled: you may delete it from the YAML"
     repeat = streamt_cli("apply", "-p", rule.path, "--plan", again_file)
     assert repeat.ok, repeat.envelope
+    assert rule.state()["serial"] == serial + 1
+    # Fulfilled, the tombstone is inert: a direct apply proceeds (and has nothing to do).
+    direct = streamt_cli("apply", "-p", rule.path)
+    assert direct.ok and set(direct.action_results.values()) == {"unchanged"}, direct.envelope
     assert rule.state()["serial"] == serial + 1
 
 

@@ -31,15 +31,34 @@ def test_init_discover_builds_a_valid_project(tmp_path, kafka_bootstrap, schema_
     try:
         preview = streamt_cli(*args, "--dry-run")
         assert preview.ok and not root.exists()
-        assert preview.data["files"] == ["stream_project.yml", "sources/discovered.kafka.yml"]
+        assert preview.data["files"] == [
+            "stream_project.yml",
+            "sources/discovered.kafka.yml",
+            ".schema/project.schema.json",
+            ".schema/environment.schema.json",
+            ".schema/declarations.schema.json",
+            ".gitignore",
+        ]
         created = streamt_cli(*args)
         assert created.ok and created.data["declarations"] == preview.data["declarations"]
+        # Progress of the two network phases on stderr, one start and one finish line each.
+        phases = [line.split(" ", 1)[1].split(" (")[0] for line in created.stderr.splitlines()]
+        assert phases == [
+            "start read kafka topic metadata",
+            "done read kafka topic metadata",
+            "start read schema_registry schemas of 1 topic(s)",
+            "done read schema_registry schemas of 1 topic(s)",
+        ], created.stderr
+        assert " start " not in streamt_cli(*args, "--dry-run", "--force", "--quiet").stderr
         (source,) = created.data["declarations"]
         assert source["ownership"] == {"mode": "external"} and source["columns"] == [
             {"name": "order_id", "type": "STRING"}
         ]
         assert source["schema"]["version"] == 1
+        assert (root / ".gitignore").read_text().splitlines()[0] == ".streamt/"
         assert streamt_cli("validate", "-p", root).ok
+        first = (root / "sources" / "discovered.kafka.yml").read_text().splitlines()[0]
+        assert first == "# yaml-language-server: $schema=../.schema/declarations.schema.json"
         listed = streamt_cli("list", "sources", "-p", root)
         assert listed.ok and f"{prefix}_orders" in json.dumps(listed.data)
         again = streamt_cli(*args)

@@ -5,6 +5,7 @@ runner's real stop, after the real control clear, and a SIGKILL of the CLI right
 each of them — a fresh `state runner-status` diagnoses without writing anything, `state resume`
 finishes the same operation, the output and offsets are those of the uninterrupted run, incident
 history is kept, and a second `resume` is read-only (no deployment, serial increment or append).
+(A stale or unknown-operation plan is refused inside test_kstreams_replacement's format-6 journey.)
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -20,11 +23,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 import test_kstreams_replacement as replacement
 import test_kstreams_runner as runner
-from test_kstreams_runner import EXPECTED, STREAMT, consume, ok, produce, runners, streamt
+from test_kstreams_runner import EXPECTED, STREAMT, ok, processed, produce, runners, streamt, wait_committed
 
 pytestmark = [pytest.mark.kafka, pytest.mark.docker]
 
-engine, env, runner_image, cleanup = runner.engine, replacement.env, runner.runner_image, runner.cleanup
+engine, env = runner.engine, replacement.env
 LOSE = "STREAMT_TEST_LOSE_ACK_AT"
 KILL = "STREAMT_TEST_KILL_AT_BOUNDARY"
 # Boundaries of one replacement: 1 intent, 2 old stopped, 3 candidate created, 4 running, 5 old removed,
@@ -84,15 +87,56 @@ def env_of(root: Path) -> dict[str, str]:
     return _ENVS[str(root)]
 
 
+Reviewed = tuple[Path, str, str, Path]
+# One prepared project per test: each fault case, and the by-hand removal.
+CASES = [case.id for case in FAULTS] + ["removed-by-hand"]
+
+
+def case_of(item: pytest.Item) -> str:
+    """The prepared project a collected test of this module uses (its fault case, or the by-hand removal)."""
+    callspec = getattr(item, "callspec", None)
+    return str(callspec.id) if callspec else "removed-by-hand"
+
+
+@pytest.fixture(scope="module")
+def reviewed(
+    request, tmp_path_factory, kstreams_engine, env, kstreams_runner_image, kafka_bootstrap
+) -> Iterator[dict[str, Reviewed]]:
+    """Each test's own starter, created, fed, its predicate edited and reviewed (`plan --out`).
+
+    ``{case: (root, name, application id, plan file)}``. Prepared side by side before the first test:
+    a create mostly waits (the runner's JVM start, the group's first rebalance, the health interval),
+    and every project is independent (its own names, topics, container, volume and state).
+    """
+    projects: list[str] = []
+
+    def prepare(case: str) -> Reviewed:
+        folder = tmp_path_factory.mktemp(case)
+        root, name, app_id = replacement.created_with_records(
+            folder, kstreams_engine, env, kstreams_runner_image, kafka_bootstrap, projects
+        )
+        _ENVS[str(root)] = env
+        plan_file = folder / "filter-change.json"
+        ok(streamt("plan", "-p", root, "--out", plan_file, env=env))
+        return root, name, app_id, plan_file
+
+    # Only the cases of the tests selected in this run (`-k lost-after-stop` prepares one project).
+    selected = {case_of(item) for item in request.session.items if item.path == request.path}
+    wanted = [case for case in CASES if case in selected]
+    try:
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            prepared = dict(zip(wanted, pool.map(prepare, wanted), strict=True))
+        yield prepared
+    finally:
+        runner.remove_projects(kstreams_engine, kafka_bootstrap, projects)
+
+
 @pytest.mark.parametrize(("fault", "phase", "step"), FAULTS)
 def test_interrupted_replacement_is_diagnosed_and_resumed(
-    tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup, fault: dict[str, str], phase: str, step: str
+    request, tmp_path, engine, env, reviewed, kafka_bootstrap, fault: dict[str, str], phase: str, step: str
 ):
-    root, name, app_id = replacement.created_with_records(tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup)
-    _ENVS[str(root)] = env
+    root, name, app_id, plan_file = reviewed[request.node.callspec.id]
     serial = replacement.state(root)["serial"]
-    plan_file = tmp_path / "filter-change.json"
-    ok(streamt("plan", "-p", root, "--out", plan_file, env=env))
     operation_id = interrupted_apply(root, plan_file, fault)
     ids = ["--plan", plan_file, "--operation-id", operation_id]
 
@@ -110,8 +154,14 @@ def test_interrupted_replacement_is_diagnosed_and_resumed(
         assert json.loads(generic.stdout)["data"]["next_steps"][1].startswith("streamt state resume --plan FILE")
     assert snapshot(root) == before and sorted(c.id for c in runners(engine, name)) == containers  # read-only
 
-    resumed = ok(streamt("state", "resume", "-p", root, *ids, env=env))
+    completed = streamt("state", "resume", "-p", root, *ids, env=env)
+    resumed = ok(completed)
     assert resumed["status"] == "completed" and resumed["read_only"] is False and resumed["committed"] is True
+    if step != "write_receipt":  # the coordinator's steps, each started and finished on stderr
+        lines = [line.split(" ", 1)[1] for line in completed.stderr.splitlines() if line[:1].isdigit()]
+        steps = [" ".join(line.split(" ")[:3]) for line in lines]
+        assert steps[:2] == [f"start {step} kafka_streams_job", f"done {step} kafka_streams_job"], lines
+        assert steps[-2:] == ["start commit kafka_streams_job", "done commit kafka_streams_job"], lines
     (candidate,) = runners(engine, name)
     assert candidate.name == f"{app_id}-g2" and replacement.state(root)["serial"] == serial + 1
     history = sorted((root / ".streamt" / "state" / "default.history").iterdir())
@@ -125,18 +175,15 @@ def test_interrupted_replacement_is_diagnosed_and_resumed(
 
     raw = f"{name}.orders.raw.v1"
     produce(kafka_bootstrap, raw, replacement.AFTER)
-    out = [v for _, v in consume(kafka_bootstrap, f"{name}.orders.eligible.v1", 3)]
+    out = [v for _, v in processed(kafka_bootstrap, app_id, raw, 6, f"{name}.orders.eligible.v1")]
     assert out == [*EXPECTED, {"id": "o-6", "amount": 400}]
-    assert replacement.wait_committed(kafka_bootstrap, app_id, raw, 6) == {0: 6}
+    assert wait_committed(kafka_bootstrap, app_id, raw, 6) == {0: 6}
     final = ok(streamt("plan", "-p", root, env=env))
     assert final["counts"]["noop"] == len(final["actions"])
 
 
-def test_old_removed_new_absent_is_incomplete_and_blocks(tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup):
-    root, name, _ = replacement.created_with_records(tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup)
-    _ENVS[str(root)] = env
-    plan_file = tmp_path / "filter-change.json"
-    ok(streamt("plan", "-p", root, "--out", plan_file, env=env))
+def test_old_removed_new_absent_is_incomplete_and_blocks(engine, env, reviewed):
+    root, name, _, plan_file = reviewed["removed-by-hand"]
     operation_id = interrupted_apply(root, plan_file, {LOSE: "candidate_created"})
     for container in runners(engine, name):  # someone removes both runners by hand
         container.remove(force=True)
@@ -147,21 +194,3 @@ def test_old_removed_new_absent_is_incomplete_and_blocks(tmp_path, engine, env, 
     refused = streamt("state", "resume", "-p", root, *ids, env=env)
     assert [e["code"] for e in json.loads(refused.stdout)["errors"]] == ["E419_STATE_RECOVERY_REQUIRED"]
     assert snapshot(root) == before and not runners(engine, name)  # nothing recreated, nothing cleared
-
-
-def test_a_stale_or_wrong_plan_is_refused_before_any_runtime_call(
-    tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup
-):
-    root, name, _ = replacement.created_with_records(tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup)
-    plan_file = tmp_path / "filter-change.json"
-    ok(streamt("plan", "-p", root, "--out", plan_file, env=env))
-    (old,) = runners(engine, name)
-    models = root / "models" / "orders.yml"
-    models.write_text(models.read_text().replace("amount >= 300", "amount >= 301"))  # edited after review
-    stale = streamt("apply", "-p", root, "--plan", plan_file, env=env)
-    assert [e["code"] for e in json.loads(stale.stdout)["errors"]] == ["E409_PLAN_STALE"]
-    unknown = ["--plan", plan_file, "--operation-id", "00000000-0000-4000-8000-000000000000"]
-    assert json.loads(streamt("state", "resume", "-p", root, *unknown, env=env).stdout)["errors"][0]["code"] == (
-        "E409_PLAN_STALE"
-    )
-    assert [c.id for c in runners(engine, name)] == [old.id] and old.status == "running"

@@ -1,6 +1,6 @@
 """The coupled PostgreSQL acceptance of a reviewed runner replacement (fresh topology).
 
-A disposable database created by the test with its own owner and writer roles (created and dropped
+Per case, a disposable database with its own owner and writer roles (created and dropped
 through the devstack's superuser login, never the devstack's roles); `state init` and
 `state migrate-postgres-v2` through the public CLI; a reviewed create; a predicate edit; format 6;
 `apply --plan` interrupted after the real candidate create — its answer lost, or the CLI SIGKILLed
@@ -11,14 +11,17 @@ a completed-resume retry writes nothing. Everything the test created is dropped 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import sys
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import attrs
 import psycopg2
 import pytest
 import yaml
@@ -26,11 +29,11 @@ import yaml
 sys.path.insert(0, str(Path(__file__).parent))
 import test_kstreams_replacement as replacement
 import test_kstreams_runner as runner
-from test_kstreams_runner import EXPECTED, consume, ok, produce, runners, starter, streamt
+from test_kstreams_runner import EXPECTED, ok, processed, produce, runners, starter, streamt, wait_committed
 
 pytestmark = [pytest.mark.kafka, pytest.mark.docker, pytest.mark.postgres]
 
-engine, env, runner_image, cleanup = runner.engine, replacement.env, runner.runner_image, runner.cleanup
+engine, env = runner.engine, replacement.env
 OWNER_ENV, WRITER_ENV, ROLE_ENV = "E2E_KS_PG_OWNER", "E2E_KS_PG_WRITER", "E2E_KS_PG_ROLE"
 SCHEMA = "streamt_state"
 LOSE, KILL = "STREAMT_TEST_LOSE_ACK_AT", "STREAMT_TEST_KILL_AT_BOUNDARY"
@@ -47,19 +50,19 @@ def superuser(dsn: str, *statements: str) -> None:
         connection.close()
 
 
-@pytest.fixture
-def database(postgres_superuser_dsn: str) -> Iterator[dict[str, str]]:
+@contextlib.contextmanager
+def fresh_database(superuser_dsn: str) -> Iterator[dict[str, str]]:
     """A fresh database owned by a fresh owner role, plus a fresh writer role; all dropped afterwards.
 
-    Returns the owner DSN, the writer DSN and the writer role name. The roles get random passwords
+    Yields the owner DSN, the writer DSN and the writer role name. The roles get random passwords
     and no other privilege: `state init` / `migrate-postgres-v2` grant what the writer needs.
     """
     tag = uuid.uuid4().hex[:10]
     name, owner, writer = f"ks_pg_{tag}", f"ks_pg_{tag}_owner", f"ks_pg_{tag}_writer"
     owner_pw, writer_pw = secrets.token_hex(12), secrets.token_hex(12)
-    where = postgres_superuser_dsn.rsplit("@", 1)[1].rsplit("/", 1)[0]
+    where = superuser_dsn.rsplit("@", 1)[1].rsplit("/", 1)[0]
     superuser(
-        postgres_superuser_dsn,
+        superuser_dsn,
         f"CREATE ROLE {owner} LOGIN PASSWORD '{owner_pw}'",
         f"CREATE ROLE {writer} LOGIN PASSWORD '{writer_pw}'",
         f"CREATE DATABASE {name} OWNER {owner}",
@@ -72,7 +75,7 @@ def database(postgres_superuser_dsn: str) -> Iterator[dict[str, str]]:
         }
     finally:
         superuser(
-            postgres_superuser_dsn,
+            superuser_dsn,
             f"DROP DATABASE IF EXISTS {name} WITH (FORCE)",
             f"DROP ROLE IF EXISTS {writer}",
             f"DROP ROLE IF EXISTS {owner}",
@@ -101,13 +104,23 @@ FAULTS = [
 ]
 
 
-@pytest.mark.parametrize(("fault", "phase"), FAULTS)
-def test_replacement_on_postgres_v2_resumes_after_an_interrupted_create(
-    tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup, database, fault: dict[str, str], phase: str
-):
+@attrs.frozen
+class Reviewed:
+    """A created, fed runner on its own PostgreSQL v2 state, its predicate edited and reviewed."""
+
+    root: Path
+    name: str
+    app_id: str
+    plan_file: Path
+    pg_env: dict[str, str]
+    owner_dsn: str
+
+
+def reviewed_on_postgres(folder: Path, database: dict[str, str], env, image, bootstrap, projects) -> Reviewed:
+    """`state init`, `migrate-postgres-v2`, the reviewed create, records, the predicate edit and its `plan --out`."""
     owner_dsn, role = database["owner_dsn"], database["writer_role"]
     pg_env = {**env, OWNER_ENV: owner_dsn, WRITER_ENV: database["writer_dsn"], ROLE_ENV: role}
-    root, name = starter(tmp_path, runner_image, pg_env, cleanup)
+    root, name = starter(folder, image, pg_env, projects)
     project = yaml.safe_load((root / "stream_project.yml").read_text())
     postgres = {"dsn_env": OWNER_ENV, "writer_dsn_env": WRITER_ENV, "writer_role_env": ROLE_ENV, "schema": SCHEMA}
     project["deployment_state"] = {"backend": "postgres", "namespace": "e2e", "postgres": postgres}
@@ -126,18 +139,53 @@ def test_replacement_on_postgres_v2_resumes_after_an_interrupted_create(
     )  # fmt: skip
     assert migrated["schema_version"] == 2
 
-    create_plan = tmp_path / "create.json"
+    create_plan = folder / "create.json"
     ok(streamt("plan", "-p", root, "--out", create_plan, env=pg_env))
     ok(streamt("apply", "-p", root, "--plan", create_plan, env=pg_env))  # the reviewed create
     raw, app_id = f"{name}.orders.raw.v1", f"streamt-{name}-default-eligible_orders"
-    produce(kafka_bootstrap, raw, (root / "samples" / "orders.jsonl").read_bytes().splitlines())
-    assert [v for _, v in consume(kafka_bootstrap, f"{name}.orders.eligible.v1", 2)] == EXPECTED
-    assert replacement.wait_committed(kafka_bootstrap, app_id, raw, 4) == {0: 4}
+    produce(bootstrap, raw, (root / "samples" / "orders.jsonl").read_bytes().splitlines())
+    assert [v for _, v in processed(bootstrap, app_id, raw, 4, f"{name}.orders.eligible.v1")] == EXPECTED
+    assert wait_committed(bootstrap, app_id, raw, 4) == {0: 4}
     models = root / "models" / "orders.yml"
     models.write_text(models.read_text().replace("amount >= 100", "amount >= 300"))
 
-    plan_file = tmp_path / "filter-change.json"
+    plan_file = folder / "filter-change.json"
     assert ok(streamt("plan", "-p", root, "--out", plan_file, env=pg_env))["kafka_streams_replacement"]["saved"]
+    return Reviewed(root, name, app_id, plan_file, pg_env, owner_dsn)
+
+
+@pytest.fixture(scope="module")
+def reviewed(
+    request, tmp_path_factory, postgres_superuser_dsn, kstreams_engine, env, kstreams_runner_image, kafka_bootstrap
+) -> Iterator[dict[str, Reviewed]]:
+    """``{fault case: Reviewed}`` for the selected tests, prepared side by side before the first one.
+
+    Each case has its own database, roles, project, topics, container and volume; everything is
+    dropped or removed after the module.
+    """
+    selected = {item.callspec.id for item in request.session.items if item.path == request.path}
+    wanted = [case.id for case in FAULTS if case.id in selected]
+    projects: list[str] = []
+    with contextlib.ExitStack() as stack:
+        stack.callback(runner.remove_projects, kstreams_engine, kafka_bootstrap, projects)
+        databases = [stack.enter_context(fresh_database(postgres_superuser_dsn)) for _ in wanted]
+
+        def prepare(case: str, database: dict[str, str]) -> Reviewed:
+            folder = tmp_path_factory.mktemp(case)
+            return reviewed_on_postgres(folder, database, env, kstreams_runner_image, kafka_bootstrap, projects)
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            prepared = dict(zip(wanted, pool.map(prepare, wanted, databases), strict=True))
+        yield prepared
+
+
+@pytest.mark.parametrize(("fault", "phase"), FAULTS)
+def test_replacement_on_postgres_v2_resumes_after_an_interrupted_create(
+    request, tmp_path, engine, reviewed, kafka_bootstrap, fault: dict[str, str], phase: str
+):
+    case = reviewed[request.node.callspec.id]
+    root, name, app_id, plan_file = case.root, case.name, case.app_id, case.plan_file
+    pg_env, owner_dsn, raw = case.pg_env, case.owner_dsn, f"{case.name}.orders.raw.v1"
     serial = rows(owner_dsn, f"SELECT serial FROM {SCHEMA}.ownership_state")[0][0]
     interrupted = streamt("apply", "-p", root, "--plan", plan_file, env={**pg_env, **fault})
     if KILL in fault:  # its session died with it: the advisory lock is free, the journal stays
@@ -170,8 +218,8 @@ def test_replacement_on_postgres_v2_resumes_after_an_interrupted_create(
     assert [c.id for c in runners(engine, name)] == [candidate.id]
 
     produce(kafka_bootstrap, raw, replacement.AFTER)
-    out = [v for _, v in consume(kafka_bootstrap, f"{name}.orders.eligible.v1", 3)]
+    out = [v for _, v in processed(kafka_bootstrap, app_id, raw, 6, f"{name}.orders.eligible.v1")]
     assert out == [*EXPECTED, {"id": "o-6", "amount": 400}]
-    assert replacement.wait_committed(kafka_bootstrap, app_id, raw, 6) == {0: 6}
+    assert wait_committed(kafka_bootstrap, app_id, raw, 6) == {0: 6}
     final = ok(streamt("plan", "-p", root, env=pg_env))
     assert final["counts"]["noop"] == len(final["actions"])

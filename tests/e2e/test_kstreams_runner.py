@@ -1,9 +1,10 @@
 """The Kafka Streams runner against the real Docker Engine and broker of the devstack.
 
 starter -> `runtime build` -> image into the project -> apply creates the runner -> records come out
-filtered and projected, checked one by one -> a second apply changes nothing -> `status --health`.
-The same from an imported topic; a SIGKILL of apply while the container comes up, then reviewed
-recovery; the faults that must stop a plan before any mutation. Every test removes the containers,
+filtered and projected, checked one by one -> a second apply changes nothing -> `status --health` ->
+a stop leaves the consumer group. (The same from an imported topic opens the imported-source
+journey of test_kstreams_replacement.) A SIGKILL of apply while the container comes up, then
+reviewed recovery; the faults that must stop a plan before any mutation. Every test removes the containers,
 volumes and topics it made (found by its unique project name), and never creates a network.
 """
 
@@ -25,12 +26,13 @@ import pytest
 import yaml
 
 docker = pytest.importorskip("docker")
+# --import-mode=importlib does not put this folder on sys.path; the session fixtures' module is a sibling.
+sys.path.insert(0, str(Path(__file__).parent))
+from kstreams_fixtures import BASE_LABEL, BUILD_LABEL  # noqa: E402
+from kstreams_fixtures import SOURCE_STREAMT as STREAMT  # noqa: E402
 
 pytestmark = [pytest.mark.kafka, pytest.mark.docker]
 
-STREAMT = [str(Path(sys.executable).with_name("streamt"))]
-BUILD_LABEL = "io.streamt.runner.build-input-hash"
-BASE_LABEL = "io.streamt.runner.base-image"
 EXPECTED = [{"id": "o-1", "amount": 250}, {"id": "o-4", "amount": 100}]
 # Beyond the starter's samples: SQL's NULL rule, wrong JSON types and non-objects are dropped, never guessed.
 EXTRA_EVENTS = [
@@ -42,11 +44,14 @@ EXTRA_EVENTS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def engine(docker_host: str) -> Iterator[Any]:
-    client = docker.DockerClient(base_url=docker_host, timeout=60)
-    yield client
-    client.close()
+@pytest.fixture
+def engine(kstreams_engine: Any) -> Any:
+    return kstreams_engine  # one client per session (tests/e2e/kstreams_fixtures.py)
+
+
+@pytest.fixture
+def runner_image(kstreams_runner_image: str) -> str:
+    return kstreams_runner_image  # built at most once per session, reused from the engine when warm
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +59,12 @@ def env(docker_host: str, kafka_bootstrap: str) -> dict[str, str]:
     return {"DOCKER_HOST": docker_host, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap}
 
 
-def streamt(*args: Any, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
+def streamt(
+    *args: Any, env: dict[str, str], timeout: float = 600, cli: list[str] = STREAMT
+) -> subprocess.CompletedProcess:
+    """``cli -o json *args``; ``cli`` is the checkout's console script unless a journey passes another."""
     return subprocess.run(
-        [*STREAMT, "-o", "json", *map(str, args)],
+        [*cli, "-o", "json", *map(str, args)],
         capture_output=True,
         text=True,
         env={**os.environ, **env},
@@ -70,23 +78,15 @@ def ok(completed: subprocess.CompletedProcess) -> dict[str, Any]:
     return envelope["data"]
 
 
-@pytest.fixture(scope="module")
-def runner_image(engine: Any, env: dict[str, str], kstreams_base_image: str) -> str:
-    """The runner image of these sources on this base: reused when the engine has it (a warm stack)."""
-    dry = ok(streamt("runtime", "build", "--dry-run", "--base-image", kstreams_base_image, env=env))
-    labels = [f"{BUILD_LABEL}={dry['build_input_hash']}", f"{BASE_LABEL}={kstreams_base_image}"]
-    cached = engine.images.list(filters={"label": labels})
-    if cached:
-        return str(cached[0].id)
-    built = ok(streamt("runtime", "build", "--base-image", kstreams_base_image, "--timeout", "900", env=env))
-    return str(built["image"])
-
-
 @pytest.fixture
 def cleanup(engine: Any, kafka_bootstrap: str) -> Iterator[list[str]]:
     """Projects (by name) whose runner containers, state volumes and topics the test removes at the end."""
     projects: list[str] = []
     yield projects
+    remove_projects(engine, kafka_bootstrap, projects)
+
+
+def remove_projects(engine: Any, bootstrap: str, projects: list[str]) -> None:
     from kafka import KafkaAdminClient
 
     for name in projects:
@@ -94,7 +94,7 @@ def cleanup(engine: Any, kafka_bootstrap: str) -> Iterator[list[str]]:
             container.remove(force=True)
         for volume in engine.volumes.list(filters={"label": f"io.streamt.project={name}"}):
             volume.remove(force=True)
-    admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     try:
         mine = [t for t in admin.list_topics() if any(t.startswith(f"{name}.") for name in projects)]
         if mine:
@@ -103,14 +103,16 @@ def cleanup(engine: Any, kafka_bootstrap: str) -> Iterator[list[str]]:
         admin.close()
 
 
-def starter(tmp_path: Path, image: str, env: dict[str, str], cleanup: list[str]) -> tuple[Path, str]:
+def starter(
+    tmp_path: Path, image: str, env: dict[str, str], cleanup: list[str], cli: list[str] = STREAMT
+) -> tuple[Path, str]:
     name = f"ks{uuid.uuid4().hex[:10]}"
     cleanup.append(name)
     root = tmp_path / name
     ok(
         streamt(
             "init", "-p", root, "--executor", "kafka_streams", "--runner-image", image,
-            "--docker-network", "host", "--initial-offset", "earliest", env=env,
+            "--docker-network", "host", "--initial-offset", "earliest", env=env, cli=cli,
         )
     )  # fmt: skip
     return root, name
@@ -128,22 +130,55 @@ def produce(bootstrap: str, topic: str, values: list[bytes]) -> None:
         producer.close()
 
 
-def consume(bootstrap: str, topic: str, count: int, seconds: float = 90) -> list[tuple[bytes, Any]]:
-    """Read ``count`` records from the start (then 3 seconds more, to catch any record too many)."""
-    from kafka import KafkaConsumer
+def committed(bootstrap: str, group: str, topic: str) -> dict[int, int]:
+    from kafka import KafkaAdminClient
 
-    consumer = KafkaConsumer(
-        topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False, group_id=None
-    )
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        offsets = admin.list_group_offsets(group).get(group) or {}
+    finally:
+        admin.close()
+    return {tp.partition: meta.offset for tp, meta in offsets.items() if tp.topic == topic}
+
+
+def wait_committed(bootstrap: str, group: str, topic: str, at_least: int, seconds: float = 90) -> dict[int, int]:
+    deadline = time.monotonic() + seconds
+    while True:
+        found = committed(bootstrap, group, topic)
+        if sum(found.values()) >= at_least or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
+
+
+def processed(bootstrap: str, group: str, source: str, inputs: int, output: str) -> list[tuple[bytes, Any]]:
+    """Every record of ``output`` once the runner ``group`` has committed ``inputs`` records of ``source``.
+
+    The runner flushes its producer before it commits its input offsets, so by then every output of
+    those inputs is in the log: reading up to the end offsets taken afterwards sees each of them, and
+    any record too many (a reprocessed or unfiltered one), without waiting for more to show up.
+    """
+    done = wait_committed(bootstrap, group, source, inputs)
+    assert sum(done.values()) >= inputs, f"{group} committed {done} of {source}, expected {inputs} records"
+    return read_to_end(bootstrap, output)
+
+
+def read_to_end(bootstrap: str, topic: str, seconds: float = 60) -> list[tuple[bytes, Any]]:
+    """``(key, JSON value)`` of every record of ``topic`` up to its current end offsets, in log order."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None)
     found: list[tuple[bytes, Any]] = []
     try:
+        partitions = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        assert partitions, f"{topic} does not exist"
+        consumer.assign(partitions)
+        consumer.seek_to_beginning(*partitions)
+        ends = consumer.end_offsets(partitions)
         deadline = time.monotonic() + seconds
-        settle: float | None = None
-        while time.monotonic() < (settle or deadline):
+        while any(consumer.position(tp) < end for tp, end in ends.items()):
+            assert time.monotonic() < deadline, f"{topic} not read up to {ends} in {seconds} s"
             for records in consumer.poll(timeout_ms=500).values():
                 found += [(r.key, json.loads(r.value)) for r in records]
-            if len(found) >= count and settle is None:
-                settle = time.monotonic() + 3
     finally:
         consumer.close()
     return found
@@ -155,6 +190,17 @@ def applied(data: dict[str, Any]) -> dict[str, str]:
 
 def runners(engine: Any, name: str) -> list[Any]:
     return engine.containers.list(all=True, filters={"label": f"io.streamt.project={name}"})
+
+
+def group_members(bootstrap: str, group: str) -> list[Any]:
+    from kafka import KafkaAdminClient
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        description = admin.describe_groups([group])[group]
+    finally:
+        admin.close()
+    return list(description["members"])
 
 
 def test_runtime_build_dry_run_and_the_image(engine: Any, env: dict[str, str], runner_image: str, kstreams_base_image):
@@ -180,7 +226,8 @@ def test_starter_create_records_noop_and_health(tmp_path, engine, env, runner_im
 
     samples = (root / "samples" / "orders.jsonl").read_bytes().splitlines()
     produce(kafka_bootstrap, f"{name}.orders.raw.v1", samples + EXTRA_EVENTS)
-    out = consume(kafka_bootstrap, f"{name}.orders.eligible.v1", 3)
+    app_id = f"streamt-{name}-default-eligible_orders"
+    out = processed(kafka_bootstrap, app_id, f"{name}.orders.raw.v1", 9, f"{name}.orders.eligible.v1")
     # Record by record, in input order, keys kept: o-1, o-4, o-7 (projected to id and amount only).
     assert out == [(b"k0", EXPECTED[0]), (b"k3", EXPECTED[1]), (b"k8", {"id": "o-7", "amount": 100})]
 
@@ -192,51 +239,12 @@ def test_starter_create_records_noop_and_health(tmp_path, engine, env, runner_im
     (row,) = json.loads(health.stdout)["data"]["kafka_streams_jobs"]
     assert row["status"] == "RUNNING"
     container.stop(timeout=10)
+    # A stopped runner has left its consumer group: a successor gets the partitions without waiting
+    # for the session timeout.
+    assert group_members(kafka_bootstrap, app_id) == []
     stopped = streamt("status", "-p", root, "--health", env=env)
     assert stopped.returncode == 1
     assert [r["status"] for r in json.loads(stopped.stdout)["data"]["kafka_streams_jobs"]] == ["EXITED"]
-
-
-def test_imported_topic_journey(tmp_path, engine, env, runner_image, kafka_bootstrap, cleanup):
-    from kafka import KafkaAdminClient
-    from kafka.admin import NewTopic
-
-    root, name = starter(tmp_path, runner_image, env, cleanup)
-    legacy = f"{name}.legacy.payments"
-    admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)
-    admin.create_topics([NewTopic(legacy, 1, 1)])
-    admin.close()
-    produce(kafka_bootstrap, legacy, [b'{"id": "p-1", "amount": 5, "paid": true}'])  # before streamt knew it
-    ok(streamt("import", "-p", root, "--include", legacy, "--no-schemas", env=env))
-    imported = yaml.safe_load((root / "sources" / "imported.kafka.yml").read_text())
-    (source,) = imported["sources"]
-    # The user declares the columns the runner types the values with (no schema in the registry).
-    source["columns"] = [{"name": "id", "type": "STRING"}, {"name": "amount", "type": "BIGINT"}]
-    (root / "sources" / "imported.kafka.yml").write_text(yaml.safe_dump(imported, sort_keys=False))
-    relation = '{{ source("' + source["name"] + '") }}'
-    (root / "models" / "orders.yml").write_text(
-        yaml.safe_dump(
-            {
-                "models": [
-                    {
-                        "name": "big_payments",
-                        "ownership": {"mode": "managed"},
-                        "materialized": "topic",
-                        "executor": "kafka_streams",
-                        "sql": f"SELECT id, amount AS units FROM {relation} WHERE amount > 10",
-                        "advanced": {"topic": {"name": f"{name}.payments.big.v1"}},
-                    }
-                ]
-            }
-        )
-    )
-    (root / "exposures" / "fraud_app.yml").unlink()
-    created = ok(streamt("apply", "-p", root, env=env))
-    assert applied(created) == {legacy: "unchanged", f"{name}.payments.big.v1": "created", "big_payments": "created"}
-    produce(kafka_bootstrap, legacy, [b'{"id": "p-2", "amount": 50}', b'{"id": "p-3", "amount": 10}'])
-    assert consume(kafka_bootstrap, f"{name}.payments.big.v1", 1) == [(b"k0", {"id": "p-2", "units": 50})]
-    assert set(applied(ok(streamt("apply", "-p", root, env=env))).values()) == {"unchanged"}
-    assert streamt("status", "-p", root, "--health", env=env).returncode == 0
 
 
 def killed_apply(root: Path, engine: Any, env: dict[str, str], name: str, *, started: bool) -> Any:
@@ -366,7 +374,8 @@ def test_a_changed_runner_is_blocked_and_a_failing_one_is_rolled_back(tmp_path, 
     project = yaml.safe_load((other / "stream_project.yml").read_text())
     project["runtime"]["kafka"]["bootstrap_servers_internal"] = "127.0.0.1:1"
     (other / "stream_project.yml").write_text(yaml.safe_dump(project))
-    failed = streamt("apply", "-p", other, env={**env, "STREAMT_RUNNER_TIMEOUT": "20"})
+    # The timeout only has to run out (this runner never reaches its Kafka): the smallest bound will do.
+    failed = streamt("apply", "-p", other, env={**env, "STREAMT_RUNNER_TIMEOUT": "8"})
     envelope = json.loads(failed.stdout)
     assert envelope["errors"][0]["code"] == "E407_DEPLOY_ERROR"
     assert envelope["data"]["failures"][0]["outcome"] == "failed"
@@ -395,8 +404,9 @@ def test_sasl_plain_credentials_reach_the_runner_and_nothing_else(
     sasl_env = {**env, "E2E_KSTREAMS_SASL_PW": secret}
     created = streamt("apply", "-p", root, env=sasl_env)
     assert set(applied(ok(created)).values()) == {"created"}
-    produce(kafka_bootstrap, f"{name}.orders.raw.v1", (root / "samples" / "orders.jsonl").read_bytes().splitlines())
-    assert [v for _, v in consume(kafka_bootstrap, f"{name}.orders.eligible.v1", 2)] == EXPECTED
+    app_id, raw = f"streamt-{name}-default-eligible_orders", f"{name}.orders.raw.v1"
+    produce(kafka_bootstrap, raw, (root / "samples" / "orders.jsonl").read_bytes().splitlines())
+    assert [v for _, v in processed(kafka_bootstrap, app_id, raw, 4, f"{name}.orders.eligible.v1")] == EXPECTED
     status = streamt("status", "-p", root, "--health", env=sasl_env)
     assert status.returncode == 0, status.stdout
     (container,) = runners(engine, name)

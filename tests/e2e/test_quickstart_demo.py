@@ -11,7 +11,14 @@ TaskManager has 4 slots for everybody).
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
+import pty
+import re
+import select
 import shutil
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -150,3 +157,102 @@ def test_the_quickstart_reaches_postgresql_and_a_second_plan_is_a_no_op(
         assert {a["action"] for a in replan.data["actions"]} <= {"noop"}, replan.data["actions"]
     finally:
         cleanup(suffix, flink_rest_url, connect_url, kafka_bootstrap)
+
+
+STREAMT = str(Path(sys.executable).with_name("streamt"))
+_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ (start|done) (create) (\S+) (\S+)(?: \(\S+\))?$")
+
+
+def _env(kafka: str, connect: str, flink_rest: str, gateway: str, database: tuple[str, str]) -> dict[str, str]:
+    address, name = database
+    return {
+        **os.environ,
+        "KAFKA_BOOTSTRAP_SERVERS": kafka,
+        "KAFKA_INTERNAL_SERVERS": kafka,
+        "FLINK_REST_URL": flink_rest,
+        "FLINK_SQL_GATEWAY_URL": gateway,
+        "CONNECT_URL": connect,
+        "QUICKSTART_JDBC_URL": f"jdbc:postgresql://{address}/{name}",
+        "QUICKSTART_JDBC_USER": "streamt_owner",
+        "QUICKSTART_JDBC_PASSWORD": "owner-pw",
+    }
+
+
+def _apply_on_a_terminal(project: Path, env: dict[str, str]) -> tuple[str, str, bool]:
+    """``streamt apply`` with stderr on a pseudo-terminal: (stdout, terminal text, live line seen while running)."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [STREAMT, "apply", "-p", str(project)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=terminal,
+        env=env,
+    )
+    os.close(terminal)
+    seen, live_while_running, deadline = b"", False, time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([controller], [], [], 0.5)
+            if ready:
+                try:
+                    chunk = os.read(controller, 65536)
+                except OSError:  # EIO: the process closed its end
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+                live_while_running |= b"elapsed]" in seen and process.poll() is None
+            elif process.poll() is not None:
+                break
+        stdout = process.communicate(timeout=max(1.0, deadline - time.monotonic()))[0]
+    finally:
+        os.close(controller)
+        if process.poll() is None:
+            process.kill()
+    return stdout.decode(), seen.decode(errors="replace"), live_while_running
+
+
+def test_apply_progress_is_live_on_a_terminal_and_one_line_per_step_in_a_log(
+    tmp_path: Path,
+    database: tuple[str, str],
+    kafka_bootstrap: str,
+    connect_url: str,
+    flink_rest_url: str,
+    flink_sql_gateway_url: str,
+) -> None:
+    env = _env(kafka_bootstrap, connect_url, flink_rest_url, flink_sql_gateway_url, database)
+    orders = sample_orders()
+    on_terminal, in_a_log = uuid.uuid4().hex[:8], uuid.uuid4().hex[:8]
+    try:
+        project = renamed_copy(tmp_path / "terminal", on_terminal)
+        orders.create_topic(kafka_bootstrap, f"qs{on_terminal}.orders.raw")
+        stdout, shown, live_while_running = _apply_on_a_terminal(project, env)
+        assert "Summary: 5 created" in stdout, stdout + shown
+        assert live_while_running, shown  # "creating flink_job orders_clean... [12.0s elapsed]" before the end
+        assert "creating flink_job orders_clean..." in shown and "\x1b[J" in shown
+        for identity in ("orders_clean", "orders_for_db", f"orders_to_db_{on_terminal}"):
+            assert re.search(rf"done create \w+ {identity} \(", shown), shown
+        cleanup(on_terminal, flink_rest_url, connect_url, kafka_bootstrap)  # the TaskManager's slots are shared
+
+        project = renamed_copy(tmp_path / "log", in_a_log)
+        orders.create_topic(kafka_bootstrap, f"qs{in_a_log}.orders.raw")
+        log = tmp_path / "apply.log"
+        with log.open("w") as stderr:
+            done = subprocess.run(
+                [STREAMT, "-o", "json", "apply", "-p", str(project)],
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env=env,
+                timeout=300,
+                text=True,
+            )
+        envelope = json.loads(done.stdout)  # exactly one document: progress never reaches stdout
+        assert done.returncode == 0 and envelope["status"] == "ok", done.stdout + log.read_text()
+        created = sorted(a["identity"] for a in envelope["data"]["actions"] if a["result"] == "created")
+        lines = [_STAMP.match(line) for line in log.read_text().splitlines()]
+        assert all(lines), log.read_text()  # timestamped plain lines, no terminal control codes
+        steps = sorted((m.group(4), m.group(1)) for m in lines if m)
+        assert steps == sorted((identity, step) for identity in created for step in ("start", "done"))
+    finally:
+        cleanup(on_terminal, flink_rest_url, connect_url, kafka_bootstrap)
+        cleanup(in_a_log, flink_rest_url, connect_url, kafka_bootstrap)

@@ -1,8 +1,10 @@
-"""Removal tombstones are refused on every path that cannot authorize a delete, before any access.
+"""Removal tombstones are refused before any access on the paths that can never authorize a delete.
 
 The project's deployment state is PostgreSQL with its DSN variables unset and its Connect and
 Gateway endpoints are closed loopback ports: a gate that let the command reach the state backend
-would answer ``E420`` instead of ``E418``, and one that reached a provider ``E406``.
+would answer a state error instead of ``E418``, and one that reached a provider ``E406``. A direct
+apply does reach the state backend: a fulfilled tombstone is inert, and only the live plan can
+tell (its refusal of an unfulfilled one is tested on the real stack, tests/e2e/test_connect_removal.py).
 """
 
 from __future__ import annotations
@@ -59,10 +61,6 @@ def tombstone_project(root: Path, *, with_tombstones: bool = True, local_state: 
     [
         ("plan", "--offline"),
         ("plan", "--offline", "--out", "offline.plan.json"),
-        ("apply",),
-        ("apply", "--dry-run"),
-        ("apply", "--target", "events"),
-        ("apply", "--select", "events"),
         ("apply", "--plan", "missing.plan.json", "--dry-run"),
     ],
     ids=lambda a: " ".join(a),
@@ -81,6 +79,23 @@ def test_paths_that_cannot_authorize_a_removal_are_e418_before_state_or_provider
     assert "to delete" not in outcome.stdout
     assert not (tmp_path / "offline.plan.json").exists()
     assert not (root / ".streamt").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("apply",), ("apply", "--dry-run"), ("apply", "--target", "events"), ("apply", "--select", "events")],
+    ids=lambda a: " ".join(a),
+)
+def test_a_direct_apply_with_tombstones_asks_the_state_backend_whether_they_are_fulfilled(
+    tmp_path: Path, streamt_cli: Any, args: tuple[str, ...]
+) -> None:
+    root = tombstone_project(tmp_path / "p")
+    outcome = streamt_cli(*args, "-p", root, env={"GATES_UNSET_OWNER_DSN": None, "GATES_UNSET_WRITER_DSN": None})
+    assert outcome.exit_code != 0
+    [error] = outcome.envelope["errors"]
+    # Past the tombstone gate, stopped at the unconfigured state backend: never a provider (E406).
+    assert error["code"] == "E420_STATE_BACKEND_UNAVAILABLE", error
+    assert "writer_dsn_env is not set" in error["message"], error
 
 
 def test_a_project_without_tombstones_still_plans_offline(tmp_path: Path, streamt_cli: Any) -> None:

@@ -1,9 +1,9 @@
 """Continuous tests through real Flink: deployed by `apply` like any job, reported by `test` from the
-live job state and the violations it wrote to `_streamt_test_failures` after deployment.
+live job state and the violations it wrote to its own failures topic after deployment.
 
 Each test uses fresh topic and test names and cancels the jobs it created (the TaskManager has 4 slots).
-`_streamt_test_failures` is shared by every project on the broker: it is created when absent and never
-deleted; violations are told apart by test name.
+Nothing is created by hand: apply creates the test's failures topic,
+`_streamt_test_failures.<project>.<env>.<test>`, with its job; cleanup deletes it.
 """
 
 from __future__ import annotations
@@ -21,28 +21,13 @@ from streamt.testing import run_cli, write_project
 
 pytestmark = [pytest.mark.kafka, pytest.mark.flink]
 
-FAILURES = "_streamt_test_failures"
-
-
-def ensure_failures_topic(bootstrap: str) -> None:
-    from kafka.admin import KafkaAdminClient, NewTopic
-    from kafka.errors import TopicAlreadyExistsError
-
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-    try:
-        if FAILURES not in admin.list_topics():
-            admin.create_topics([NewTopic(FAILURES, 1, 1)])
-    except TopicAlreadyExistsError:
-        pass
-    finally:
-        admin.close()
-
 
 class Project:
     def __init__(self, root: Path, bootstrap: str, rest: str, gateway: str, flink: bool = True) -> None:
         self.suffix = uuid.uuid4().hex[:8]
         self.path, self.bootstrap, self.rest = root / self.suffix, bootstrap, rest
         self.test = f"cq_{self.suffix}"
+        self.failures = f"_streamt_test_failures.e2ecq.default.{self.test}"
         self.topic = f"e2e-{self.suffix}.orders"
         self.customers = f"e2e-{self.suffix}.customers"
         runtime: dict[str, Any] = {"kafka": {"bootstrap_servers": bootstrap}}
@@ -134,7 +119,7 @@ class Project:
 
         admin = KafkaAdminClient(bootstrap_servers=self.bootstrap)
         try:
-            mine = [t for t in admin.list_topics() if t in (self.topic, self.customers)]
+            mine = [t for t in admin.list_topics() if t in (self.topic, self.customers, self.failures)]
             if mine:
                 admin.delete_topics(mine)
         finally:
@@ -143,7 +128,6 @@ class Project:
 
 @pytest.fixture
 def project(tmp_path: Path, kafka_bootstrap: str, flink_rest_url: str, flink_sql_gateway_url: str) -> Iterator[Project]:
-    ensure_failures_topic(kafka_bootstrap)
     made = Project(tmp_path, kafka_bootstrap, flink_rest_url, flink_sql_gateway_url)
     yield made
     made.cleanup()
@@ -161,7 +145,8 @@ def test_a_continuous_test_deployed_by_apply_catches_violations_produced_after_d
 
     applied = run_cli("apply", "-p", project.path)
     assert applied.ok, applied.envelope
-    assert {(a["kind"], a["result"]) for a in applied.data["actions"]} >= {("test_job", "created")}
+    results = {(a["kind"], a["identity"], a["result"]) for a in applied.data["actions"]}
+    assert {("test_job", f"test_{project.test}", "created"), ("topic", project.failures, "created")} <= results
     project.wait_running()
 
     quiet = run_cli("test", "-p", project.path)

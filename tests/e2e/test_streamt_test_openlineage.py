@@ -9,6 +9,7 @@ import datetime
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -347,6 +348,26 @@ def test_apply_with_the_receiver_down_changes_nothing_but_w112(kafka_project, ol
     outcome = run_cli("apply", "-p", failing.path, *APPLY_EMIT)
     assert outcome.error_codes == ["E407_DEPLOY_ERROR"] and outcome.data["committed"] is False
     assert outcome.warning_codes == ["W112_OPENLINEAGE_EMIT_FAILED"] * 2
+
+
+@pytest.mark.kafka
+@pytest.mark.schema_registry
+def test_apply_with_a_stalled_receiver_ends_within_the_budget_and_releases_the_lock(
+    kafka_project, ol_env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A receiver that accepts connections and never answers; the transport file asks for ten minutes.
+    with socket.create_server(("127.0.0.1", 0)) as stalled:
+        url = f"http://127.0.0.1:{stalled.getsockname()[1]}"
+        ol_env(transport_file(tmp_path, {"type": "http", "url": url, "timeout": 600}))
+        monkeypatch.setenv("STREAMT_TEST_HTTP_DEADLINE", "1")  # the 10 s event budget, shortened
+        project = kafka_project()
+        started = time.monotonic()
+        outcome = run_cli("apply", "-p", project.path, *APPLY_EMIT)
+        assert time.monotonic() - started < 60
+    assert outcome.ok, outcome.envelope
+    assert outcome.warning_codes.count("W112_OPENLINEAGE_EMIT_FAILED") == 2
+    again = run_cli("apply", "-p", project.path)  # no lock held, no marker left
+    assert again.ok, again.envelope
 
 
 @pytest.mark.kafka

@@ -148,6 +148,9 @@ def test_all_good_records_pass_and_exit_0(streamt_project, topics, kafka_bootstr
     outcome = run_cli("test", "-p", project(streamt_project, kafka_bootstrap, None, topic, tests))
     assert outcome.ok and outcome.exit_code == 0, outcome.envelope
     assert results(outcome)["ok"]["status"] == "passed" and results(outcome)["ok"]["messages"] == 8
+    # Progress on stderr: the test's start and finish, timestamped (stdout stays the one envelope).
+    progress = [line.split(" ", 1)[1] for line in outcome.stderr.splitlines()]
+    assert progress[0] == "start test sample ok" and progress[1].startswith("passed test sample ok ("), progress
 
 
 def test_sample_size_keeps_the_most_recent_records_of_every_partition(streamt_project, topics, kafka_bootstrap) -> None:
@@ -427,3 +430,41 @@ def test_a_protobuf_subject_is_not_compared_and_says_why(streamt_project, schema
     test = results(outcome)["proto"]
     assert test["details"] == {"registry": f"subject {subject} is Protobuf: not compared (needs the descriptor set)"}
     assert test["status"] == "passed"  # the declared columns were still checked
+
+
+def test_hostile_records_fail_their_test_with_a_reason_and_the_run_goes_on(
+    streamt_project, topics, kafka_bootstrap
+) -> None:
+    """Issue 28, findings 6 and 7: one bad record never turns a run into E999, and a value is shown, not obeyed."""
+    from streamt.testing import run_cli_text
+
+    topic = topics(1)
+    hostile_status = "\x1b]0;PWNED\x07\x1b[2J"
+    records = [
+        b'{"order_id":' * 5_000 + b"1" + b"}" * 5_000,  # deeply nested
+        b'{"order_id": "o-\\ud800"}',  # a lone surrogate
+        json.dumps({f"k{i}": i for i in range(20_000)}).encode(),  # 20,000 keys
+        json.dumps({"order_id": "o1", "status": hostile_status, "Status": "x"}).encode(),  # differ only in case
+        json.dumps({**order(2), "status": hostile_status}).encode(),
+    ]
+    produce(kafka_bootstrap, topic, [(0, None, value) for value in records])
+    tests = [
+        {"name": "hostile", "model": "orders", "type": "sample", "assertions": [
+            {"accepted_values": {"column": "status", "values": ["new", "paid"]}},
+            {"custom_sql": {"sql": "SELECT count(*) FROM {{ model }}", "expect": 2}},
+        ]},
+    ]  # fmt: skip
+    root = project(streamt_project, kafka_bootstrap, None, topic, tests)
+    outcome = run_cli("test", "-p", root)
+    assert outcome.exit_code == 1 and "E999_INTERNAL_ERROR" not in outcome.error_codes, outcome.envelope
+    test = results(outcome)["hostile"]
+    assert counts(test)[:2] == [("decode", "failed", 5, 3), ("accepted_values(status)", "failed", 2, 2)]
+    assert [e["problem"] for e in test["assertions"][0]["examples"]] == [
+        "record out of bounds: nested deeper than 64 levels",
+        "record out of bounds: a string holds a lone surrogate",
+        "record out of bounds: more than 1000 fields",
+    ]
+    assert test["assertions"][2]["reason"] == "fields 'status' and 'Status' differ only in case"
+    text = run_cli_text("test", "-p", root)
+    assert text.exit_code == 1 and "PWNED" in text.stdout
+    assert "\x1b" not in text.stdout + text.stderr and "\x07" not in text.stdout + text.stderr

@@ -18,6 +18,12 @@ FLINK_HEAD = (
 SOURCE = "sources: [{name: s, topic: t, columns: [{name: ts, type: TIMESTAMP(3)}, {name: a, type: STRING}]}]\n"
 
 
+def _streams_head(network: str) -> str:
+    image = "sha256:" + "0" * 64
+    streams = f"kafka_streams: {{image: '{image}', docker_network: {network}, initial_offset: earliest}}"
+    return HEAD.replace('"x:1"}}', f'"x:1"}}, {streams}}}')
+
+
 @attrs.frozen
 class Case:
     id: str
@@ -139,4 +145,25 @@ CASES: tuple[Case, ...] = (
     ),
     Case("bootstrap-servers-map-inside", 9, "", head=HEAD.replace('"x:1"', '["x:1", {a: 1}]')),
     Case("topic-config-non-scalar", 9, "models: [{name: m, materialized: topic, topic: {config: {a.b: [1]}}}]"),
+    # Issue 28, finding 10: a non-list policies block is a type error, not E999 (validate, lineage, compile).
+    Case("security-policies-integer", 28, "models: [{name: m, materialized: topic, security: {policies: 5}}]\n"),
+    Case("security-policies-integer-lineage", 28, "models: [{name: m, security: {policies: 5}}]\n", ("lineage",)),
+    # Issue 28, finding 10: a name validate accepts is one docs generate and Kafka can write.
+    Case("model-name-longer-than-a-file-name", 28, f"models: [{{name: m{'x' * 260}, materialized: topic}}]\n"),
+    Case("exposure-name-escaped-past-a-file-name", 28, f"exposures: [{{name: '{'é' * 60}', type: application}}]\n"),
+    Case("source-topic-longer-than-kafka-allows", 28, f"sources: [{{name: s, topic: t{'x' * 249}}}]\n"),
+    # Issue 28, finding 8: the runner's network is host or a named user network, nothing else.
+    *(
+        Case(f"docker-network-{label}", 28, "", head=_streams_head(network))
+        for label, network in (
+            ("container", "container:0123456789ab"),
+            ("none", "none"),
+            ("bridge", "bridge"),
+            ("default", "default"),
+            ("300-characters", "n" * 300),
+            ("with-a-space", "'my net'"),
+        )
+    ),
+    Case("docker-network-named", 28, "", expect=None, head=_streams_head("streaming-local")),
+    Case("docker-network-host", 28, "", expect=None, head=_streams_head("host")),
 )

@@ -80,14 +80,28 @@ def run_in_process(argv: Sequence[str], seconds: float = 20.0) -> Run:
     return Run(tuple(argv), exit_code, out, stderr.getvalue().encode("utf-8", "backslashreplace"), seconds)
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+def _memory_limit(limit: int) -> Any:
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return apply
 
 
-def run_subprocess(argv: Sequence[str | bytes], seconds: float = 60.0, cwd: Path | None = None) -> Run:
-    """The console script in a child process with bounded memory; ``Timeout`` after ``seconds``."""
+def run_subprocess(
+    argv: Sequence[str | bytes],
+    seconds: float = 60.0,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    memory: int = MEMORY_LIMIT,
+) -> Run:
+    """The console script in a child process with at most ``memory`` bytes of address space; ``Timeout``
+    after ``seconds``.
+
+    ``env``: variables set for the child on top of this process' environment (``STREAMT_*`` ones dropped).
+    """
     # The session's parse cache directory stays: without it the child would write to ~/.cache.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMT_") or k == "STREAMT_CACHE_DIR"}
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("STREAMT_") or k == "STREAMT_CACHE_DIR"}
+    env = {**inherited, **(env or {})}
     try:
         done = subprocess.run(
             [STREAMT, "-o", "json", *argv],
@@ -95,7 +109,7 @@ def run_subprocess(argv: Sequence[str | bytes], seconds: float = 60.0, cwd: Path
             timeout=seconds,
             env=env,
             cwd=cwd,
-            preexec_fn=_limit_memory,
+            preexec_fn=_memory_limit(memory),
             check=False,
         )
     except subprocess.TimeoutExpired:

@@ -129,6 +129,29 @@ def test_url_credentials_are_not_part_of_the_environment_fingerprint(tmp_path: P
     assert envelope["data"]["environment_fingerprint"] != fingerprints[0]
 
 
+@pytest.mark.parametrize(
+    "template",
+    [
+        "http://user:p@{secret}@host:8081/p",  # a raw '@' in the password: the authority ends at the last one
+        "http://host:8081/p?sig={secret}",  # a query that is not named like a secret
+        "http://host:8081/p#{secret}",
+        "http://host:8081/hooks/T0000AAAA/{secret}0123456789",  # a token in the path
+        "http://host:8081/token/{secret}/p",
+    ],
+)
+def test_no_part_of_a_url_secret_enters_the_environment_fingerprint(template: str, tmp_path: Path) -> None:
+    """Issue 28, finding 9: the fingerprint is the same whatever the secret, so it cannot be guessed from it."""
+    fingerprints = []
+    for secret in (SENTINEL, SENTINEL + "x"):
+        url = template.format(secret=secret)
+        text = HEAD.replace('"x:1"}', f'"x:1"}}, schema_registry: {{url: "{url}"}}')
+        root = write_project(tmp_path / f"p{len(secret)}", {"stream_project.yml": text})
+        out = tmp_path / f"{len(secret)}.plan"
+        envelope = check_contract(run_in_process(["plan", "--offline", "-p", str(root), "--out", str(out)]), tmp_path)
+        fingerprints.append(envelope["data"]["environment_fingerprint"])
+    assert fingerprints[0] == fingerprints[1]
+
+
 def test_a_plan_file_with_a_duplicate_key_is_refused(tmp_path: Path) -> None:
     from streamt.plan.planfile import read_plan_file
 

@@ -122,6 +122,9 @@ def cmd_env(_args) -> int:
     for k, v in data.items():
         if v is not None:
             print(f"export STREAMT_{k.upper()}='{v}'")
+    if data.get("kstreams_base_image"):
+        # The variable `streamt runtime build` reads for --base-image (STREAMT_KSTREAMS_BASE_IMAGE works too).
+        print(f"export STREAMT_RUNNER_BASE_IMAGE='{data['kstreams_base_image']}'")
     if data.get("docker_host"):
         # What the docker CLI, docker-py and `streamt runtime build` read to find the engine.
         print(f"export DOCKER_HOST='{data['docker_host']}'")

@@ -2,8 +2,11 @@
 
 They build wheels from the local source trees with uv (no editable installs,
 nothing from the workspace's .venv), so they catch undeclared dependencies
-and missing entry points that in-workspace tests cannot see. Select or skip
-them with ``-m packaging`` / ``-m "not packaging"``.
+and missing entry points that in-workspace tests cannot see. The session's
+``built_distributions`` (every sdist, and the wheel built from it) and
+``installed_venv`` (all those wheels) serve the sdist/wheel parity test and
+the installed Kafka Streams journey. Select or skip them with
+``-m packaging`` / ``-m "not packaging"``.
 """
 
 from __future__ import annotations
@@ -14,12 +17,15 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-CORE = Path(__file__).resolve().parents[2] / "streamt-core"
+# --import-mode=importlib does not put this folder on sys.path; the distributions' list is a sibling.
+sys.path.insert(0, str(Path(__file__).parent))
+from distributions import CORE, DISTRIBUTIONS, REPO, Built, project_name
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -86,3 +92,40 @@ def make_venv(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Venv]:
 @pytest.fixture(scope="session")
 def core_venv(make_venv: Callable[..., Venv]) -> Venv:
     return make_venv()
+
+
+def _uv_build(*args: str | Path) -> None:
+    # The build backend (hatchling) comes from uv's cache when it has it, else from PyPI: build
+    # isolation never touches the checkout's .venv.
+    offline = subprocess.run(
+        [_uv(), "build", "--quiet", "--offline", *map(str, args)], capture_output=True, check=False
+    )
+    if offline.returncode != 0:
+        _run([_uv(), "build", "--quiet", *map(str, args)])
+
+
+@pytest.fixture(scope="session")
+def built_distributions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Built]:
+    """Every distribution's sdist (``uv build --sdist``), then its wheel built from that sdist, by project name."""
+    out = tmp_path_factory.mktemp("dist")
+    _uv_build(REPO, "--all-packages", "--sdist", "--out-dir", out / "sdist")
+
+    def from_sdist(source: Path) -> Built:
+        name = project_name(source)
+        (sdist,) = (out / "sdist").glob(f"{name.replace('-', '_')}-*.tar.gz")
+        _uv_build(sdist, "--wheel", "--out-dir", out / "wheel" / name)
+        (wheel,) = (out / "wheel" / name).glob("*.whl")
+        return Built(source, sdist, wheel)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:  # one build per core
+        return {project_name(b.source): b for b in pool.map(from_sdist, DISTRIBUTIONS)}
+
+
+@pytest.fixture(scope="session")
+def installed_venv(tmp_path_factory: pytest.TempPathFactory, built_distributions: dict[str, Built]) -> Venv:
+    """A fresh venv outside the checkout with every built wheel (``streamt[all]``) and their PyPI dependencies."""
+    path = tmp_path_factory.mktemp("installed") / "venv"
+    _run([_uv(), "venv", "--quiet", "--python", sys.executable, str(path)])
+    venv = Venv(path)
+    venv.install(*(b.wheel for b in built_distributions.values()))
+    return venv

@@ -13,9 +13,23 @@ from typing import Any
 from urllib.parse import quote
 
 import attrs
-from streamt.sdk import Codes, MaybeSent, StreamtError, auth_refused, never_sent
+from streamt.sdk import (
+    Codes,
+    MaybeSent,
+    StreamtError,
+    auth_refused,
+    bounded_error,
+    bounded_session,
+    json_or_none,
+    never_sent,
+    provider_request,
+)
 
-TIMEOUT_SECONDS = (10, 60)  # connect, read: a connector write waits for the worker group
+# Total deadlines of one request (the bounded HTTP layer of streamt.sdk): a connector write waits
+# for the worker group; a read has no reason to wait that long on a stalled worker.
+WRITE_DEADLINE_SECONDS = 70.0
+READ_DEADLINE_SECONDS = 15.0
+CONNECT_TIMEOUT_SECONDS = 10.0
 
 
 def connector_path(name: str, suffix: str = "") -> str:
@@ -29,23 +43,33 @@ class ConnectClient:
     username: str | None = None
     password: str | None = attrs.field(default=None, repr=False)
     verify: Any = True
+    _session: Any = attrs.field(
+        factory=lambda: bounded_session(WRITE_DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS),
+        init=False,
+        eq=False,
+        repr=False,
+    )
 
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """``(status, parsed JSON or None)``; ``StreamtError`` when nothing was sent, ``MaybeSent`` otherwise."""
+        """``(status, parsed JSON or None)``; ``StreamtError`` when nothing was sent or a read failed,
+        ``MaybeSent`` when a write may have reached the worker."""
         import requests
 
         auth = (self.username, self.password or "") if self.username else None
         try:
-            response = requests.request(
-                method,
-                self.url.rstrip("/") + path,
-                json=body,
-                headers={"Accept": "application/json"},
-                auth=auth,
-                timeout=TIMEOUT_SECONDS,
-                verify=self.verify,
-                allow_redirects=False,
-            )
+            with provider_request("connect", method, path) as logged:
+                response = self._session.request(
+                    method,
+                    self.url.rstrip("/") + path,
+                    json=body,
+                    headers={"Accept": "application/json"},
+                    auth=auth,
+                    timeout=READ_DEADLINE_SECONDS if method == "GET" else WRITE_DEADLINE_SECONDS,
+                    verify=self.verify,
+                    allow_redirects=False,
+                )
+                logged.status = response.status_code
+            payload = json_or_none(response.content)
         except requests.exceptions.SSLError:
             raise StreamtError(
                 Codes.E405_SSL_ERROR,
@@ -55,6 +79,11 @@ class ConnectClient:
         except requests.exceptions.RequestException as exc:
             if never_sent(exc):
                 raise self.unreachable() from None
+            bounded = bounded_error(
+                exc, f"Kafka Connect cluster '{self.cluster}'", f"runtime.connect.clusters.{self.cluster}.rest_url"
+            )
+            if bounded is not None and method == "GET":
+                raise bounded from None
             raise MaybeSent(type(exc).__name__) from None
         if auth_refused(response.status_code):
             raise StreamtError(
@@ -62,10 +91,6 @@ class ConnectClient:
                 f"Kafka Connect cluster '{self.cluster}' refused the credentials (HTTP {response.status_code}).",
                 f"Check runtime.connect.clusters.{self.cluster}.username/password.",
             )
-        try:
-            payload = response.json() if response.content else None
-        except ValueError:
-            payload = None
         return response.status_code, payload
 
     def read(self, path: str, doing: str) -> Any:

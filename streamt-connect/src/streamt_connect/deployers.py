@@ -59,7 +59,7 @@ class ConnectorDeployer:
             return Outcome(FAILED, f"Unsupported{verb.title()}")
         try:
             client = client_for(self.runtime, artifact.spec.get("cluster"))
-            config = resolved_config(artifact)
+            config = resolved_config(artifact, self.runtime.environment())
         except StreamtError as exc:
             return Outcome(FAILED, exc.diagnostics[0].code.code)
         name = artifact.spec["name"]
@@ -115,7 +115,7 @@ class ConnectorDeployer:
         if status != 200 or not isinstance(payload, dict) or not isinstance(payload.get("config"), dict):
             return False
         try:
-            return live_view(artifact, payload["config"]) == observed.get("spec")
+            return live_view(artifact, payload["config"], self.runtime.environment()) == observed.get("spec")
         except StreamtError:
             return False
 

@@ -13,7 +13,7 @@ observation therefore holds what a reviewed plan may bind, and nothing else.
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -23,6 +23,7 @@ from streamt.sdk import (
     KIND_CONNECTOR,
     NOOP,
     PRESENT,
+    UNSET,
     UPDATE,
     Action,
     Artifact,
@@ -32,6 +33,7 @@ from streamt.sdk import (
     canonical_json,
     has_placeholder,
     sha256_checksum,
+    shown,
 )
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
@@ -55,12 +57,13 @@ def is_secret(key: str, value: str) -> bool:
     return has_placeholder(value) or any(word in key.lower() for word in SECRET_WORDS)
 
 
-def resolved_config(artifact: Artifact) -> dict[str, str]:
-    """The config to send: placeholders resolved from the process environment, in memory only (else E502)."""
+def resolved_config(artifact: Artifact, environ: Mapping[str, str]) -> dict[str, str]:
+    """The config to send: placeholders resolved from ``environ`` (``Runtime.environment()``: ``.env``
+    then the process), in memory only (else E502)."""
     from streamt.sdk import missing_error, substitute
 
     missing: set[str] = set()
-    config = {key: substitute(str(value), os.environ, missing) for key, value in artifact.spec["config"].items()}
+    config = {key: substitute(str(value), environ, missing) for key, value in artifact.spec["config"].items()}
     if missing:
         raise missing_error(missing)
     return config
@@ -96,10 +99,10 @@ def by_cluster(runtime: Any, artifacts: list[Artifact]) -> list[tuple[ConnectCli
     return [(clients[alias], groups[alias]) for alias in sorted(groups)]
 
 
-def live_view(artifact: Artifact, live: dict[str, Any]) -> dict[str, Any]:
+def live_view(artifact: Artifact, live: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
     """What may be recorded about a live config: declared public values, secret comparisons, extra key names."""
     desired = {k: str(v) for k, v in artifact.spec["config"].items()}
-    resolved = resolved_config(artifact)
+    resolved = resolved_config(artifact, environ)
     config: dict[str, Any] = {}
     secrets: dict[str, str] = {}
     for key, value in sorted(desired.items()):
@@ -111,9 +114,11 @@ def live_view(artifact: Artifact, live: dict[str, Any]) -> dict[str, Any]:
     return {"config": config, "secret_keys": secrets, "undeclared_keys": sorted(set(live) - set(desired))}
 
 
-def adoption_facts(artifact: Artifact, client: ConnectClient, payload: dict[str, Any]) -> dict[str, Any]:
+def adoption_facts(
+    artifact: Artifact, client: ConnectClient, payload: dict[str, Any], environ: Mapping[str, str]
+) -> dict[str, Any]:
     """What ``adopt`` shows of a live connector: identity facts and key names, never a config value."""
-    view = live_view(artifact, payload["config"])
+    view = live_view(artifact, payload["config"], environ)
     desired = {k: str(v) for k, v in artifact.spec["config"].items()}
     return {
         "cluster": client.cluster,
@@ -138,7 +143,7 @@ class ConnectorObserver:
     def adoption_observe(self, artifact: Artifact) -> Observation:
         """One percent-encoded ``GET /connectors/<name>``, the only Connect call adoption makes."""
         client = client_for(self.runtime, artifact.spec.get("cluster"))
-        resolved_config(artifact)  # a missing variable fails before any request (E502)
+        resolved_config(artifact, self.runtime.environment())  # a missing variable fails before any request (E502)
         self.requests += 1
         try:
             status, payload = client.request("GET", connector_path(artifact.spec["name"]))
@@ -151,9 +156,9 @@ class ConnectorObserver:
             raise client.unexpected("read the connector", status)
         if payload.get("name") != artifact.spec["name"]:
             raise client.unexpected("read the connector (another name answered)", status)
-        self.reviewed[artifact.identity] = adoption_facts(artifact, client, payload)
+        self.reviewed[artifact.identity] = adoption_facts(artifact, client, payload, self.runtime.environment())
         self.fingerprints[artifact.identity] = config_fingerprint(payload["config"])
-        return Observation(PRESENT, live_view(artifact, payload["config"]))
+        return Observation(PRESENT, live_view(artifact, payload["config"], self.runtime.environment()))
 
     def adoption_review(self, artifact: Artifact) -> dict[str, Any]:
         return dict(self.reviewed[artifact.identity])
@@ -179,7 +184,7 @@ class ConnectorObserver:
         for client, group in by_cluster(self.runtime, artifacts):
             listing = self._list(client, "info")
             for artifact in group:
-                resolved_config(artifact)  # a missing variable fails the plan (E502), before any mutation
+                resolved_config(artifact, self.runtime.environment())  # a missing variable fails the plan (E502)
                 name = artifact.spec["name"]
                 config = listed_config(listing, name)
                 if name not in listing:
@@ -187,7 +192,9 @@ class ConnectorObserver:
                 elif config is None:
                     raise client.unexpected("list connectors (malformed entry)", 200)
                 else:
-                    observed[artifact.identity] = Observation(PRESENT, live_view(artifact, config))
+                    observed[artifact.identity] = Observation(
+                        PRESENT, live_view(artifact, config, self.runtime.environment())
+                    )
         return observed
 
     def runtime_status(self, artifacts: list[Artifact]) -> dict[str, dict[str, Any]]:
@@ -255,7 +262,9 @@ class ConnectorPlanner:
         if not changes:
             return [Action.for_artifact(NOOP, artifact, "no changes", observation)]
         parts = [
-            f"{key}: (secret changed)" if change.get("secret") else f"{key}: {change['from']} → {change['to']}"
+            f"{key}: (secret changed)"
+            if change.get("secret")
+            else f"{key}: {shown(change['from'], UNSET)} → {shown(change['to'], UNSET)}"
             for key, change in changes.items()
         ]
         dropped = live.get("undeclared_keys") or []

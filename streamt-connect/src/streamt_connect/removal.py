@@ -34,6 +34,7 @@ from streamt.sdk import (
     OK,
     PRESENT,
     PRIOR,
+    TOMBSTONE_FULFILLED,
     UNKNOWN,
     Action,
     Artifact,
@@ -101,7 +102,7 @@ class ConnectorRemovalPlanner:
             raise ValueError(f"cannot plan the removal of {name} from a {observation.status} observation")
         if record is None:
             if observation.status == ABSENT:
-                return [Action.for_artifact(NOOP, artifact, "already absent, nothing recorded", observation)]
+                return [Action.for_artifact(NOOP, artifact, TOMBSTONE_FULFILLED, observation)]
             return [_blocked(artifact, UNOWNED, "exists live but streamt has no ownership record for it")]
         recorded = (record.attributes or {}).get("config_fingerprint")
         if record.kind != KIND_CONNECTOR or record.identity != name or not recorded:

@@ -111,19 +111,23 @@ class Artifact:
 
     @property
     def canonical_bytes(self) -> bytes:
+        """``spec`` as canonical JSON bytes: what is written and checksummed."""
         return canonical_json(self.spec)
 
     @property
     def checksum(self) -> str:
+        """``sha256:<hex>`` of ``canonical_bytes``, computed once per artifact."""
         # A full canonical encoding of ``spec``, read several times per artifact (manifest, plan actions,
         # state): computed once per artifact. ``spec`` is never changed in place once the artifact exists.
         return remember_checksum(self)
 
     @property
     def sort_key(self) -> tuple[str, str]:
+        """``(kind, identity)``: the order artifacts are listed and written in."""
         return (self.kind, self.identity)
 
     def resource_id(self, project: str, env: str) -> str:
+        """``streamt://<project>/<env>/<kind>/<name>``: the key of its ownership record."""
         return resource_id(project, env, self.kind, self.name)
 
 

@@ -47,13 +47,18 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "list": ("streamt.commands.list_cmd:list_", "List project resources by type."),
     "show": ("streamt.commands.list_cmd:show", "Show detailed information about a single resource."),
     "observe": ("streamt.commands.observe:observe", "Show live runtime health."),
-    "plugins": ("streamt.commands.plugins:plugins_command", "List installed plugins, their versions and hooks."),
+    "plugins": (
+        "streamt.commands.plugins:plugins_command",
+        "List installed plugins, their versions, hooks and what each provides.",
+    ),
+    "schema": ("streamt.commands.schema:schema_command", "Print the JSON Schema of the project files."),
 }
 
 GROUPS: dict[str, str] = {
     "docs": "Generate project documentation and interoperability metadata.",
     "envs": "Manage and inspect environments (multi-environment mode).",
     "export": "Generate deterministic infrastructure artifacts without applying them.",
+    "plugin": "Write new plugins.",
     "runtime": "Build and inspect packaged runtimes.",
     "state": "Inspect and administer deployment state.",
 }
@@ -72,6 +77,9 @@ GROUP_COMMANDS: dict[str, dict[str, tuple[str, str]]] = {
             "streamt.commands.envs:envs_show",
             "Show resolved configuration for an environment (secrets masked).",
         ),
+    },
+    "plugin": {
+        "new": ("streamt.commands.plugin_new:plugin_new", "Write a new plugin distribution to start from."),
     },
     "state": {
         "status": (
@@ -137,6 +145,21 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
     }),
     *_commands("runtime", "kafka_streams", "kstreams", {"build": "Build the packaged Kafka Streams runner image."}),
 )  # fmt: skip
+
+
+# The distributions of the `streamt` extras: the plugins streamt ships. Like core, each holds the
+# names it claims (commands, kinds, sections) against any other plugin (``streamt.claims``).
+FIRST_PARTY: dict[str, tuple[str, ...]] = {
+    "kafka": ("streamt-kafka",),
+    "flink": ("streamt-flink",),
+    "connect": ("streamt-connect",),
+    "gateway": ("streamt-gateway",),
+    "kstreams": ("streamt-kstreams",),
+    "postgres": ("streamt-postgres-state",),
+    "exporters": tuple(
+        f"streamt-exporter-{name}" for name in ("strimzi", "odcs", "datahub", "backstage", "openlineage", "asyncapi")
+    ),
+}
 
 
 @hookimpl(tryfirst=True)

@@ -37,6 +37,7 @@ class ErrorCode(Value):
 
     @property
     def is_warning(self) -> bool:
+        """Whether the code is a warning (``W...``) rather than an error (``E...``)."""
         return self.code.startswith("W")
 
     def __str__(self) -> str:
@@ -108,6 +109,16 @@ _CORE_CODES: tuple[tuple[str, str], ...] = (
         "The commit is verified but authority release is not; data.committed is true",
     ),
     ("E428_CONNECTOR_REMOVAL_DRIFT", "A connector DELETE started and its outcome could not be proven"),
+    ("E429_SERVICE_DEADLINE_EXCEEDED", "A service did not answer a request completely within its total deadline"),
+    (
+        "E430_SERVICE_RESPONSE_INVALID",
+        "A service answered with something streamt does not accept: not HTTP, too large, or nested too deeply",
+    ),
+    ("E435_APPLY_INTERRUPTED", "SIGTERM or Ctrl-C stopped apply; data names the operation and the next commands"),
+    (
+        "E436_DECLARATION_NOT_APPLICABLE",
+        "A valid declaration no provider can apply as written (a mask on a missing column, keyless compaction)",
+    ),
     # Parse
     ("E501_PARSE_ERROR", "YAML/SQL parsing error"),
     ("E502_ENV_VAR_ERROR", "Environment variable not set"),
@@ -133,7 +144,10 @@ _CORE_CODES: tuple[tuple[str, str], ...] = (
     ("E903_PLUGIN_REQUIRED", "The project or command needs a capability that no installed plugin provides"),
     ("E904_NOT_IMPLEMENTED", "This capability is declared but not implemented in this release"),
     ("E905_OUTPUT_WRITE_FAILED", "An output file or directory could not be written atomically"),
-    ("E906_PLUGIN_CONFLICT", "Two plugins provide the same kind; neither is used until one is disabled"),
+    (
+        "E906_PLUGIN_CONFLICT",
+        "A plugin's claim on a held name is refused (the holder keeps it); two claiming one kind: neither is used",
+    ),
     ("E999_INTERNAL_ERROR", "An unexpected internal error; please report it"),
     # Warnings
     ("W101_STATE_TTL_RECOMMENDED", "Stateful query should set state TTL"),
@@ -242,9 +256,11 @@ class Diagnostic(Value):
 
     @property
     def is_warning(self) -> bool:
+        """Whether its code is a warning (``W...``)."""
         return self.code.is_warning
 
     def to_json(self) -> dict[str, Any]:
+        """The diagnostic as JSON data: code, message, suggestion, location, then the details."""
         out: dict[str, Any] = {"code": self.code.code, "message": self.message}
         out["suggestion"] = self.suggestion
         if self.location:
@@ -279,6 +295,7 @@ class StreamtError(Exception):
 
     @classmethod
     def from_diagnostics(cls, diagnostics: list[Diagnostic], data: dict[str, Any] | None = None) -> StreamtError:
+        """One error carrying every diagnostic (the first is its code and message)."""
         if not diagnostics:
             raise ValueError("StreamtError needs at least one diagnostic")
         first, *rest = diagnostics

@@ -34,7 +34,9 @@ Rules that hold for every hook:
 Objects that serve a kind (observers, planners and deployers by artifact kind,
 state backends, materializations, test types, discoverers) follow one rule: one
 kind, one provider. Two plugins claiming the same kind is
-``E906_PLUGIN_CONFLICT`` naming both, and neither is used (``streamt.kinds``).
+``E906_PLUGIN_CONFLICT`` naming both, and neither is used (``streamt.kinds``);
+a name core or a plugin streamt ships holds stays theirs, and the claim on it
+is refused with ``E906`` (``streamt.claims``). Command paths are claims too.
 
 The names of hooks start with ``streamt_``; pluggy refuses an implementation
 whose name matches no spec, and the loader then reports the plugin as
@@ -220,7 +222,9 @@ def streamt_commands(cli: LazyGroup) -> None:
 
     ``cli`` is the root ``click.Group``. Add top-level commands with
     ``cli.add_command(cmd)`` or subcommands to an existing group, e.g.
-    ``cli.commands["state"].add_command(init_cmd)``. Command callbacks return a
+    ``cli.commands["state"].add_command(init_cmd)``. A path that core or another
+    plugin already holds is put back as it was and the claim is ``E906``
+    (``streamt.cli.command_claims``). Command callbacks return a
     ``streamt.sdk.Result``; core renders it. Keep this hook fast: define
     the command here, import heavy modules inside its callback, or mount a
     command module by import path with ``group.add_lazy_command(name,

@@ -22,17 +22,20 @@ provider**. When two plugins claim the same kind, neither is used: the kind
 is left out of the table, ``E906_PLUGIN_CONFLICT`` naming both is reported on
 every command, and a command that needs the kind fails with it. A placeholder
 (``implemented=False``) never conflicts with an implementation: the
-implementation wins.
+implementation wins. A kind core or a plugin streamt ships claims stays with
+it, and every other claim on it is refused (``streamt.claims``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
+from streamt import claims as claims_of
 from streamt.capabilities import (
     ASSERTION,
     COMMAND,
+    CONFIG_SECTION,
     DISCOVERER,
     EXECUTOR,
     EXPORTER,
@@ -43,6 +46,7 @@ from streamt.capabilities import (
 )
 from streamt.errors import Codes, Diagnostic, StreamtError, did_you_mean
 from streamt.plugins import Plugins, get_plugins
+from streamt.untrusted import identifier
 
 OBSERVER = "observer"
 PLANNER = "planner"
@@ -64,7 +68,7 @@ __all__ = [
     "assertion_kinds",
     "by_kind",
     "catalog",
-    "check_conflicts",
+    "config_sections",
     "conflict_diagnostic",
     "deployers",
     "discoverers",
@@ -101,6 +105,7 @@ class KindTable(dict[str, T], Generic[T]):
 
 def conflict_diagnostic(family: str, kind: str, plugins: tuple[str, ...]) -> Diagnostic:
     names = " and ".join(f"'{p}'" for p in plugins)
+    kind = identifier(kind)  # the plugins chose it
     return Diagnostic(
         Codes.E906_PLUGIN_CONFLICT,
         f"Plugins {names} both provide the {family.replace('_', ' ')} '{kind}'; neither is used.",
@@ -116,6 +121,7 @@ def by_kind(
     keys: Callable[[Any], Iterable[str]],
     *,
     placeholder: Callable[[Any], bool] = lambda _item: False,
+    held: Mapping[str, str] | None = None,
     **kwargs: Any,
 ) -> KindTable[Any]:
     """The table of one family from one hook, under the one precedence rule.
@@ -123,6 +129,9 @@ def by_kind(
     ``keys(item)`` are the kinds an item claims (``item.kinds`` or
     ``(item.name,)``); ``placeholder(item)`` marks declarations that any
     implementation replaces. A plugin's own duplicates keep its first item.
+    A kind that core or a plugin streamt ships holds (``streamt.claims``) stays
+    with it, and every other claim on it is refused (``E906``); ``held`` names
+    kinds core owns without a hook.
     """
     table: KindTable[Any] = KindTable(family)
     claims: dict[str, list[tuple[str, Any]]] = {}
@@ -133,6 +142,16 @@ def by_kind(
     for kind, claimed in claims.items():
         real = [(p, item) for p, item in claimed if not placeholder(item)] or claimed[:1]
         owners = tuple(sorted({p for p, _ in real}))  # sorted: the same message whatever the load order
+        contested = len(owners) > 1 or (held is not None and kind in held)  # one claimant of a free name keeps it
+        holder = claims_of.keeper(plugins, kind, owners, held) if contested else None
+        if holder is not None:
+            for intruder in owners:
+                if intruder != holder:
+                    plugins.add_diagnostic(claims_of.refused(family, kind, intruder, claims_of.shown(plugins, holder)))
+            kept = [(p, item) for p, item in real if p == holder]
+            if kept:
+                table.providers[kind], table[kind] = kept[0]
+            continue
         if len(owners) > 1:
             table.conflicts[kind] = owners
             plugins.add_diagnostic(conflict_diagnostic(family, kind, owners))
@@ -186,15 +205,13 @@ def test_types(plugins: Plugins) -> KindTable[Any]:
     return by_kind(plugins, "streamt_test_types", TEST_TYPE, _name_of, placeholder=lambda t: not t.implemented)
 
 
-def check_conflicts(plugins: Plugins) -> None:
-    """Build the declaration registries, so that their conflicts (E906) are reported now.
+def config_sections(plugins: Plugins) -> KindTable[Any]:
+    """``path -> ConfigSection``; core's own sections and keys (``claims.CORE_SECTIONS``) are never a plugin's."""
+    return by_kind(plugins, "streamt_config_sections", CONFIG_SECTION, _path_of, held=claims_of.CORE_SECTIONS)
 
-    These hooks only declare (``streamt plugins`` stays fast); observers, planners, deployers
-    and discoverers import their provider modules and report conflicts when a command builds them.
-    """
-    state_backends(plugins)
-    materializations(plugins)
-    test_types(plugins)
+
+def _path_of(section: Any) -> tuple[str, ...]:
+    return (section.path,)
 
 
 def assertion_kinds(plugins: Plugins) -> dict[str, list[Any]]:

@@ -47,6 +47,27 @@ def valid_utf8(text: str, escape: str = "\\") -> str:
     return re.sub(_SURROGATE, printable, text)
 
 
+# Terminal controls: C0 except newline and tab, DEL, C1, and the bidirectional overrides and isolates.
+# A record value, a provider's answer or a file name holding them could retitle a terminal, clear it
+# or reorder what a CI log shows ("\x1b]0;...\x07", "\x1b[2J", U+202E).
+_CONTROL = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` as a terminal may show it: valid UTF-8 (``valid_utf8``), and every terminal control
+    character spelled out as ``\\xNN`` / ``\\uNNNN``; newlines and tabs stay. The one function every
+    text rendering goes through, so whatever a value holds is shown, never obeyed."""
+    text = valid_utf8(text)
+    if text.isprintable() or not re.search(_CONTROL, text):
+        return text
+    return re.sub(_CONTROL, _spelled, text)
+
+
+def _spelled(match: re.Match[str]) -> str:
+    point = ord(match.group())
+    return f"\\x{point:02x}" if point < 0x100 else f"\\u{point:04x}"
+
+
 def color_enabled(stream: TextIO) -> bool:
     if os.environ.get("NO_COLOR") or os.environ.get("STREAMT_NO_COLOR"):
         return False
@@ -57,27 +78,34 @@ def render_text(result: Result, stdout: TextIO, stderr: TextIO) -> int:
     """Write ``result`` for people (text on stdout, diagnostics on stderr) and return its exit code."""
     if result.text:
         text = result.text if result.text.endswith("\n") else result.text + "\n"
-        stdout.write(valid_utf8(text))
+        stdout.write(terminal_safe(text))
         stdout.flush()
     colored = color_enabled(stderr)
     for warning in result.warnings:
-        stderr.write(valid_utf8(format_diagnostic(warning, colored)) + "\n")
+        # Listed as a warning whatever its code: a plugin that failed to load (E901) did not fail this command.
+        stderr.write(valid_utf8(format_diagnostic(warning, colored, as_warning=True)) + "\n")
     for error in result.errors:
-        stderr.write(valid_utf8(format_diagnostic(error, colored)) + "\n")
+        stderr.write(format_diagnostic(error, colored) + "\n")
     stderr.flush()
     return result.exit_code
 
 
-def format_diagnostic(diag: Diagnostic, colored: bool = False) -> str:
-    label = "warning" if diag.is_warning else "error"
+def format_diagnostic(diag: Diagnostic, colored: bool = False, *, as_warning: bool = False) -> str:
+    """One diagnostic as text, its parts ``terminal_safe`` (the color codes are added after)."""
+    warning = as_warning or diag.is_warning
+    label = "warning" if warning else "error"
     if colored:
-        label = f"\x1b[33m{label}\x1b[0m" if diag.is_warning else f"\x1b[31m{label}\x1b[0m"
+        label = f"\x1b[33m{label}\x1b[0m" if warning else f"\x1b[31m{label}\x1b[0m"
     where = f" ({diag.location})" if diag.location else ""
-    lines = [f"{label} {diag.code.code}: {diag.message}{where}"]
+    if where and diag.message.endswith(where):  # a message that names its position already (E501)
+        where = ""
+    # `validate --all-envs` mixes environments: each finding says which one it belongs to.
+    scope = f" [{terminal_safe(str(diag.details['environment']))}]" if "environment" in diag.details else ""
+    lines = [f"{label} {diag.code.code}{scope}: {terminal_safe(diag.message + where)}"]
     if "operation_id" in diag.details:
-        lines.append(f"  operation id: {diag.details['operation_id']}")
+        lines.append(terminal_safe(f"  operation id: {diag.details['operation_id']}"))
     if diag.suggestion:
-        lines.append(f"  hint: {diag.suggestion}")
+        lines.append(terminal_safe(f"  hint: {diag.suggestion}"))
     return "\n".join(lines)
 
 

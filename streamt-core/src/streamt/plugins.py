@@ -12,6 +12,9 @@ entry-point or distribution names):
 * ``STREAMT_LOAD_PLUGINS`` — an allow-list; when set (even empty), only the
   listed plugins load. Core's built-in plugin always loads.
 * ``STREAMT_DISABLED_PLUGINS`` — never load these.
+
+``STREAMT_PLUGINS_DIR`` (directories, ``os.pathsep``-separated) adds unpackaged
+plugin modules for quick iteration; ``streamt plugins`` marks them as such.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import contextlib
 import inspect
 import os
 import re
+import sys
 import types
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -30,6 +34,7 @@ from streamt import __version__ as CORE_VERSION
 from streamt import builtin, hookspecs
 from streamt.entry_points import PluginEntryPoint, find_entry_points
 from streamt.errors import Codes, Diagnostic, ErrorCode
+from streamt.untrusted import exception_name, identifier
 from streamt.values import Value
 
 ENTRY_POINT_GROUP = "streamt"
@@ -40,7 +45,16 @@ BUILTIN_NAME = "streamt.builtin"
 class PluginInfo(Value):
     """What ``streamt plugins`` shows for one registered plugin."""
 
-    __slots__ = _fields = ("name", "distribution", "version", "module", "hooks", "builtin", "core_requirement")
+    __slots__ = _fields = (
+        "name",
+        "distribution",
+        "version",
+        "module",
+        "hooks",
+        "builtin",
+        "core_requirement",
+        "plugins_dir",
+    )
 
     name: str
     distribution: str | None
@@ -49,6 +63,7 @@ class PluginInfo(Value):
     hooks: tuple[str, ...]
     builtin: bool
     core_requirement: str | None
+    plugins_dir: str | None  # set for an unpackaged module loaded from STREAMT_PLUGINS_DIR
 
     def __init__(
         self,
@@ -59,8 +74,9 @@ class PluginInfo(Value):
         hooks: tuple[str, ...],
         builtin: bool = False,
         core_requirement: str | None = None,
+        plugins_dir: str | None = None,
     ) -> None:
-        self._fill(name, distribution, version, module, hooks, builtin, core_requirement)
+        self._fill(name, distribution, version, module, hooks, builtin, core_requirement, plugins_dir)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -70,11 +86,21 @@ class PluginInfo(Value):
             "module": self.module,
             "builtin": self.builtin,
             "core_requirement": self.core_requirement,
+            "plugins_dir": self.plugins_dir,
             "hooks": list(self.hooks),
         }
 
 
 _ABSENT = object()
+
+
+def plugin_output_to_stderr() -> contextlib.redirect_stdout[Any]:
+    """Whatever plugin code prints goes to stderr: stdout holds the one document (help, envelope) only.
+
+    Plugins never print (the hook rules), but one that does at import or in a hook must not end up
+    inside ``--help`` or a JSON envelope, where the CLI collects stdout.
+    """
+    return contextlib.redirect_stdout(sys.stderr)
 
 
 class _Manager(pluggy.PluginManager):
@@ -126,6 +152,7 @@ class Plugins:
         version: str | None = None,
         builtin: bool = False,
         core_requirement: str | None = None,
+        plugins_dir: str | None = None,
     ) -> bool:
         """Register one plugin object; on a malformed hook, report and skip it."""
         try:
@@ -142,7 +169,7 @@ class Plugins:
         if not self._register_codes(plugin, name):
             self.manager.unregister(plugin)
             return False
-        module = getattr(plugin, "__name__", type(plugin).__module__)
+        module = identifier(getattr(plugin, "__name__", type(plugin).__module__))  # the plugin chose it
         self.infos[name] = PluginInfo(
             name=name,
             distribution=distribution,
@@ -151,6 +178,7 @@ class Plugins:
             hooks=self.hooks_of(plugin),
             builtin=builtin,
             core_requirement=core_requirement,
+            plugins_dir=plugins_dir,
         )
         return True
 
@@ -193,6 +221,7 @@ class Plugins:
                     version=info.version if info else None,
                     builtin=info.builtin if info else False,
                     core_requirement=info.core_requirement if info else None,
+                    plugins_dir=info.plugins_dir if info else None,
                 )
 
     def call_each(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
@@ -203,17 +232,23 @@ class Plugins:
         failing implementation is reported (E901, naming the plugin) and the
         rest still run. Returns ``(plugin name, result)`` pairs.
         """
-        results: list[tuple[str, Any]] = []
         caller = getattr(self.manager.hook, hook_name)
-        for impl in reversed(caller.get_hookimpls()):  # pluggy calls the last registered first
-            if impl.hookwrapper or getattr(impl, "wrapper", False):
-                continue  # wrappers only make sense around a full pluggy call
-            try:
-                result = impl.function(*(kwargs[arg] for arg in impl.argnames))
-            except Exception as exc:
-                self.report(Codes.E901_PLUGIN_LOAD_FAILED, impl.plugin_name, f"failed in {hook_name}: {_short(exc)}")
-                continue
-            results.append((impl.plugin_name, result))
+        return self.call_each_of(reversed(caller.get_hookimpls()), hook_name, **kwargs)  # pluggy: last first
+
+    def call_each_of(self, impls: Iterable[Any], hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        """``call_each`` for the given implementations of ``hook_name`` only, in their order."""
+        results: list[tuple[str, Any]] = []
+        with plugin_output_to_stderr():
+            for impl in impls:
+                if impl.hookwrapper or getattr(impl, "wrapper", False):
+                    continue  # wrappers only make sense around a full pluggy call
+                try:
+                    result = impl.function(*(kwargs[arg] for arg in impl.argnames))
+                except Exception as exc:
+                    problem = f"failed in {hook_name}: {_short(exc)}"
+                    self.report(Codes.E901_PLUGIN_LOAD_FAILED, impl.plugin_name, problem)
+                    continue
+                results.append((impl.plugin_name, result))
         return results
 
     def owner_of(self, module_name: str) -> str | None:
@@ -262,6 +297,10 @@ class Plugins:
         self.add_diagnostic(diagnostic)
 
     def load_entry_points(self, entry_points: Iterable[PluginEntryPoint], environ: dict[str, str]) -> None:
+        with plugin_output_to_stderr():  # what a plugin prints at import, or in streamt_error_codes
+            self._load_each(entry_points, environ)
+
+    def _load_each(self, entry_points: Iterable[PluginEntryPoint], environ: dict[str, str]) -> None:
         allow = _name_set(environ.get("STREAMT_LOAD_PLUGINS"))
         deny = _name_set(environ.get("STREAMT_DISABLED_PLUGINS")) or set()
         for ep in sorted(entry_points, key=lambda e: e.name):
@@ -270,15 +309,56 @@ class Plugins:
                 continue
             if names & deny:
                 continue
+            name = identifier(ep.name)  # the plugin chose it: shown only as name characters
             requirement = _core_requirement(ep.requires)
-            if not self._compatible(ep.name, requirement):
+            if not self._compatible(name, requirement):
                 continue
             try:
                 plugin = ep.load()
             except (Exception, SystemExit) as exc:  # any import-time failure is the plugin's, not ours
-                self.report(Codes.E901_PLUGIN_LOAD_FAILED, ep.name, f"failed to import: {_short(exc)}")
+                self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"failed to import: {_short(exc)}")
                 continue
-            self.register(plugin, ep.name, distribution=ep.dist_name, version=ep.version, core_requirement=requirement)
+            self.register(
+                plugin,
+                name,
+                distribution=identifier(ep.dist_name) if ep.dist_name else None,
+                version=identifier(ep.version) if ep.version else None,
+                core_requirement=requirement,
+            )
+
+    def load_plugins_dir(self, directories: str, environ: dict[str, str]) -> None:
+        """Load the unpackaged plugin modules (``name.py``, ``name/__init__.py``) of ``STREAMT_PLUGINS_DIR``.
+
+        Each module is a plugin named after it, marked with its directory in ``streamt plugins``. It
+        declares no streamt-core range (it has no distribution); everything else holds as for an
+        installed plugin: allow and deny lists, vetting, claims.
+        """
+        allow = _name_set(environ.get("STREAMT_LOAD_PLUGINS"))
+        deny = _name_set(environ.get("STREAMT_DISABLED_PLUGINS")) or set()
+        for directory in filter(None, directories.split(os.pathsep)):
+            for module_name, path in _plugin_modules(directory):
+                name = identifier(module_name)
+                if (allow is not None and name not in allow) or name in deny:
+                    continue
+                loaded = sys.modules.get(module_name)
+                if loaded is not None and getattr(loaded, "__file__", None) == path:  # loaded before in-process
+                    self.register(loaded, name, plugins_dir=os.path.abspath(directory))
+                    continue
+                if loaded is not None or name in self.infos:
+                    self.report(
+                        Codes.E901_PLUGIN_LOAD_FAILED,
+                        name,
+                        "from STREAMT_PLUGINS_DIR is also installed or loaded; the first one loaded is used",
+                        "Uninstall one of them, or remove it from STREAMT_PLUGINS_DIR.",
+                    )
+                    continue
+                try:
+                    plugin = _import_file(module_name, path)
+                except (Exception, SystemExit) as exc:
+                    sys.modules.pop(module_name, None)
+                    self.report(Codes.E901_PLUGIN_LOAD_FAILED, name, f"failed to import: {_short(exc)}")
+                    continue
+                self.register(plugin, name, plugins_dir=os.path.abspath(directory))
 
     def _compatible(self, name: str, requirement: str | None) -> bool:
         if requirement is None:
@@ -302,6 +382,37 @@ class Plugins:
             )
             return False
         return True
+
+
+def _plugin_modules(directory: str) -> list[tuple[str, str]]:
+    """``(module name, file)`` of each ``name.py`` and ``name/__init__.py`` in ``directory``, sorted."""
+    try:
+        entries = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        path = os.path.join(directory, entry)
+        if entry.endswith(".py") and entry[:-3].isidentifier() and os.path.isfile(path):
+            found.append((entry[:-3], path))
+        elif entry.isidentifier() and os.path.isfile(os.path.join(path, "__init__.py")):
+            found.append((entry, os.path.join(path, "__init__.py")))
+    return found
+
+
+def _import_file(module_name: str, path: str) -> types.ModuleType:
+    """Import ``path`` as module ``module_name`` (a package when it is an ``__init__.py``)."""
+    import importlib.util  # only STREAMT_PLUGINS_DIR needs it: not on every start
+
+    package = os.path.basename(path) == "__init__.py"
+    locations = [os.path.dirname(path)] if package else None
+    spec = importlib.util.spec_from_file_location(module_name, path, submodule_search_locations=locations)
+    if spec is None or spec.loader is None:
+        raise ImportError(module_name)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # the package's own relative imports find it
+    spec.loader.exec_module(module)
+    return module
 
 
 _SIMPLE_CLAUSE = re.compile(r"^(>=|<=|==|!=|~=|>|<)\s*([0-9]+(?:\.[0-9]+)*)$")
@@ -381,7 +492,8 @@ def _short(exc: BaseException) -> str:
     # The exception class only, as for E999: a plugin's message may carry a
     # secret (``RuntimeError("... token=hunter2")`` at import), and the class
     # is enough to find the fault. STREAMT_LOG_LEVEL=DEBUG logs no more either.
-    return type(exc).__name__
+    # A class the plugin defined is shown as its built-in base: its name is the plugin's text too.
+    return exception_name(exc)
 
 
 # Patterns, not compiled at import: only a malformed plugin needs them (re caches them on first use).
@@ -394,7 +506,8 @@ def _malformed(exc: pluggy.PluginValidationError) -> str:
     text = str(exc)
     bad = re.search(_BAD_ARGUMENTS, text, re.S)
     if bad is not None:
-        hook, arguments = bad.group(1), bad.group(2)
+        hook = identifier(bad.group(1))
+        arguments = ", ".join(f"'{identifier(a.strip().strip(chr(39)))}'" for a in bad.group(2).split(","))
         spec = getattr(hookspecs, hook, None)
         offered = ", ".join(inspect.signature(spec).parameters) if spec is not None else ""
         return f"{hook} declares argument(s) {arguments}, which the hook does not pass" + (
@@ -402,8 +515,8 @@ def _malformed(exc: pluggy.PluginValidationError) -> str:
         )
     unknown = re.search(_UNKNOWN_HOOK, text)
     if unknown is not None:
-        return f"unknown hook '{unknown.group(1)}' (hook names come from streamt.hookspecs)"
-    return type(exc).__name__
+        return f"unknown hook '{identifier(unknown.group(1))}' (hook names come from streamt.hookspecs)"
+    return exception_name(exc)
 
 
 _PLUGINS: Plugins | None = None
@@ -446,5 +559,9 @@ def _load(*, load_entry_points: bool = True) -> Plugins:
     plugins = Plugins()
     plugins.register(builtin, BUILTIN_NAME, distribution=CORE_DISTRIBUTION, version=CORE_VERSION, builtin=True)
     if load_entry_points:
-        plugins.load_entry_points(find_entry_points(ENTRY_POINT_GROUP), dict(os.environ))
+        environ = dict(os.environ)
+        plugins.load_entry_points(find_entry_points(ENTRY_POINT_GROUP), environ)
+        if environ.get("STREAMT_PLUGINS_DIR"):
+            with plugin_output_to_stderr():  # what a module prints at import, or its streamt_error_codes
+                plugins.load_plugins_dir(environ["STREAMT_PLUGINS_DIR"], environ)
     return plugins

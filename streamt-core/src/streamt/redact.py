@@ -3,21 +3,24 @@
 A digest of a secret is not a secret-free value: a plan file that stores
 ``sha256(settings)`` lets anyone who reads it guess a weak password offline, one
 hash per guess. So a fingerprint is computed over settings with every secret
-removed first: fields whose name says they hold one, credentials inside URLs
-(``http://user:PW@host``) and secret-named URL query parameters
-(``?password=...``).
+removed first: fields whose name says they hold one and, in every URL, what a credential can
+hide in: the userinfo (up to the *last* ``@`` of the authority, where clients end it:
+``http://u:p@SECRET@host`` is ``http://host``), the whole query (``?sig=...``) and fragment, and
+path segments that look like tokens (long runs of letters and digits, or the segment after one
+named like a secret: ``/token/<t>``), which become ``*``.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
 
 SECRET_WORDS = ("password", "secret", "api_key", "apikey", "token", "dsn", "credential", "private_key", "jaas")
-# scheme://userinfo@ ; userinfo ends at the first '@' before any '/', '?' or '#'.
-_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/?#@\s]*@")
-_QUERY = re.compile(r"\?(?P<query>[^#\s]*)")
+# A URL runs to the next whitespace; its authority ends at the first '/', '?' or '#'.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s]*")
+_AUTHORITY_END = re.compile(r"[/?#]")
+# A path segment that looks like a credential: 16 or more token characters, with letters and digits.
+_TOKEN = re.compile(r"(?=[^/]*[0-9])(?=[^/]*[A-Za-z])[A-Za-z0-9_.~%+=-]{16,}")
 
 
 def is_secret_name(name: str) -> bool:
@@ -38,16 +41,20 @@ def without_secrets(value: Any) -> Any:
 
 
 def strip_url_secrets(text: str) -> str:
-    """``http://user:pw@host/x?password=p&a=1`` -> ``http://host/x?a=1``; other text is unchanged."""
+    """``http://user:pw@host/x/<token>?sig=s#f`` -> ``http://host/x/*``; text without a URL is unchanged."""
     if "://" not in text:
         return text
-    text = _USERINFO.sub(lambda m: m.group("scheme"), text)
-    return _QUERY.sub(_strip_query, text)
+    return _URL.sub(_without_url_secrets, text)
 
 
-def _strip_query(match: re.Match[str]) -> str:
-    pairs = parse_qsl(match.group("query"), keep_blank_values=True)
-    kept = [(k, v) for k, v in pairs if not is_secret_name(k)]
-    if len(kept) == len(pairs):
-        return match.group(0)
-    return "?" + urlencode(kept) if kept else ""
+def _without_url_secrets(match: re.Match[str]) -> str:
+    scheme, _, rest = match.group(0).partition("://")
+    end = _AUTHORITY_END.search(rest)
+    authority, tail = (rest[: end.start()], rest[end.start() :]) if end else (rest, "")
+    path = tail.split("?", 1)[0].split("#", 1)[0]
+    segments = path.split("/")
+    kept = [
+        "*" if _TOKEN.fullmatch(segment) or (i > 0 and is_secret_name(segments[i - 1])) else segment
+        for i, segment in enumerate(segments)
+    ]
+    return f"{scheme}://{authority.rpartition('@')[2]}{'/'.join(kept)}"

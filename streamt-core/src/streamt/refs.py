@@ -24,8 +24,10 @@ class Ref:
 
     @property
     def kind(self) -> str:
+        """``source`` or ``model``: what the reference points at."""
         return "source" if self.source is not None else "model"
 
     @property
     def name(self) -> str:
+        """The name of the source or model referenced."""
         return self.source if self.source is not None else (self.ref or "")

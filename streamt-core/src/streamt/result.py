@@ -12,6 +12,9 @@ from typing import Any
 from streamt.errors import Diagnostic
 from streamt.values import Value
 
+# Terraform's -detailed-exitcode convention: 0 no changes, 1 error, 2 changes present.
+CHANGES_PRESENT = 2
+
 
 class Result(Value):
     """The outcome of one command.
@@ -24,6 +27,8 @@ class Result(Value):
       warnings then go to stderr so stdout stays parseable.
     * ``force_exit`` — overrides the derived ``exit_code`` (1 when there is
       any error, else 0), e.g. ``status --health`` reports data but fails.
+      ``CHANGES_PRESENT`` is the one non-zero exit that is still a success
+      (``plan --detailed-exitcode``): the envelope stays ``ok``.
     """
 
     __slots__ = _fields = ("command", "data", "text", "errors", "warnings", "raw", "force_exit")
@@ -50,15 +55,18 @@ class Result(Value):
 
     @property
     def ok(self) -> bool:
-        return not self.errors and not self.force_exit
+        """Whether the command succeeded (no errors; a forced exit only for the detailed exit code)."""
+        return not self.errors and self.force_exit in (None, 0, CHANGES_PRESENT)
 
     @property
     def exit_code(self) -> int:
+        """The process exit code: the forced one, else 1 with errors, else 0."""
         if self.force_exit is not None:
             return self.force_exit
         return 1 if self.errors else 0
 
     def envelope(self) -> dict[str, Any]:
+        """The ``-o json`` envelope: status, command, data, errors, warnings."""
         return {
             "status": "ok" if self.ok else "error",
             "command": self.command,

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-SCAFFOLD = ["stream_project.yml", "sources/events.yml", "models/events.yml"]
+SCHEMAS = [".schema/project.schema.json", ".schema/environment.schema.json", ".schema/declarations.schema.json"]
+SCAFFOLD = ["stream_project.yml", "sources/events.yml", "models/events.yml", *SCHEMAS, ".gitignore"]
 
 
 @pytest.mark.parametrize("mode", ["json", "text"])
@@ -33,6 +34,32 @@ def test_scaffold_validates_strictly(tmp_path: Path, mode: str, cli, monkeypatch
 def test_project_name_option(tmp_path: Path, cli) -> None:
     assert cli("json", "init", "--project-dir", tmp_path / "d", "--project-name", "orders").exit_code == 0
     assert cli("json", "validate", "-p", tmp_path / "d").envelope["data"]["project"] == "orders"
+
+
+def test_the_gitignore_keeps_local_state_and_output_out_of_git(tmp_path: Path, cli) -> None:
+    assert cli("json", "init", "--project-dir", tmp_path / "d").exit_code == 0
+    assert (tmp_path / "d" / ".gitignore").read_text().splitlines() == [
+        ".streamt/",
+        "generated/",
+        "build/",
+        "site/",
+        ".env*",
+    ]
+    # A repository's own .gitignore is neither replaced nor a conflict.
+    (tmp_path / "e").mkdir()
+    (tmp_path / "e" / ".gitignore").write_text("mine\n")
+    run = cli("json", "init", "--project-dir", tmp_path / "e")
+    assert run.exit_code == 0 and ".gitignore" not in run.envelope["data"]["files"]
+    assert (tmp_path / "e" / ".gitignore").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize(
+    ("directory", "name"), [("My Project", "my-project"), ("CamelCase", "CamelCase"), ("!!", "my-project")]
+)
+def test_a_directory_name_becomes_a_valid_project_name(tmp_path: Path, cli, directory: str, name: str) -> None:
+    run = cli("json", "init", "--project-dir", tmp_path / directory)
+    assert run.exit_code == 0 and run.envelope["data"]["project"] == name, run.envelope
+    assert cli("json", "validate", "--strict", "-p", tmp_path / directory).exit_code == 0
 
 
 def test_invalid_project_name(tmp_path: Path, cli) -> None:

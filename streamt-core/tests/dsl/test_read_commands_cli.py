@@ -275,7 +275,8 @@ def test_docs_dictionary_csv(cli) -> None:
     run = cli("text", "docs", "dictionary", "-p", PAY)
     assert run.exit_code == 0
     rows = list(csv.DictReader(io.StringIO(run.stdout)))
-    assert run.stdout.splitlines()[0] == "resource_type,resource,topic,column,type,description,classification,required"
+    header = "resource_type,resource,topic,column,type,description,classification,required,provenance"
+    assert run.stdout.splitlines()[0] == header
     pan = next(r for r in rows if r["column"] == "card_pan")
     assert pan == {
         "resource_type": "source",
@@ -286,6 +287,7 @@ def test_docs_dictionary_csv(cli) -> None:
         "description": "",
         "classification": "highly_sensitive",
         "required": "false",
+        "provenance": "declared",
     }
     assert {r["required"] for r in rows} <= {"true", "false"}
 

@@ -88,3 +88,41 @@ def test_multi_env_reads_the_environment_file(tmp_path: Path) -> None:
     assert prod.runtime_placeholder("kafka.sasl_password") == "${PROD_PW}"
     dev = load_project(tmp_path, env="dev", process_env={})
     assert dev.runtime_placeholder("kafka.sasl_password") is None
+
+
+LAZY = """\
+project: {name: p}
+runtime:
+  kafka: {bootstrap_servers: '${BROKER}', sasl_username: '${KAFKA_USER}', sasl_password: '${KAFKA_PW}'}
+  schema_registry: {url: 'https://${SR_USER}:${SR_PW}@${SR_HOST}:8081'}
+  connect:
+    clusters:
+      main: {rest_url: 'http://connect:8083', password: 'pre-${CONNECT_PW}'}
+"""
+
+
+def test_lazy_secrets_keep_unset_secret_placeholders_and_still_refuse_other_unset_names(tmp_path: Path) -> None:
+    from streamt.errors import StreamtError
+
+    (tmp_path / "stream_project.yml").write_text(LAZY)
+    settings = {"BROKER": "b:9092", "SR_HOST": "sr", "KAFKA_USER": "app"}
+    project = load_project(tmp_path, process_env=settings, lazy_secrets=True)
+    runtime = project.runtime
+    assert runtime.kafka.sasl_password == "${KAFKA_PW}" and runtime.kafka.sasl_username == "app"
+    # The userinfo of a URL is a secret; its host is not.
+    assert runtime.schema_registry.url == "https://${SR_USER}:${SR_PW}@sr:8081"
+    assert runtime.connect is not None and runtime.connect.clusters["main"].password == "pre-${CONNECT_PW}"
+    # A set secret is resolved as always.
+    assert (
+        load_project(
+            tmp_path, process_env={**settings, "KAFKA_PW": SECRET}, lazy_secrets=True
+        ).runtime.kafka.sasl_password
+        == SECRET
+    )
+    # Not a secret field: still E502, naming only what is not a secret. And strict loading is unchanged.
+    with pytest.raises(StreamtError) as lazy:
+        load_project(tmp_path, process_env={"BROKER": "b:9092"}, lazy_secrets=True)
+    assert lazy.value.diagnostics[0].message.endswith(": KAFKA_USER, SR_HOST")
+    with pytest.raises(StreamtError) as strict:
+        load_project(tmp_path, process_env=settings)
+    assert strict.value.diagnostics[0].message.endswith(": CONNECT_PW, KAFKA_PW, SR_PW, SR_USER")

@@ -20,6 +20,7 @@ import pytest
 from shared_material import SHARED
 from streamt.cli import run
 from streamt.project import load_project
+from streamt.sdk import Physical
 from streamt.testing import CliOutcome, run_cli
 from streamt_exporter_asyncapi.checks import document_problems
 from streamt_exporter_asyncapi.mapping import build_document
@@ -165,7 +166,8 @@ def test_two_declarations_on_one_address_are_e504(streamt_project: Any) -> None:
     outcome = asyncapi("--project-dir", streamt_project(project([{"name": "m", "topic": {"name": "shared.v1"}}])))
     loaded = load_project(streamt_project(project([{"name": "m", "topic": {"name": "shared.v1"}}]), name="p2"), None)
     twin = attrs.evolve(loaded.models[0], name="twin")
-    mapped = build_document(attrs.evolve(loaded, models=(*loaded.models, twin)))
+    shared = Physical("topic", "shared.v1", "shared.v1")
+    mapped = build_document(attrs.evolve(loaded, models=(*loaded.models, twin)), {"m": shared, "twin": shared})
     assert outcome.ok and mapped.problems and "shared.v1" in mapped.problems[0]
     assert document_problems({**mapped.document}) != []  # the own checks also see the duplicate address
 

@@ -33,7 +33,8 @@ REQUIRED = (
 )  # fmt: skip
 ALL_EXAMPLES = [
     ("minimal-topic", KAFKA, {"System": 1, "Component": 0, "Resource": 3}),
-    ("payments-pipeline", KAFKA, {"System": 1, "Component": 3, "Resource": 3}),
+    # Resources: three topics and the failures topic its continuous test declares.
+    ("payments-pipeline", KAFKA, {"System": 1, "Component": 3, "Resource": 4}),
     ("multi-env", (*KAFKA, "--env", "dev"), {"System": 1, "Component": 2, "Resource": 3}),
     ("ownership-gateway", (*KAFKA, *GATEWAY), {"System": 1, "Component": 3, "Resource": 4}),
     ("kafka-streams", KAFKA, {"System": 1, "Component": 1, "Resource": 2}),
@@ -268,7 +269,7 @@ def test_text_output_and_atomic_output_file(tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
     assert run(argv, out, err) == 0
     documents = list(yaml.safe_load_all(out.getvalue()))
-    assert out.getvalue().startswith("---\n") and len(documents) == 7
+    assert out.getvalue().startswith("---\n") and len(documents) == 8
     for entity in documents:
         validate(entity)
     assert "W113" in err.getvalue() and "W113" not in out.getvalue()

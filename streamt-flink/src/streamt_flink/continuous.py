@@ -1,7 +1,10 @@
 """Continuous tests -> a Flink job ``test_<test>`` writing one row per violation (dsl.md section 11).
 
 Row-level assertions become ``SELECT ... WHERE <violated>`` branches of one ``UNION ALL``
-written to the ``_streamt_test_failures`` topic; ``unique_key``/``unique``, ``throughput`` and
+written to the test's own failures topic, ``_streamt_test_failures.<project>.<env>.<test>``
+(``failures_topic``), which the test declares as a managed topic artifact beside its job
+(``failures_topic_artifact``): apply creates it before the job, so the job never writes to a topic
+that does not exist, and no other project or environment shares it; ``unique_key``/``unique``, ``throughput`` and
 ``distribution`` become windowed branches and ``foreign_key`` a processing-time interval join
 (``continuous_windows``). The schema-only ``accepted_types`` is not compiled: the job spec lists it
 under ``skipped``.
@@ -19,8 +22,9 @@ from streamt_flink.continuous_windows import PROC, WINDOW_VIEW, foreign_key_part
 from streamt_flink.job import PROVIDER, cluster_of, connection, job_settings, pipeline_name, source_statement
 from streamt_flink.relations import Relation, model_relation, source_relation
 
-FAILURES_TOPIC = "_streamt_test_failures"
+FAILURES_PREFIX = "_streamt_test_failures"
 FAILURES_TABLE = "_streamt_test_failures_sink"
+KAFKA_PROVIDER = "streamt-kafka"  # topics are created by the Kafka provider, whoever declares them
 FAILURE_COLUMNS = (
     ddl.TableColumn("test_name", "STRING"),
     ddl.TableColumn("model", "STRING"),
@@ -127,7 +131,8 @@ def compile_test(project: Any, test: Any) -> Artifact | None:
     if windowed:
         statements += references
         statements.append(window_view(table, sorted(window_columns)))
-    sink_options = options.sink_options(connection(project), FAILURES_TOPIC)
+    failures = failures_topic(project, test.name)
+    sink_options = options.sink_options(connection(project), failures)
     statements.append(ddl.create_table(FAILURES_TABLE, FAILURE_COLUMNS, sink_options))
     statements.append(ddl.insert_into(FAILURES_TABLE, "\nUNION ALL\n".join(branches)))
     defaults = project.defaults.tests
@@ -137,7 +142,7 @@ def compile_test(project: Any, test: Any) -> Artifact | None:
         "test": test.name,
         "model": test.model,
         "cluster": cluster_of(project, test.flink_cluster, defaults.flink_cluster if defaults else None),
-        "failures_topic": FAILURES_TOPIC,
+        "failures_topic": failures,
         "skipped": sorted(set(skipped)),
         "statements": statements,
     }
@@ -147,9 +152,19 @@ def compile_test(project: Any, test: Any) -> Artifact | None:
         identity=job,
         spec=spec,
         provider=PROVIDER,
-        # Only the tested topic: no artifact creates `_streamt_test_failures` (the spec's compile output
-        # has no such topic), so the job declares its sink table only and the topic must exist
-        # (docs/providers/flink.md, "Continuous tests").
-        depends_on=((KIND_TOPIC, relation.topic),),
+        # The tested topic, and the failures topic the test declares (failures_topic_artifact).
+        depends_on=((KIND_TOPIC, relation.topic), (KIND_TOPIC, failures)),
         files={".sql": ddl.script(statements)},
     )
+
+
+def failures_topic(project: Any, test: str) -> str:
+    """The topic a continuous test's job writes its violations to: this project's, environment's and test's."""
+    return f"{FAILURES_PREFIX}.{project.name}.{project.env}.{test}"
+
+
+def failures_topic_artifact(project: Any, job: Artifact) -> Artifact:
+    """The managed topic ``job`` writes to: one partition (violations are few), the project's replication."""
+    topic = str(job.spec["failures_topic"])
+    spec = {"config": {}, "name": topic, "partitions": 1, "replication_factor": project.defaults.replication_factor}
+    return Artifact(KIND_TOPIC, job.name, topic, spec, ownership="managed", provider=KAFKA_PROVIDER)

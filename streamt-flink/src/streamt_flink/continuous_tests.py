@@ -4,7 +4,8 @@ The job is deployed by ``plan`` / ``apply`` like any Flink job (``continuous.com
 runner only reads. Per test it finds the job by its ``pipeline.name`` in one ``/jobs/overview`` per
 cluster and maps the state: RUNNING -> ``running``; CREATED, INITIALIZING, RESTARTING, RECONCILING ->
 ``deployed``; FAILED, CANCELED, FINISHED -> ``failed``. A job that is not listed is an error (apply has
-not deployed it). Violations come from a bounded read of ``_streamt_test_failures`` since the job's
+not deployed it). Violations come from a bounded read of the test's own failures topic
+(``_streamt_test_failures.<project>.<env>.<test>``, created by apply with the job) since the job's
 start time (``violations``): each one counts against the assertion kind and column it names.
 Assertion kinds the compiler does not turn into SQL yet are reported as skipped, with that reason.
 """
@@ -30,7 +31,7 @@ from streamt.sdk import (
     assertion_columns,
 )
 
-from streamt_flink.continuous import FAILURES_TOPIC, compile_test
+from streamt_flink.continuous import compile_test
 from streamt_flink.identity import pipeline_of
 from streamt_flink.planning import rest_client
 from streamt_flink.rest import ACTIVE, LiveJob
@@ -71,23 +72,21 @@ class ContinuousTestRunner:
                 )
                 continue
             live[case.name] = (case, artifact, job)
-        if live:
-            since = min(job.start_time for _, _, job in live.values())
+        for name, (case, artifact, job) in live.items():  # each test reads its own failures topic
             try:
-                found = read_violations(self.runtime, since, {name for name in live})
+                found = read_violations(self.runtime, artifact.spec["failures_topic"], job.start_time, {name})
             except StreamtError as exc:
-                reports.update({name: RunnerReport(error=exc.diagnostics[0]) for name in live})
-                return reports
-            for name, (case, artifact, job) in live.items():
-                mine = [v for v in found.get(name, ()) if v.timestamp >= job.start_time]
-                reports[name] = _report(case, artifact, job, mine)
+                reports[name] = RunnerReport(error=exc.diagnostics[0])
+                continue
+            mine = [v for v in found.get(name, ()) if v.timestamp >= job.start_time]
+            reports[name] = _report(case, artifact, job, mine)
         return reports
 
 
 def _current(jobs: list[LiveJob], pipeline: str) -> LiveJob | None:
     """The active job of that name, else the most recent one (its failure is the truth)."""
     named = [j for j in jobs if j.name == pipeline]
-    active = [j for j in named if j.state in ACTIVE]
+    active = [j for j in named if j.state in ACTIVE or j.state == "RESTARTING"]
     pool = active or named
     return max(pool, key=lambda j: j.start_time) if pool else None
 
@@ -115,7 +114,7 @@ def _report(case: TestCase, artifact: Any, job: LiveJob, violations: list[Violat
         )
     state = _STATE.get(job.state, DEPLOYED)
     details = {"job": artifact.identity, "job_id": job.job_id, "job_state": job.state, "since": job.start_time}
-    details["violations_topic"] = FAILURES_TOPIC
+    details["violations_topic"] = artifact.spec["failures_topic"]
     return RunnerReport(assertions=tuple(results), state=state, details=details)
 
 

@@ -16,9 +16,13 @@ wait). A submission that restores state also sets ``execution.savepoint.path`` (
   and nothing else is done (``failed``); if it does not finish in time the outcome is ``unknown``
   (the stop may still complete). If the new SQL is refused or its job does not come up, the old
   statements (from the plan) are resubmitted from the same savepoint.
+* ``last-state`` — for a job that cannot take a savepoint (crash-looping) or whose model chose it:
+  read its latest completed checkpoint and check that a cancel retains it, journal the path,
+  cancel the job (exactly its id), journal the stopped job's last checkpoint, submit the new SQL
+  from it; a refused resubmit is rolled back like ``savepoint``, from the same checkpoint.
 
 Before each provider call that depends on it, the deployer journals what it learnt (``replacing``,
-``savepoint``, ``submitted``, ``rolled_back_to``) into the durable progress, so that a crash leaves
+``savepoint`` or ``checkpoint``, ``submitted``, ``rolled_back_to``) into the durable progress, so that a crash leaves
 the savepoint path and the job ids in the marker for reviewed recovery (recovery.py).
 
 Outcomes: ``failed`` — nothing changed (no ``sql_gateway_url``, a missing ``${VAR}``, an unreachable
@@ -63,8 +67,8 @@ from streamt.sdk import (
 from streamt_flink.ddl import set_statement
 from streamt_flink.identity import pipeline_of, record_attributes
 from streamt_flink.placeholders import resolve_placeholders
-from streamt_flink.planning import KINDS, RESUBMIT, SAVEPOINT, STATELESS, gateway_url, rest_client
-from streamt_flink.rest import TERMINAL
+from streamt_flink.planning import KINDS, LAST_STATE, RESUBMIT, SAVEPOINT, STATELESS, gateway_url, rest_client
+from streamt_flink.rest import STATS_SETTLE_SECONDS, TERMINAL
 
 CONFIRM_SECONDS = 30.0
 RUNNING_SECONDS = 60.0
@@ -112,6 +116,7 @@ class FlinkJobDeployer:
     runtime: Any
     confirm_seconds: float = CONFIRM_SECONDS
     running_seconds: float = RUNNING_SECONDS
+    stats_settle_seconds: float = STATS_SETTLE_SECONDS
     # identity -> job id of the jobs this deployer submitted (what rollback may cancel).
     submitted: dict[str, str] = attrs.field(factory=dict)
     kinds = KINDS
@@ -142,6 +147,8 @@ class FlinkJobDeployer:
             return self._stateless(artifact, upgrade, journal)
         if mode == SAVEPOINT:
             return self._savepoint(artifact, upgrade, journal)
+        if mode == LAST_STATE:
+            return self._last_state(artifact, upgrade, journal)
         return Outcome(FAILED, "UnsupportedUpdate")  # never reached from a plan: blockers stop it first
 
     def _resubmit(self, artifact: Artifact, upgrade: dict[str, Any], journal: Journal) -> Outcome:
@@ -157,16 +164,11 @@ class FlinkJobDeployer:
         journal(artifact.identity, {"mode": STATELESS, "replacing": old})
         try:
             rest = rest_client(self.runtime, artifact)
-            rest.cancel(old)
-        except StreamtError as exc:  # never sent, or refused: the old job was not touched
-            return Outcome(FAILED, _code(exc))
-        except MaybeSent as exc:
-            return Outcome(UNKNOWN, str(exc))
-        try:
-            if self._wait_terminal(rest, old) != "CANCELED":
-                return Outcome(UNKNOWN, "CancelNotConfirmed")
         except StreamtError as exc:
-            return Outcome(UNKNOWN, _code(exc))
+            return Outcome(FAILED, _code(exc))
+        refused = self._cancel(rest, old)
+        if refused is not None:
+            return refused
         journal(artifact.identity, {"cancelled": old})
         result = self._submit(artifact, list(artifact.spec["statements"]))
         if result.job_id is not None:
@@ -192,6 +194,51 @@ class FlinkJobDeployer:
         journal(artifact.identity, {"savepoint": path})
         if self._wait_terminal(rest, old) is None:
             return Outcome(UNKNOWN, "JobNotStopped")
+        return self._resubmit_from(artifact, upgrade, path, journal)
+
+    def _last_state(self, artifact: Artifact, upgrade: dict[str, Any], journal: Journal) -> Outcome:
+        """Cancel the job (it keeps its retained checkpoint), resubmit the new SQL from that checkpoint."""
+        old = str(upgrade["job_id"])
+        journal(artifact.identity, {"mode": LAST_STATE, "replacing": old})
+        try:
+            rest = rest_client(self.runtime, artifact)
+            path = rest.restore_point(old) if rest.retains_on_cancel(old) else None
+        except StreamtError as exc:
+            return Outcome(FAILED, _code(exc))  # reads only: the job was not touched
+        read_at = time.monotonic()
+        if path is None:
+            return Outcome(FAILED, "NoRetainedCheckpoint")
+        journal(artifact.identity, {"checkpoint": path})  # durable before the cancel that depends on it
+        refused = self._cancel(rest, old)
+        if refused is not None:
+            return refused
+        # A checkpoint that completed after the first read subsumed it: the stopped job's last one
+        # counts, read once Flink's checkpoint-statistics cache no longer holds the first answer.
+        time.sleep(max(0.0, read_at + self.stats_settle_seconds - time.monotonic()))
+        try:
+            path = rest.restore_point(old) or path
+        except StreamtError as exc:
+            return Outcome(UNKNOWN, _code(exc))
+        journal(artifact.identity, {"cancelled": old, "checkpoint": path})
+        return self._resubmit_from(artifact, upgrade, path, journal)
+
+    def _cancel(self, rest: Any, job_id: str) -> Outcome | None:
+        """Cancel exactly ``job_id`` and wait until it is CANCELED (``None``), else the outcome."""
+        try:
+            rest.cancel(job_id)
+        except StreamtError as exc:  # never sent, or refused: the old job was not touched
+            return Outcome(FAILED, _code(exc))
+        except MaybeSent as exc:
+            return Outcome(UNKNOWN, str(exc))
+        try:
+            if self._wait_terminal(rest, job_id) != "CANCELED":
+                return Outcome(UNKNOWN, "CancelNotConfirmed")
+        except StreamtError as exc:
+            return Outcome(UNKNOWN, _code(exc))
+        return None
+
+    def _resubmit_from(self, artifact: Artifact, upgrade: dict[str, Any], path: str, journal: Journal) -> Outcome:
+        """Submit the new SQL restoring ``path``; a refusal resubmits the old SQL from the same path."""
         result = self._submit(artifact, self._statements(artifact, path), running=True)
         if result.outcome.ok:
             journal(artifact.identity, {"submitted": result.job_id})
@@ -209,9 +256,10 @@ class FlinkJobDeployer:
             return Outcome(UNKNOWN, f"{refused.error}; NoPreviousStatements")
         journal(artifact.identity, {"rolling_back_from": path})
         restored = self._submit(artifact, self._statements(artifact, path, previous), running=True)
+        if restored.job_id is not None:  # even unconfirmed (an old SQL that crash-loops again): recovery
+            journal(artifact.identity, {"rolled_back_to": restored.job_id})  # must know it runs the old SQL
         if not restored.outcome.ok:
             return Outcome(UNKNOWN, f"{refused.error}; RollbackNotConfirmed")
-        journal(artifact.identity, {"rolled_back_to": restored.job_id})
         return Outcome(FAILED, refused.error)  # the old SQL runs again, from the savepoint it stopped at
 
     def _statements(self, artifact: Artifact, path: str | None, statements: list[str] | None = None) -> list[str]:

@@ -26,14 +26,29 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 import attrs
-from streamt.sdk import Codes, ErrorCode, MaybeSent, StreamtError, never_sent, refused_before_change
+from streamt.sdk import (
+    Codes,
+    ErrorCode,
+    MaybeSent,
+    StreamtError,
+    bounded_error,
+    bounded_session,
+    json_body,
+    never_sent,
+    provider_request,
+    refused_before_change,
+)
 
 API = "/v2"
 CONNECT_TIMEOUT_SECONDS = 5.0
-READ_TIMEOUT_SECONDS = 30.0
+DEADLINE_SECONDS = 35.0  # the total deadline of one request (the bounded HTTP layer of streamt.sdk)
 STATEMENT_TIMEOUT_SECONDS = 120.0
+# Statements streamt runs answer a handful of rows (DDL, EXPLAIN, SHOW); a gateway that pages on and on is cut off.
+MAX_RESULT_ROWS = 10_000
 _POLL_SECONDS = (0.05, 0.1, 0.2, 0.4)  # short first: DDL and EXPLAIN usually finish in milliseconds
 
+# A statement's result that failed to arrive in one of these ways may still be running.
+_UNANSWERED = (Codes.E406_CONNECTION_REFUSED, Codes.E429_SERVICE_DEADLINE_EXCEEDED, Codes.E430_SERVICE_RESPONSE_INVALID)
 # Java exception classes worth naming (the most specific one found in the trace wins).
 _EXCEPTION_RE = re.compile(r"\b((?:[a-z_][\w]*\.)+(\w*(?:Exception|Error)))\b")
 _POSITION_RE = re.compile(r"\bline (\d+), column (\d+)\b")
@@ -79,23 +94,27 @@ class SqlGatewayClient:
         import requests
 
         if self._http is None:
-            self._http = requests.Session()
+            self._http = bounded_session(DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS)
         try:
-            response = self._http.request(
-                method,
-                self.url.rstrip("/") + path,
-                json=body,
-                timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
-            )
+            with provider_request("flink_sql_gateway", method, path) as logged:
+                response = self._http.request(method, self.url.rstrip("/") + path, json=body)
+                logged.status = response.status_code
+            payload = json_body(response.content)
         except requests.exceptions.RequestException as e:
             if method != "GET" and not never_sent(e):
                 raise MaybeSent(type(e).__name__) from None
+            bounded = bounded_error(e, "The Flink SQL Gateway", "the cluster's sql_gateway_url")
+            if bounded is not None:
+                first = bounded.diagnostics[0]
+                raise GatewayError(first.code, first.message, first.suggestion or "") from None
             raise GatewayError(
                 Codes.E406_CONNECTION_REFUSED,
                 f"The Flink SQL Gateway did not answer ({what or method.lower()}).",
                 "Check that the cluster's sql_gateway_url is reachable and the gateway is running.",
                 raw=repr(e),
             ) from None
+        except ValueError:
+            payload = None
         if response.status_code >= 400:
             if method != "GET" and not refused_before_change(response.status_code):
                 raise MaybeSent(f"HTTP{response.status_code}")
@@ -106,15 +125,14 @@ class SqlGatewayClient:
                 "Read the SQL Gateway log for the full error.",
                 raw=response.text,
             )
-        try:
-            return response.json()
-        except ValueError:
+        if not isinstance(payload, dict):
             raise GatewayError(
                 Codes.E403_FLINK_SQL_ERROR,
-                f"The Flink SQL Gateway answered {what or method.lower()} with something that is not JSON.",
+                f"The Flink SQL Gateway answered {what or method.lower()} with something that is not a JSON object.",
                 "Check that sql_gateway_url points at a Flink SQL Gateway, not the Flink REST API.",
                 raw=response.text,
-            ) from None
+            )
+        return payload
 
     def info(self) -> dict[str, Any]:
         """``{"productName": ..., "version": ...}``."""
@@ -124,7 +142,10 @@ class SqlGatewayClient:
         body: dict[str, Any] = {"properties": dict(properties or {})}
         if name:
             body["sessionName"] = name
-        return str(self._request("POST", f"{API}/sessions", body, what="open a session")["sessionHandle"])
+        handle = self._request("POST", f"{API}/sessions", body, what="open a session").get("sessionHandle")
+        if not isinstance(handle, str) or not handle:
+            raise MaybeSent("NoSessionHandle")  # accepted without a handle: a session may exist
+        return handle
 
     def close_session(self, session: str) -> None:
         self._request("DELETE", f"{API}/sessions/{session}", what="close a session")
@@ -154,7 +175,7 @@ class SqlGatewayClient:
         try:
             return self._result(base, label, what)
         except GatewayError as exc:
-            if exc.diagnostics[0].code is Codes.E406_CONNECTION_REFUSED:
+            if exc.diagnostics[0].code in _UNANSWERED:
                 raise MaybeSent("ResultUnreadable") from None
             raise
 
@@ -176,9 +197,15 @@ class SqlGatewayClient:
                 polls += 1
                 uri = body.get("nextResultUri") or uri
                 continue
-            results = body.get("results") or {}
-            columns = tuple(c["name"] for c in results.get("columns") or ()) or columns
-            rows.extend(tuple(d.get("fields") or ()) for d in results.get("data") or ())
+            page = _result_page(body)
+            if page is None:  # accepted, and its result cannot be read: the statement may be running
+                raise MaybeSent("UnreadableResult")
+            page_columns, page_rows = page
+            columns = page_columns or columns
+            rows.extend(page_rows)
+            if len(rows) > MAX_RESULT_ROWS:
+                self._cancel(base)
+                raise MaybeSent("ResultTooLarge")
             job_id = body.get("jobID") or job_id
             uri = body.get("nextResultUri") if body.get("resultType") != "EOS" else None
         return StatementResult(columns, tuple(rows), job_id)
@@ -186,3 +213,17 @@ class SqlGatewayClient:
     def _cancel(self, base: str) -> None:
         with suppress(GatewayError, MaybeSent):  # best effort: the timeout is what gets reported
             self._request("POST", f"{base}/cancel", what="cancel a statement")
+
+
+def _result_page(body: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[Any, ...]]] | None:
+    """The columns and rows of one result page; ``None`` when the page is not shaped as the API says."""
+    results = body.get("results") or {}
+    columns = results.get("columns") or () if isinstance(results, dict) else None
+    data = results.get("data") or () if isinstance(results, dict) else None
+    if not isinstance(columns, list | tuple) or not isinstance(data, list | tuple):
+        return None
+    if not all(isinstance(c, dict) and isinstance(c.get("name"), str) for c in columns):
+        return None
+    if not all(isinstance(d, dict) and isinstance(d.get("fields") or [], list) for d in data):
+        return None
+    return tuple(c["name"] for c in columns), [tuple(d.get("fields") or ()) for d in data]

@@ -12,7 +12,7 @@ from typing import Any
 from streamt.sdk import Artifact, canonical_json, sha256_checksum
 
 from streamt_flink.ddl import set_statement
-from streamt_flink.job import RETENTION
+from streamt_flink.job import DELETED, RETAINED, RETENTION
 
 
 def job_name(artifact: Artifact) -> str:
@@ -46,6 +46,21 @@ def _renamed(spec: dict[str, Any], name: str, running_as: str) -> dict[str, Any]
     if "settings" in spec:
         out["settings"] = {**spec["settings"], "pipeline.name": running_as}
     return out
+
+
+def delete_on_cancel_checksum(artifact: Artifact, running_as: str | None = None) -> str | None:
+    """The definition checksum this artifact had when streamt compiled ``DELETE_ON_CANCELLATION``.
+
+    Jobs deployed before last-state upgrades run with it: the same SQL is still the same job (no
+    upgrade is planned for the retention alone), and the observer reads what the running job keeps.
+    """
+    spec = definition(artifact, running_as)
+    if (spec.get("settings") or {}).get(RETENTION) != RETAINED:
+        return None
+    kept, deleted = set_statement(RETENTION, RETAINED), set_statement(RETENTION, DELETED)
+    spec = {**spec, "settings": {**spec["settings"], RETENTION: DELETED}}
+    spec["statements"] = [deleted if s == kept else s for s in spec["statements"]]
+    return sha256_checksum(canonical_json(spec))
 
 
 def legacy_checksum(artifact: Artifact) -> str:

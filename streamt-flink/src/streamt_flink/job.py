@@ -74,8 +74,13 @@ def pipeline_name(project: Any, job: str) -> str:
     return f"{project.name}/{project.env}/{job}"
 
 
-UPGRADE_MODES = ("blocked", "savepoint", "stateless")
+UPGRADE_MODES = ("blocked", "savepoint", "stateless", "last-state")
 RETENTION = "execution.checkpointing.externalized-checkpoint-retention"
+RETAINED, DELETED = "RETAIN_ON_CANCELLATION", "DELETE_ON_CANCELLATION"  # DELETED: jobs compiled before last-state
+
+
+NOT_NULL_ENFORCERS = ("error", "drop")  # table.exec.sink.not-null-enforcer, lower-cased
+FIXED_DELAY = "fixed-delay"  # the one restart strategy a model may declare (default: Flink's own)
 
 
 def lifecycle(project: Any, flink: Any) -> dict[str, Any]:
@@ -93,17 +98,29 @@ def lifecycle(project: Any, flink: Any) -> dict[str, Any]:
 
 
 def job_settings(pipeline: str, flink: Any) -> dict[str, str]:
-    """The ``SET`` options: the job's name (how the observer finds it), parallelism, checkpoints, TTL."""
+    """The ``SET`` options: the job's name (how the observer finds it), parallelism, checkpoints, TTL,
+    the sink's NOT NULL enforcer and the restart strategy."""
     settings = {"pipeline.name": pipeline}
     if flink is not None and flink.parallelism:
         settings["parallelism.default"] = str(flink.parallelism)
     if flink is not None and flink.checkpoint_interval_ms:
         settings["execution.checkpointing.interval"] = f"{flink.checkpoint_interval_ms} ms"
-        # A job that fails keeps its last checkpoint (one that is cancelled does not), so that the
-        # next plan can offer to resubmit it from there rather than from scratch.
-        settings[RETENTION] = "DELETE_ON_CANCELLATION"
+        # A job that fails or is cancelled keeps its last checkpoint: the next plan can resubmit a
+        # failed job from there, and a last-state upgrade cancels the job and resubmits from it.
+        settings[RETENTION] = RETAINED
     if flink is not None and flink.state_ttl_ms and flink.state_ttl_ms > 0:
         settings["table.exec.state.ttl"] = f"{flink.state_ttl_ms} ms"
+    enforcer = flink.sink.not_null_enforcer if flink is not None and flink.sink is not None else None
+    if enforcer in NOT_NULL_ENFORCERS:
+        settings["table.exec.sink.not-null-enforcer"] = enforcer.upper()
+    restart = flink.restart_strategy if flink is not None else None
+    if restart is not None and restart.type == FIXED_DELAY and restart.attempts:
+        # The job ends FAILED after `attempts` restarts instead of restarting forever (Flink's default
+        # with checkpoints); the FAILED runbook (a reviewed resubmit from its checkpoint) applies then.
+        settings["restart-strategy.type"] = FIXED_DELAY
+        settings["restart-strategy.fixed-delay.attempts"] = str(restart.attempts)
+        if restart.delay_ms:
+            settings["restart-strategy.fixed-delay.delay"] = f"{restart.delay_ms} ms"
     return settings
 
 
@@ -125,7 +142,9 @@ def source_statement(
             f"Declare 'columns' on {relation.kind} '{relation.name}'.",
         )
     kafka = kafka or connection(project)
-    opts = options.source_options(kafka, relation.topic, group_id(project, job), relation.format)
+    opts = options.source_options(
+        kafka, relation.topic, group_id(project, job), relation.format, relation.ignore_parse_errors
+    )
     return ddl.create_table(table, columns, opts, relation.watermark)
 
 

@@ -37,7 +37,7 @@ class FlinkJobRuntimeReader:
             if status is None:
                 out[artifact.identity] = {"state": "MISSING", "healthy": False}
                 continue
-            row = {k: v for k, v in status.items() if k in ("state", "healthy", "job_id")}
+            row = {k: v for k, v in status.items() if k in ("state", "healthy", "job_id", "cause", "reason")}
             if status["state"] == "RUNNING":
                 row.update(job_metrics(rest_client(self.runtime, artifact), status["job_id"], self.clock()))
             out[artifact.identity] = row

@@ -57,10 +57,14 @@ def _client_properties(connection: KafkaConnection) -> dict[str, str]:
 
 
 def source_options(
-    connection: KafkaConnection, topic: str, group_id: str, value_format: str = FORMAT
+    connection: KafkaConnection, topic: str, group_id: str, value_format: str = FORMAT, skip_bad: bool = False
 ) -> dict[str, str]:
-    """A Kafka table read from the earliest offset by a dedicated consumer group."""
-    return {
+    """A Kafka table read from the earliest offset by a dedicated consumer group.
+
+    ``skip_bad``: records the format cannot decode are skipped (``<format>.ignore-parse-errors``,
+    which Flink's json and debezium-json formats have) instead of failing the job.
+    """
+    options = {
         "connector": "kafka",
         "topic": topic,
         "properties.group.id": group_id,
@@ -68,6 +72,9 @@ def source_options(
         "format": value_format,
         **_client_properties(connection),
     }
+    if skip_bad:
+        options[f"{value_format}.ignore-parse-errors"] = "true"
+    return options
 
 
 def sink_options(

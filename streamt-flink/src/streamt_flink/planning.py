@@ -12,7 +12,10 @@ Observation spec: ``{name, state, job_id, live_jobs, restore, history_only}`` fo
 project-scoped name (the live one, else the newest in the cluster's history); ``restore`` is the
 retained savepoint/checkpoint of a stopped job; ``history_only`` says no job with the name is live,
 so a cancelled leftover without a record is no ownership question. Status is ``absent`` when the
-name is not listed (``spec`` may still carry ``legacy``).
+name is not listed (``spec`` may still carry ``legacy``). A live job costs one exceptions read: one
+that is RESTARTING or failed within ``RECENT_FAILURE_MS`` is ``CRASH_LOOPING`` with its root
+``cause`` (``failures``), and ``retained_checkpoint`` says whether a cancel keeps a checkpoint to
+resubmit from (read for crash-looping jobs and ``last-state`` models).
 
 Planner (Flink cannot return the SQL a job runs, so "same" means the record's definition checksum,
 ``definition_checksum``, which leaves out the upgrade policy):
@@ -21,8 +24,12 @@ Planner (Flink cannot return the SQL a job runs, so "same" means the record's de
 * one active job, same definition -> ``noop`` (a legacy-named job's record is migrated);
 * one active job, another definition -> by ``flink.upgrade_mode``: ``blocked`` -> blocker
   ``flink_job_update``; ``savepoint`` -> a reviewed ``update`` (stop-with-savepoint, resubmit from
-  it) unless a state-compatibility check objects; ``stateless`` -> a reviewed ``update`` that needs
+  it) unless a state-compatibility check objects; ``last-state`` -> the same from the latest
+  retained checkpoint (cancel, resubmit from it); ``stateless`` -> a reviewed ``update`` that needs
   ``--force`` (cancel, start from scratch);
+* a CRASH_LOOPING job: unchanged -> ``noop`` naming the cause; changed -> never a savepoint (a
+  failing job cannot take one): ``savepoint``/``last-state`` -> ``last-state`` when it retains a
+  checkpoint, else ``stateless`` with ``--force``; ``blocked`` -> the blocker, naming last-state;
 * a stopped owned job (FAILED/CANCELED/FINISHED) -> a reviewed ``update`` resubmitting it from
   its retained savepoint/checkpoint, or from scratch with ``--force`` when there is none;
 * FAILING/CANCELLING/SUSPENDED -> blocker ``flink_job_not_running`` (wait for it to settle);
@@ -31,6 +38,7 @@ Planner (Flink cannot return the SQL a job runs, so "same" means the record's de
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import attrs
@@ -52,8 +60,10 @@ from streamt.sdk import (
 
 from streamt_flink.compat import incompatibilities
 from streamt_flink.config import flink_runtime
+from streamt_flink.failures import describe, root_cause
 from streamt_flink.identity import (
     definition_checksum,
+    delete_on_cancel_checksum,
     job_name,
     legacy_checksum,
     pipeline_of,
@@ -62,10 +72,13 @@ from streamt_flink.identity import (
 )
 from streamt_flink.placeholders import require_resolvable
 from streamt_flink.recovery import classify_recovery, recovery_record_attributes
-from streamt_flink.rest import ACTIVE, TERMINAL, FlinkRestClient, LiveJob
+from streamt_flink.rest import ACTIVE, CRASH_LOOPING, TERMINAL, FlinkRestClient, LiveJob
 
 KINDS = (KIND_FLINK_JOB, KIND_TEST_JOB)
-SAVEPOINT, STATELESS, RESUBMIT = "savepoint", "stateless", "resubmit"
+SAVEPOINT, STATELESS, RESUBMIT, LAST_STATE = "savepoint", "stateless", "resubmit", "last-state"
+# A live job whose newest failure is younger than this is crash-looping (Flink's exponential
+# restart delay tops out at one minute: a looping job fails again well within it).
+RECENT_FAILURE_MS = 10 * 60 * 1000
 
 
 def cluster_config(runtime: Any, artifact: Artifact) -> tuple[str, Any]:
@@ -146,6 +159,8 @@ class FlinkJobObserver:
         for view in views.values():
             if view is not None and view["state"] in TERMINAL:
                 view["restore"] = client.restore_point(view["job_id"])
+            elif view is not None:
+                _health(client, view, artifact)
         current, legacy = views["current"], views.get("legacy")
         if current is None:
             return Observation(ABSENT, {"legacy": legacy} if legacy else None)
@@ -153,6 +168,9 @@ class FlinkJobObserver:
 
     def runtime_status(self, artifacts: list[Artifact]) -> dict[str, dict[str, Any]]:
         """For ``status``: each present job's Flink state (``RUNNING`` is the only healthy one).
+
+        A crash-looping job is ``CRASH_LOOPING`` with its root ``cause`` and that cause as one line
+        (``reason``), which the text outputs show.
 
         ``terminal`` marks a job that stopped (FAILED/CANCELED/FINISHED): status shows that state
         rather than the DRIFT or MISSING its planned resubmit would otherwise read as.
@@ -164,7 +182,34 @@ class FlinkJobObserver:
                 out[identity] = {"state": state, "healthy": state == "RUNNING", "job_id": observation.spec["job_id"]}
                 if state in TERMINAL:
                     out[identity]["terminal"] = True
+                if state == CRASH_LOOPING:  # the cause, structured and as one line for the text outputs
+                    cause = observation.spec.get("cause")
+                    out[identity].update({"cause": cause, "reason": describe(cause)})
         return out
+
+
+def _health(client: FlinkRestClient, view: dict[str, Any], artifact: Artifact) -> None:
+    """Mark a live job ``CRASH_LOOPING`` (with its root cause) when it is RESTARTING or failed lately.
+
+    The cause's timestamp stays out of the view: a reviewed plan binds the observation, and the
+    same poison record fails the same way on every attempt. Whether a cancel keeps a checkpoint to
+    restore (``retained_checkpoint``) is read only where a last-state upgrade could use it.
+    """
+    job_id = str(view["job_id"])
+    cause = root_cause(client.exceptions(job_id), _columns(artifact))
+    failed_at = int(cause.pop("timestamp")) if cause else 0
+    if view["state"] == "RESTARTING" or failed_at >= time.time() * 1000 - RECENT_FAILURE_MS:
+        view["state"] = CRASH_LOOPING
+        if cause:
+            view["cause"] = cause
+    if view["state"] == CRASH_LOOPING or mode_of(artifact) == LAST_STATE:
+        view["retained_checkpoint"] = client.restore_point(job_id) is not None and client.retains_on_cancel(job_id)
+
+
+def _columns(artifact: Artifact) -> list[str]:
+    """The job's sink columns: quoted in Flink's messages, and no record data."""
+    sink = artifact.spec.get("sink") or {}
+    return [str(c.get("name")) for c in sink.get("columns") or () if isinstance(c, dict)]
 
 
 def mode_of(artifact: Artifact) -> str:
@@ -210,7 +255,7 @@ class FlinkJobPlanner:
         unchanged = _unchanged(artifact, record, running_as)
         if state in TERMINAL:
             return self._resubmit(artifact, observation, record, view, running_as, unchanged)
-        if state not in ACTIVE:
+        if state not in ACTIVE and state != CRASH_LOOPING:
             return self._blocked(
                 artifact,
                 observation,
@@ -221,7 +266,9 @@ class FlinkJobPlanner:
             evidence = {}
             if migrating:  # the record learns the legacy name the job runs under
                 evidence["record_attributes"] = record_attributes(artifact, view.get("job_id"), running_as)
-            return [Action.for_artifact(NOOP, artifact, state, observation, upgrade_mode=mode_of(artifact), **evidence)]
+            summary = f"{state}: {describe(view.get('cause'))}" if state == CRASH_LOOPING else state
+            mode = mode_of(artifact)
+            return [Action.for_artifact(NOOP, artifact, summary, observation, upgrade_mode=mode, **evidence)]
         return self._upgrade(artifact, observation, record, view, running_as)
 
     @staticmethod
@@ -235,29 +282,62 @@ class FlinkJobPlanner:
     ) -> list[Any]:
         mode = mode_of(artifact)
         changes = {"definition": {"from": _recorded_definition(record), "to": definition_checksum(artifact)}}
+        looping = view["state"] == CRASH_LOOPING
+        why = f"it is crash-looping ({describe(view.get('cause'))})" if looping else ""
         if mode == STATELESS:
             upgrade = {"mode": STATELESS, "job_id": view["job_id"], "running_as": running_as}
             summary = "stateless upgrade: cancels the running job, starts the new SQL from scratch, drops its state"
             return self._reviewed(artifact, observation, summary, upgrade, changes, force=True)
-        if mode != SAVEPOINT:
+        if mode not in (SAVEPOINT, LAST_STATE):
+            advice = (
+                f"{why}: set flink.upgrade_mode to last-state to resubmit the new SQL from its latest retained "
+                "checkpoint, or stateless to start over"
+                if looping
+                else "set it to savepoint to upgrade through a savepoint, last-state to resubmit from its latest "
+                "retained checkpoint, or stateless to start over"
+            )
             return self._blocked(
                 artifact,
                 observation,
                 "flink_job_update",
                 f"Flink job '{running_as}' is {view['state']} with another definition; flink.upgrade_mode is "
-                "blocked (set it to savepoint to upgrade through a savepoint, or stateless to start over).",
+                f"blocked ({advice}).",
                 changes=changes,
+            )
+        if (looping or mode == LAST_STATE) and not view.get("retained_checkpoint"):
+            if looping:  # no savepoint from a failing job, and no checkpoint survives its cancel
+                upgrade = {"mode": STATELESS, "job_id": view["job_id"], "running_as": running_as}
+                summary = (
+                    f"stateless upgrade: {why} and keeps no checkpoint a cancel retains, so neither a savepoint nor "
+                    "last-state can keep its state; cancels it, starts the new SQL from scratch, drops its state"
+                )
+                return self._reviewed(artifact, observation, summary, upgrade, changes, force=True)
+            return self._blocked(
+                artifact,
+                observation,
+                "flink_job_no_retained_checkpoint",
+                f"Flink job '{running_as}' has no completed checkpoint that a cancel retains, so a last-state "
+                "upgrade has nothing to restore; set flink.checkpoint_interval_ms (jobs streamt submits retain "
+                "on cancellation), or use flink.upgrade_mode: savepoint.",
+                changes=changes,
+                suggestion="set flink.upgrade_mode: savepoint (or stateless to start over), then run "
+                "`streamt plan --out PLAN.json`, review it and `streamt apply --plan PLAN.json`",
             )
         blockers = _compatibility(artifact, record, running_as)
         if blockers:
             return self._blocked(artifact, observation, blockers[0], blockers[1], changes=changes)
         upgrade = {
-            "mode": SAVEPOINT,
+            "mode": LAST_STATE if looping or mode == LAST_STATE else SAVEPOINT,
             "job_id": view["job_id"],
             "running_as": running_as,
             "previous_statements": list(_attributes(record).get("statements") or ()),
         }
-        return self._reviewed(artifact, observation, "savepoint upgrade", upgrade, changes)
+        if upgrade["mode"] == SAVEPOINT:
+            return self._reviewed(artifact, observation, "savepoint upgrade", upgrade, changes)
+        summary = "last-state upgrade: cancels the job, resubmits the new SQL from its latest retained checkpoint"
+        if looping:
+            summary += f" ({why}: a savepoint cannot be taken)"
+        return self._reviewed(artifact, observation, summary, upgrade, changes)
 
     def _resubmit(
         self,
@@ -298,13 +378,20 @@ class FlinkJobPlanner:
         return [Action.for_artifact(UPDATE, artifact, summary, observation, **evidence)]
 
     @staticmethod
-    def _blocked(artifact: Artifact, observation: Observation, reason: str, message: str, **evidence: Any) -> list[Any]:
+    def _blocked(
+        artifact: Artifact,
+        observation: Observation,
+        reason: str,
+        message: str,
+        suggestion: str | None = None,
+        **evidence: Any,
+    ) -> list[Any]:
         state = (observation.spec or {}).get("state")
         return [
             Action.for_artifact(
                 UPDATE, artifact, f"{state}: {reason}", observation, upgrade_mode=mode_of(artifact), **evidence
             ),
-            SafetyBlocker(reason, artifact.kind, artifact.identity, message),
+            SafetyBlocker(reason, artifact.kind, artifact.identity, message, suggestion),
         ]
 
 
@@ -342,7 +429,7 @@ def _unchanged(artifact: Artifact, record: Any, running_as: str) -> bool:
         return True  # no record only reaches the planner from `status` and recovery
     recorded = _attributes(record).get("definition")
     if recorded is not None:
-        return bool(recorded == definition_checksum(artifact, running_as))
+        return recorded in (definition_checksum(artifact, running_as), delete_on_cancel_checksum(artifact, running_as))
     return record.artifact_checksum in (artifact.checksum, legacy_checksum(artifact))
 
 

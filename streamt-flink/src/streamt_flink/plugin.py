@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.sdk import Materialization, hookimpl
+from streamt.sdk import ErrorCode, Materialization, hookimpl
 
 from streamt_flink.placement import runs_on_flink
 
@@ -46,10 +46,10 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
     from streamt.sdk import Model, Test
 
     if isinstance(declaration, Test) and declaration.type == "continuous":
-        from streamt_flink.continuous import compile_test
+        from streamt_flink.continuous import compile_test, failures_topic_artifact
 
         artifact = compile_test(project, declaration)
-        return [artifact] if artifact is not None else []
+        return [artifact, failures_topic_artifact(project, artifact)] if artifact is not None else []
     if isinstance(declaration, Model) and runs_on_flink(declaration):
         from streamt_flink.job import compile_model
 
@@ -90,3 +90,10 @@ def streamt_test_runners(runtime: Any) -> list[Any]:
     from streamt_flink.continuous_tests import ContinuousTestRunner
 
     return [ContinuousTestRunner(runtime)]
+
+
+@hookimpl
+def streamt_error_codes() -> list[ErrorCode]:
+    from streamt_flink.codes import UPSERT_KEY_NULLABLE
+
+    return [UPSERT_KEY_NULLABLE]

@@ -4,8 +4,10 @@ Core's ``state recovery-plan`` asks the planner (``classify_recovery``) because 
 simply there or not: a job this apply created and then cancelled in its rollback stays listed as
 CANCELED, and an upgrade passes through a stopped job and a savepoint. The deployer writes what it
 learns before each step into the durable progress (``journal``): ``replacing`` (the running job
-id), ``savepoint`` (the path, before anything is resubmitted from it), ``submitted`` (the new job
-id) and ``rolled_back_to`` (the job resubmitting the old SQL from the same savepoint).
+id), ``savepoint`` (the path, before anything is resubmitted from it) or, for a last-state upgrade,
+``checkpoint`` (the retained checkpoint, before the cancel and again once the job is cancelled),
+``submitted`` (the new job id) and ``rolled_back_to`` (the job resubmitting the old SQL from the
+same savepoint or checkpoint). A crash-looping job counts as live.
 
 * create: no live job with the name (absent, or only the CANCELED job of apply's own rollback or a
   FAILED one) -> ``prior``; one active job, the one submitted if its id was recorded -> ``candidate``
@@ -27,9 +29,10 @@ from typing import Any
 from streamt.sdk import ABSENT, PRESENT, Artifact, Observation
 
 from streamt_flink.identity import record_attributes
-from streamt_flink.rest import ACTIVE
+from streamt_flink.rest import ACTIVE, CRASH_LOOPING
 
 PRIOR, CANDIDATE = "prior", "candidate"
+LIVE = ACTIVE | {CRASH_LOOPING}  # a crash-looping job is still the one running (or about to)
 
 
 def facts(evidence: list[dict[str, Any]]) -> dict[str, Any]:
@@ -64,7 +67,7 @@ def classify_recovery(
         if current is None:
             return PRIOR
         submitted = known.get("submitted")
-        matches = current["state"] in ACTIVE and submitted in (None, current["job_id"])
+        matches = current["state"] in LIVE and submitted in (None, current["job_id"])
         return CANDIDATE if matches and resolution == "observed" else None
     if intent["action"] != "update":
         return None
@@ -72,7 +75,7 @@ def classify_recovery(
     if live is None:
         was_stopped = known.get("mode") == "resubmit"
         return PRIOR if resolution == "observed" or was_stopped else None
-    if live["state"] not in ACTIVE:
+    if live["state"] not in LIVE:
         return None
     if "replacing" not in known or live["job_id"] in (known.get("replacing"), known.get("rolled_back_to")):
         return PRIOR  # never stopped, or running the old SQL again from the same savepoint
@@ -88,5 +91,6 @@ def recovery_record_attributes(
     if classification != CANDIDATE or not observation.spec:
         return None
     known = facts(evidence)
-    extra = {"savepoint": known["savepoint"]} if known.get("savepoint") else {}
+    restored = known.get("savepoint") or known.get("checkpoint")
+    extra = {"savepoint": restored} if restored else {}
     return record_attributes(artifact, observation.spec.get("job_id"), **extra)

@@ -50,6 +50,7 @@ class Relation:
     proctime: tuple[str, ...] = ()
     not_null: frozenset[str] = frozenset()
     format: str = "json"  # "debezium-json" for a model whose job writes a keyless changelog
+    ignore_parse_errors: bool = False  # a source's format.ignore_parse_errors: skip undecodable records
 
     def table_columns(self, extra: tuple[str, ...] = ()) -> list[TableColumn]:
         """The DDL columns; ``extra`` are referenced names missing from an undeclared source."""
@@ -100,6 +101,7 @@ def source_relation(source: Any) -> Relation:
         watermark_ms=ms,
         proctime=tuple(c.name for c in declared if c.proctime),
         not_null=frozenset(c.name for c in declared if c.required),
+        ignore_parse_errors=bool(source.format and source.format.ignore_parse_errors),
     )
 
 

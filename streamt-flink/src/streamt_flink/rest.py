@@ -2,7 +2,8 @@
 
 Only what online plan, status, apply and rollback need: ``GET /jobs/overview`` (every job's
 ``jid``, ``name`` and ``state`` in one call), ``GET /jobs/<jid>/checkpoints`` (the last retained
-savepoint or checkpoint of a job that stopped), ``POST /jobs/<jid>/stop`` and
+savepoint or checkpoint of a job), ``GET /jobs/<jid>/checkpoints/config`` (whether a cancel keeps
+it), ``GET /jobs/<jid>/exceptions`` (why a job keeps failing), ``POST /jobs/<jid>/stop`` and
 ``GET /jobs/<jid>/savepoints/<trigger>`` (stop-with-savepoint) and ``PATCH /jobs/<jid>?mode=cancel``.
 Every request has a bounded timeout. A read that fails is ``E406_CONNECTION_REFUSED`` (never "no
 jobs": an unreadable cluster must not look empty). A write (stop, cancel) is classified by the
@@ -14,18 +15,36 @@ outcome is unknown.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import attrs
-from streamt.sdk import Codes, MaybeSent, StreamtError, code_for_status, never_sent, refused_before_change
+from streamt.sdk import (
+    Codes,
+    MaybeSent,
+    StreamtError,
+    bounded_error,
+    bounded_session,
+    code_for_status,
+    json_body,
+    never_sent,
+    provider_request,
+    refused_before_change,
+)
 
 CONNECT_TIMEOUT_SECONDS = 5.0
-READ_TIMEOUT_SECONDS = 15.0
+STATS_SETTLE_SECONDS = 5.0  # longer than Flink's default checkpoint-statistics cache (3 s)
+DEADLINE_SECONDS = 20.0  # the total deadline of one request (the bounded HTTP layer of streamt.sdk)
+SERVICE, SETTING = "The Flink REST API", "the cluster's rest_url"
+_NOT_JSON = object()  # an answer that is not JSON: what it means depends on the request
 
 # Flink's JobStatus values. Globally terminal jobs stay listed (history) until they expire.
 TERMINAL = frozenset({"FAILED", "CANCELED", "FINISHED"})
 # A job in one of these states is (or is about to be) running: an unchanged declaration is a no-op.
-ACTIVE = frozenset({"RUNNING", "CREATED", "RESTARTING", "INITIALIZING", "RECONCILING"})
+# RESTARTING is not among them: the observer reports such a job as CRASH_LOOPING (``failures``).
+ACTIVE = frozenset({"RUNNING", "CREATED", "INITIALIZING", "RECONCILING"})
+# streamt's own state for a job that keeps failing and restarting (never a Flink JobStatus).
+CRASH_LOOPING = "CRASH_LOOPING"
 
 
 @attrs.frozen
@@ -55,18 +74,18 @@ class FlinkRestClient:
         import requests
 
         if self._http is None:
-            self._http = requests.Session()
+            self._http = bounded_session(DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS)
         try:
-            response = self._http.request(
-                method,
-                self.url.rstrip("/") + path,
-                json=body,
-                timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
-            )
+            with provider_request("flink_rest", method, path) as logged:
+                response = self._http.request(method, self.url.rstrip("/") + path, json=body)
+                logged.status = response.status_code
+            payload = json_body(response.content)
         except requests.exceptions.RequestException as exc:
             if method != "GET" and not never_sent(exc):
                 raise MaybeSent(type(exc).__name__) from None
-            raise _unreachable(what) from None
+            raise bounded_error(exc, SERVICE, SETTING) or _unreachable(what) from None
+        except ValueError:
+            payload = _NOT_JSON
         status = response.status_code
         if missing_ok and status == 404:
             return None
@@ -78,18 +97,17 @@ class FlinkRestClient:
                 f"The Flink REST API refused to {what} (HTTP {status}).",
                 "Check that rest_url points at the Flink JobManager REST endpoint.",
             )
-        if not response.content:
+        if payload is None:
             return {}
-        try:
-            return response.json()
-        except ValueError:
+        if payload is _NOT_JSON:
             if method != "GET":  # accepted, and the answer cannot say what happened
-                raise MaybeSent("UnreadableAnswer") from None
+                raise MaybeSent("UnreadableAnswer")
             raise StreamtError(
                 Codes.E406_CONNECTION_REFUSED,
                 f"The Flink REST API answered ({what}) with something that is not JSON.",
                 "Check that rest_url points at the Flink JobManager REST endpoint, not the SQL Gateway.",
-            ) from None
+            )
+        return payload
 
     def jobs(self) -> list[LiveJob]:
         """Every job the cluster lists, in one ``GET /jobs/overview``."""
@@ -124,19 +142,45 @@ class FlinkRestClient:
     def restore_point(self, job_id: str) -> str | None:
         """The newest retained savepoint or checkpoint of ``job_id`` (its external path), else ``None``.
 
-        A job's checkpoint statistics stay readable while the cluster lists it; a savepoint taken
-        when the job was stopped is preferred to an older checkpoint (``latest.savepoint`` is the
-        newer one when both exist only if its id is higher, which Flink's counter guarantees).
+        A job's checkpoint statistics stay readable while the cluster lists it; the newest by id of
+        ``latest.savepoint``, ``latest.completed`` and the completed ``history`` entries that are
+        not discarded wins (Flink's counter orders savepoints and checkpoints alike). The REST API
+        caches these statistics (``rest.cache.checkpoint-statistics.timeout``, 3 s by default): an
+        answer whose completed checkpoints are all discarded (seen right after a job failed: the
+        one that subsumed them is not in it yet) is read again until ``STATS_SETTLE_SECONDS``.
         """
+        deadline = time.monotonic() + STATS_SETTLE_SECONDS
+        while True:
+            path, stale = self._restore_point(job_id)
+            if path is not None or not stale or time.monotonic() >= deadline:
+                return path
+            time.sleep(0.5)
+
+    def _restore_point(self, job_id: str) -> tuple[str | None, bool]:
+        """``(path, stale)``: ``stale`` when completed checkpoints are listed and every one is discarded."""
         body = self._request("GET", f"/jobs/{job_id}/checkpoints", "read a job's checkpoints", missing_ok=True)
         latest = body.get("latest") if isinstance(body, dict) else None
         if not isinstance(latest, dict):
-            return None
-        found = [c for c in (latest.get("savepoint"), latest.get("completed")) if isinstance(c, dict)]
-        found = [c for c in found if c.get("external_path") and not c.get("discarded")]
+            return None, False
+        # `latest` can lag behind `history`: a checkpoint that completed while the job failed is
+        # listed COMPLETED in the history while `latest.completed` still names the one it subsumed.
+        history = [c for c in body.get("history") or () if isinstance(c, dict) and c.get("status") == "COMPLETED"]
+        listed = [c for c in (latest.get("savepoint"), latest.get("completed"), *history) if isinstance(c, dict)]
+        found = [c for c in listed if c.get("external_path") and not c.get("discarded")]
         if not found:
-            return None
-        return str(max(found, key=lambda c: int(c.get("id") or 0))["external_path"])
+            return None, any(c.get("discarded") for c in listed)
+        return str(max(found, key=lambda c: int(c.get("id") or 0))["external_path"]), False
+
+    def exceptions(self, job_id: str) -> Any:
+        """The job's newest exception-history entry (``GET /jobs/<jid>/exceptions?maxExceptions=1``)."""
+        path = f"/jobs/{job_id}/exceptions?maxExceptions=1"
+        return self._request("GET", path, "read a job's exceptions", missing_ok=True)
+
+    def retains_on_cancel(self, job_id: str) -> bool:
+        """Whether cancelling ``job_id`` keeps its externalized checkpoints (``RETAIN_ON_CANCELLATION``)."""
+        body = self._request("GET", f"/jobs/{job_id}/checkpoints/config", "read a job's checkpointing", missing_ok=True)
+        kept = body.get("externalization") if isinstance(body, dict) else None
+        return isinstance(kept, dict) and kept.get("enabled") is True and kept.get("delete_on_cancellation") is False
 
     def stop_with_savepoint(self, job_id: str) -> str:
         """Trigger stop-with-savepoint without draining (the job keeps its event time); the trigger id.

@@ -1,4 +1,5 @@
-"""Flink-specific checks (``streamt_validate``): ML functions, state TTL, SQL Gateway address.
+"""Flink-specific checks (``streamt_validate``): ML functions, state TTL, upgrade modes, the sink's
+NOT NULL enforcer and the restart strategy, nullable upsert keys (``W124``), SQL Gateway address.
 
 The "runtime.flink missing" checks (E202, E207) are core's; these look at what only a Flink
 compiler knows: which queries are stateful and which functions they call. They cover every model
@@ -16,7 +17,8 @@ from typing import Any
 from streamt.sdk import Codes, Diagnostic, Notice, StreamtError
 
 from streamt_flink.config import flink_runtime
-from streamt_flink.job import UPGRADE_MODES
+from streamt_flink.job import FIXED_DELAY, NOT_NULL_ENFORCERS, UPGRADE_MODES
+from streamt_flink.nullable_keys import nullable_keys
 from streamt_flink.placement import runs_on_flink
 from streamt_flink.query import analyze, maybe_ml, maybe_stateful
 from streamt_flink.relations import model_query
@@ -55,6 +57,8 @@ def check(project: Any) -> list[Any]:
                     where,
                 )
             )
+        found += _prevention(model, where)
+        found += nullable_keys(project, model)
         ttl = model.flink.state_ttl_ms if model.flink else None
         if ttl is not None and ttl <= 0:
             found.append(
@@ -92,6 +96,38 @@ def check(project: Any) -> list[Any]:
             )
         )
     return found
+
+
+def _prevention(model: Any, where: str | None) -> list[Diagnostic]:
+    """``flink.sink.not_null_enforcer`` and ``flink.restart_strategy`` take only what Flink does."""
+    found = []
+    enforcer = model.flink.sink.not_null_enforcer if model.flink and model.flink.sink else None
+    if enforcer is not None and enforcer not in NOT_NULL_ENFORCERS:
+        found.append(
+            Diagnostic(
+                Codes.E501_PARSE_ERROR,
+                f"Model '{model.name}' sets flink.sink.not_null_enforcer to {enforcer!r}",
+                f"Use one of: {', '.join(NOT_NULL_ENFORCERS)} (docs/providers/flink.md, poison records).",
+                where,
+            )
+        )
+    restart = model.flink.restart_strategy if model.flink else None
+    if restart is not None and (restart.type != FIXED_DELAY or not _positive(restart.attempts)):
+        found.append(
+            Diagnostic(
+                Codes.E501_PARSE_ERROR,
+                f"Model '{model.name}' sets flink.restart_strategy to type {restart.type!r} with attempts "
+                f"{restart.attempts!r}",
+                f"Use type: {FIXED_DELAY} with a positive number of attempts (and delay_ms), or leave it out "
+                "for Flink's default.",
+                where,
+            )
+        )
+    return found
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _ml_calls(model: Any) -> str:

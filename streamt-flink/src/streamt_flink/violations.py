@@ -1,9 +1,9 @@
-"""A bounded read of ``_streamt_test_failures``: the violations continuous-test jobs wrote since a time.
+"""A bounded read of a failures topic: the violations continuous-test jobs wrote to it since a time.
 
 One consumer without a group (nothing committed) seeks every partition to the first record at or
 after ``since_ms`` (``offsets_for_times``), reads up to the end offsets taken at the start, at most
 ``MAX_VIOLATIONS`` records and ``TIMEOUT_SECONDS``, and keeps the rows of the tests asked for. A
-record that is not a JSON object of the failure table's shape is ignored: the topic is shared.
+record that is not a JSON object of the failure table's shape is ignored.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from typing import Any
 
 import attrs
 from streamt.sdk import Codes, StreamtError
-
-from streamt_flink.continuous import FAILURES_TOPIC
 
 MAX_VIOLATIONS = 100_000
 TIMEOUT_SECONDS = 15.0
@@ -32,7 +30,7 @@ class Violation:
     timestamp: int
 
 
-def read_violations(runtime: Any, since_ms: int, tests: set[str]) -> dict[str, list[Violation]]:
+def read_violations(runtime: Any, topic: str, since_ms: int, tests: set[str]) -> dict[str, list[Violation]]:
     from kafka import KafkaConsumer, TopicPartition
 
     kafka = runtime.kafka
@@ -53,18 +51,18 @@ def read_violations(runtime: Any, since_ms: int, tests: set[str]) -> dict[str, l
     except Exception:  # kafka-python's connection errors; their text can carry the bootstrap list
         raise StreamtError(
             Codes.E406_CONNECTION_REFUSED,
-            f"Kafka did not answer while reading {FAILURES_TOPIC}.",
+            f"Kafka did not answer while reading {topic}.",
             "Check runtime.kafka.bootstrap_servers.",
         ) from None
     try:
-        partitions = consumer.partitions_for_topic(FAILURES_TOPIC)
+        partitions = consumer.partitions_for_topic(topic)
         if not partitions:
             raise StreamtError(
                 Codes.E208_MISSING_CONFIG,
-                f"The violations topic {FAILURES_TOPIC} does not exist.",
-                f"Create {FAILURES_TOPIC} before deploying continuous tests (docs/providers/flink.md).",
+                f"The violations topic {topic} does not exist.",
+                "Run `streamt plan` and `streamt apply`: apply creates it with the test's job.",
             )
-        tps = [TopicPartition(FAILURES_TOPIC, p) for p in sorted(partitions)]
+        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
         ends = consumer.end_offsets(tps)
         starts = consumer.offsets_for_times({tp: since_ms for tp in tps})
         spans = {tp: (starts[tp].offset if starts[tp] else ends[tp], ends[tp]) for tp in tps}

@@ -11,9 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.sdk import Codes, MaybeSent, StreamtError, auth_refused, never_sent
+from streamt.sdk import (
+    Codes,
+    MaybeSent,
+    StreamtError,
+    auth_refused,
+    bounded_error,
+    bounded_session,
+    json_or_none,
+    never_sent,
+    provider_request,
+)
 
-TIMEOUT_SECONDS = (5, 30)  # connect, read
+DEADLINE_SECONDS = 35.0  # the total deadline of one request (the bounded HTTP layer of streamt.sdk)
+CONNECT_TIMEOUT_SECONDS = 5.0
 API = "/gateway/v2"
 PASSTHROUGH = "passthrough"
 
@@ -24,24 +35,33 @@ class GatewayClient:
     vcluster: str = PASSTHROUGH
     username: str = "admin"
     password: str = attrs.field(default="", repr=False)
+    _session: Any = attrs.field(
+        factory=lambda: bounded_session(DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS),
+        init=False,
+        eq=False,
+        repr=False,
+    )
 
     def request(
         self, method: str, path: str, body: Any = None, params: dict[str, str] | None = None
     ) -> tuple[int, Any]:
-        """``(status, parsed JSON or None)``; ``StreamtError`` when nothing was sent, ``MaybeSent`` otherwise."""
+        """``(status, parsed JSON or None)``; ``StreamtError`` when nothing was sent or a read failed,
+        ``MaybeSent`` when a write may have reached the Gateway."""
         import requests
 
         try:
-            response = requests.request(
-                method,
-                self.url.rstrip("/") + API + path,
-                params=params,
-                json=body,
-                headers={"Accept": "application/json"},
-                auth=(self.username, self.password),
-                timeout=TIMEOUT_SECONDS,
-                allow_redirects=False,
-            )
+            with provider_request("gateway", method, API + path) as logged:
+                response = self._session.request(
+                    method,
+                    self.url.rstrip("/") + API + path,
+                    params=params,
+                    json=body,
+                    headers={"Accept": "application/json"},
+                    auth=(self.username, self.password),
+                    allow_redirects=False,
+                )
+                logged.status = response.status_code
+            payload = json_or_none(response.content)
         except requests.exceptions.SSLError:
             raise StreamtError(
                 Codes.E405_SSL_ERROR,
@@ -51,6 +71,9 @@ class GatewayClient:
         except requests.exceptions.RequestException as exc:
             if never_sent(exc):
                 raise self.unreachable() from None
+            bounded = bounded_error(exc, "The Conduktor Gateway admin API", "runtime.conduktor.gateway.admin_url")
+            if bounded is not None and method == "GET":
+                raise bounded from None
             raise MaybeSent(type(exc).__name__) from None
         if auth_refused(response.status_code):
             raise StreamtError(
@@ -58,10 +81,6 @@ class GatewayClient:
                 f"The Conduktor Gateway admin API refused the credentials (HTTP {response.status_code}).",
                 "Check runtime.conduktor.gateway.username/password (writes need an admin user).",
             )
-        try:
-            payload = response.json() if response.content else None
-        except ValueError:
-            payload = None
         return response.status_code, payload
 
     def read(self, path: str, doing: str) -> Any:

@@ -6,7 +6,8 @@ from typing import Any
 
 from streamt.sdk import KIND_GATEWAY_RULE, KIND_TOPIC, Artifact, Codes, Diagnostic, StreamtError
 
-from streamt_gateway.rule import gateway_rule, unsupported_operators, where_clause
+from streamt_gateway.codes import MASK_NOT_APPLICABLE
+from streamt_gateway.rule import MASK_RULES, gateway_rule, unsupported_operators, where_clause
 
 PROVIDER = "streamt-gateway"
 
@@ -55,6 +56,49 @@ def filter_warning(model: Any, location: str | None = None) -> Diagnostic | None
         "Gateway filters accept only = <> > < >= <= REGEXP joined by AND; materialize the model as flink otherwise.",
         location,
     )
+
+
+def mask_problems(project: Any, model: Any, location: str | None = None) -> list[Diagnostic]:
+    """What plan would block or Gateway would not enforce, said at validate: a mask method without a
+    Gateway rule (``W131``: the plan keeps it as a reviewable blocker, so compile and review still work), a
+    mask on a column the upstream does not produce (``E436``: the data would flow unmasked under its new
+    name). An upstream without declared columns cannot be checked and is left alone."""
+    masks = [p for p in (model.security.policies if model.security else ()) if p.kind == "mask" and p.column]
+    found = []
+    for policy in masks:
+        if policy.method not in MASK_RULES:
+            found.append(
+                Diagnostic(
+                    MASK_NOT_APPLICABLE,
+                    f"Virtual topic '{model.name}' masks '{policy.column}' with method '{policy.method}', which no "
+                    f"Gateway masking rule implements (only {', '.join(sorted(MASK_RULES))}): plan will block it "
+                    "(gateway_unsupported_mask) and apply refuses it",
+                    "Use method: redact, or materialize the model as flink to mask it in SQL.",
+                    location,
+                )
+            )
+    produced = _upstream_columns(project, model)
+    for policy in masks:
+        if produced is not None and policy.column not in produced:
+            found.append(
+                Diagnostic(
+                    Codes.E436_DECLARATION_NOT_APPLICABLE,
+                    f"Virtual topic '{model.name}' masks column '{policy.column}', which its upstream does not produce",
+                    f"Mask one of the upstream's columns ({', '.join(sorted(produced))}), or drop the policy.",
+                    location,
+                )
+            )
+    return found
+
+
+def _upstream_columns(project: Any, model: Any) -> set[str] | None:
+    refs = upstreams(model)
+    if len(refs) != 1:
+        return None  # upstream_problem reports it
+    ref = refs[0]
+    declaration = project.model(ref.name) if ref.kind == "model" else project.source(ref.name)
+    columns = getattr(declaration, "columns", None) if declaration is not None else None
+    return {c.name for c in columns} if columns else None
 
 
 def compile_rule(project: Any, model: Any) -> Artifact:

@@ -38,6 +38,7 @@ from streamt.sdk import (
     KIND_GATEWAY_RULE,
     NOOP,
     PRESENT,
+    UNSET,
     UPDATE,
     Action,
     Artifact,
@@ -47,14 +48,15 @@ from streamt.sdk import (
     StreamtError,
     canonical_json,
     sha256_checksum,
+    shown,
 )
 
 from streamt_gateway.client import PASSTHROUGH, GatewayClient
 from streamt_gateway.config import gateway_runtime
+from streamt_gateway.rule import MASK_RULES
 
 SQL_PLUGIN = "io.conduktor.gateway.interceptor.VirtualSqlTopicPlugin"
 MASK_PLUGIN = "io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin"
-MASK_RULES = {"redact": "MASK_ALL"}
 FILTER_PRIORITY, MASK_PRIORITY = 100, 101
 UNSUPPORTED_MASK = "gateway_unsupported_mask"
 _PLAIN_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -125,6 +127,11 @@ def desired_aggregate(spec: dict[str, Any], vcluster: str) -> dict[str, Any]:
 
 def fingerprint(aggregate: dict[str, Any]) -> str:
     return sha256_checksum(canonical_json(aggregate))
+
+
+def endpoint_digest(client: GatewayClient) -> str:
+    """Which Gateway and vCluster the plan was made against, without the credentials."""
+    return sha256_checksum(canonical_json({"admin_url": client.url.rstrip("/"), "vCluster": client.vcluster}))
 
 
 def _declared(live: Any, desired: Any) -> Any:
@@ -218,11 +225,14 @@ class GatewayRuleObserver:
         if observation.status == PRESENT and aggregate.get("alias") is None:
             return Observation(ABSENT, {"vCluster": (observation.spec or {}).get("vCluster")})
         if observation.status == PRESENT:
-            alias = aggregate["alias"]
+            # What the reference lets the review show: no physical topic, endpoint, credential or
+            # interceptor configuration, only the alias and fingerprints of what is bound and seen.
             self.reviewed[artifact.identity] = {
-                "vCluster": aggregate.get("vCluster"),
-                "alias": alias["name"],
-                "physicalName": alias["physicalName"],
+                "alias": aggregate["alias"]["name"],
+                "binding_fingerprint": endpoint_digest(client_for(self.runtime)),
+                "mapping_fingerprint": fingerprint(aggregate["alias"]),
+                "aggregate_fingerprint": fingerprint(aggregate),
+                "artifact_checksum": artifact.checksum,
             }
         return observation
 
@@ -278,7 +288,8 @@ class GatewayRulePlanner:
             if not found:
                 return [Action.for_artifact(NOOP, artifact, "no changes", observation, **evidence)]
             summary = ", ".join(
-                f"{k}: {v}" if isinstance(v, str) else f"{k}: {v['from']} → {v['to']}" for k, v in found.items()
+                f"{k}: {v}" if isinstance(v, str) else f"{k}: {shown(v['from'], UNSET)} → {shown(v['to'], UNSET)}"
+                for k, v in found.items()
             )
             items.append(Action.for_artifact(UPDATE, artifact, summary, observation, changes=found, **evidence))
         else:
@@ -289,5 +300,6 @@ class GatewayRulePlanner:
                 f"Gateway rule '{artifact.identity}' masks {', '.join(bad)} with a method that has no Gateway "
                 "masking rule (only redact maps to MASK_ALL); it can be reviewed but not applied."
             )
-            items.append(SafetyBlocker(UNSUPPORTED_MASK, artifact.kind, artifact.identity, message))
+            fix = "use method: redact, or materialize the model as flink to mask it in SQL"
+            items.append(SafetyBlocker(UNSUPPORTED_MASK, artifact.kind, artifact.identity, message, fix))
         return items

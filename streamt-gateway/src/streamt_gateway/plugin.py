@@ -2,8 +2,9 @@
 
 Registered through the ``streamt`` entry-point group. Compiles ``virtual_topic`` models into
 Gateway rule artifacts. "No Gateway configured" (E201) is core validation; this plugin reports
-what only it knows: a filter Gateway cannot evaluate (W201) and an alias without exactly one
-upstream (E501).
+what only it knows: a filter Gateway cannot evaluate (W201), an alias without exactly one
+upstream (E501), a mask method Gateway has no rule for (W131, its own code) and a mask on a column
+the upstream does not produce (E436).
 """
 
 from __future__ import annotations
@@ -33,8 +34,15 @@ def streamt_config_sections() -> list[Any]:
 
 
 @hookimpl
+def streamt_error_codes() -> list[Any]:
+    from streamt_gateway.codes import MASK_NOT_APPLICABLE
+
+    return [MASK_NOT_APPLICABLE]
+
+
+@hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
-    from streamt_gateway.compiler import filter_warning, upstream_problem
+    from streamt_gateway.compiler import filter_warning, mask_problems, upstream_problem
 
     found = []
     for model in project.models:
@@ -44,6 +52,7 @@ def streamt_validate(project: Any, env: str) -> list[Any]:
         for diagnostic in (upstream_problem(model, location), filter_warning(model, location)):
             if diagnostic is not None:
                 found.append(diagnostic)
+        found += mask_problems(project, model, location)
     return found
 
 

@@ -31,6 +31,7 @@ from streamt.sdk import (
     OK,
     PRESENT,
     PRIOR,
+    TOMBSTONE_FULFILLED,
     UNKNOWN,
     Action,
     Artifact,
@@ -44,7 +45,7 @@ from streamt.sdk import (
 
 from streamt_gateway.client import GatewayClient, MaybeSent
 from streamt_gateway.deployers import interceptor_path
-from streamt_gateway.live import client_for, desired_aggregate, fingerprint, live_aggregate
+from streamt_gateway.live import client_for, desired_aggregate, endpoint_digest, fingerprint, live_aggregate
 
 ABSENCE_CHECKS, ABSENCE_DELAY_SECONDS = 5, 0.5
 DRIFT = "gateway_rule_removal_drift"
@@ -62,11 +63,6 @@ def prior_checksum(artifact: Artifact) -> str:
 
 def absence_fingerprint(vcluster: str) -> str:
     return fingerprint({"alias": None, "interceptors": {}, "vCluster": vcluster})
-
-
-def endpoint_digest(client: GatewayClient) -> str:
-    """Which Gateway and vCluster the plan was made against, without the credentials."""
-    return sha256_checksum(canonical_json({"admin_url": client.url.rstrip("/"), "vCluster": client.vcluster}))
 
 
 def observe_all(client: GatewayClient, artifacts: list[Artifact]) -> dict[str, Observation]:
@@ -113,7 +109,7 @@ class GatewayRuleRemovalPlanner:
             raise ValueError(f"cannot plan the removal of {name} from a {observation.status} observation")
         if record is None:
             if observation.status == ABSENT:
-                return [Action.for_artifact(NOOP, artifact, "already absent, nothing recorded", observation)]
+                return [Action.for_artifact(NOOP, artifact, TOMBSTONE_FULFILLED, observation)]
             return [self._blocked(artifact, UNOWNED, "exists live but streamt has no ownership record for it")]
         alias = prior_spec(artifact)["virtualTopic"]
         if (record.kind, record.identity, record.artifact_checksum) != (

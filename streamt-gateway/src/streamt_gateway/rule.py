@@ -16,6 +16,9 @@ from collections.abc import Sequence
 import sqlparse
 from sqlparse import tokens as T
 
+# The mask methods a Gateway masking rule implements (dsl.md also names hash, partial, tokenize and null).
+MASK_RULES = {"redact": "MASK_ALL"}
+
 # Operators Gateway's SQL topic filter accepts: = <> > < >= <= REGEXP, joined by AND.
 _UNSUPPORTED = ("OR", "IN", "IS", "LIKE", "BETWEEN", "NOT")
 _RELATION_RE = re.compile(r"""\{\{-?\s*(source|ref)\(\s*(['"])([^'"]+)\2\s*\)\s*-?\}\}""")

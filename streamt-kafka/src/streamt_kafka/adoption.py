@@ -43,7 +43,8 @@ def schema_review(client: Any, artifact: Artifact) -> dict[str, Any]:
         "type": schema_type,
         "version": latest.get("version"),
         "schema_id": latest.get("id"),
-        "compatibility": client.compatibility(artifact.identity),
+        # The level that governs the subject (its own, else the global one), as plan compares it.
+        "compatibility": client.effective_compatibility(artifact.identity),
         "live_content_checksum": _content_checksum(_canonical(str(latest.get("schema") or ""), schema_type)),
         "desired_content_checksum": _content_checksum(_canonical(desired, schema_type)) if desired else None,
     }

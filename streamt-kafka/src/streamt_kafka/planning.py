@@ -17,11 +17,13 @@ from streamt.sdk import (
     KIND_TOPIC,
     NOOP,
     PRESENT,
+    UNSET,
     UPDATE,
     Action,
     Artifact,
     Observation,
     SafetyBlocker,
+    shown,
 )
 
 from streamt_kafka.topics import describe
@@ -57,18 +59,20 @@ class TopicPlanner:
         changes = changed_keys(artifact.spec, {k: v for k, v in live.items() if k != "topic_id"})
         if not changes:
             return [Action.for_artifact(NOOP, artifact, "no changes", observation, **evidence), *recreated]
-        summary = ", ".join(f"{k}: {v['from']} → {v['to']}" for k, v in changes.items())
+        summary = ", ".join(f"{k}: {shown(v['from'], UNSET)} → {shown(v['to'], UNSET)}" for k, v in changes.items())
         out: list[Any] = [Action.for_artifact(UPDATE, artifact, summary, observation, changes=changes, **evidence)]
         out += recreated
         partitions = changes.get("partitions")
         if partitions and isinstance(partitions["from"], int) and partitions["to"] < partitions["from"]:
             before, after = partitions["from"], partitions["to"]
             message = f"Kafka cannot reduce partitions of '{artifact.identity}' ({before} → {after})."
-            out.append(SafetyBlocker("kafka_partition_reduction", KIND_TOPIC, artifact.identity, message))
+            fix = f"keep at least {before} partitions, or declare a new topic for {after}"
+            out.append(SafetyBlocker("kafka_partition_reduction", KIND_TOPIC, artifact.identity, message, fix))
         if "replication_factor" in changes:
             # Changing the replication factor is a partition reassignment, which apply does not do.
             message = f"Apply cannot change the replication factor of '{artifact.identity}'."
-            out.append(SafetyBlocker("kafka_replication_factor_change", KIND_TOPIC, artifact.identity, message))
+            fix = "keep the live replication factor (reassign with Kafka's own tools), or declare a new topic"
+            out.append(SafetyBlocker("kafka_replication_factor_change", KIND_TOPIC, artifact.identity, message, fix))
         return out
 
 
@@ -123,5 +127,6 @@ class SchemaPlanner:
                 f"The compiled schema of subject '{artifact.identity}' is incompatible with its latest "
                 f"registered version (v{version}) under the subject's compatibility rule."
             )
-            out.append(SafetyBlocker("schema_incompatible", KIND_SCHEMA, artifact.identity, message))
+            fix = "make the schema change compatible with the subject's rule, or publish it under a new subject"
+            out.append(SafetyBlocker("schema_incompatible", KIND_SCHEMA, artifact.identity, message, fix))
         return out

@@ -42,6 +42,13 @@ def streamt_compile(project: Any, declaration: Any) -> list[Any]:
 
 
 @hookimpl
+def streamt_validate(project: Any) -> list[Any]:
+    from streamt_kafka.checks import compaction_problems
+
+    return compaction_problems(project)
+
+
+@hookimpl
 def streamt_planners() -> list[Any]:
     from streamt_kafka.planning import SchemaPlanner, TopicPlanner
 

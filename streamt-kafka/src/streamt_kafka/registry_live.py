@@ -12,10 +12,22 @@ from typing import Any
 from urllib.parse import quote
 
 import attrs
-from streamt.sdk import ABSENT, PRESENT, Codes, Observation, StreamtError, auth_refused
+from streamt.sdk import (
+    ABSENT,
+    PRESENT,
+    Codes,
+    Observation,
+    StreamtError,
+    auth_refused,
+    bounded_error,
+    bounded_session,
+    json_or_none,
+    provider_request,
+)
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
-TIMEOUT_SECONDS = 15
+TIMEOUT_SECONDS = 15  # the total deadline of one request (the bounded HTTP layer of streamt.sdk)
+SERVICE, SETTING = "The Schema Registry", "runtime.schema_registry.url"
 # Confluent's error codes for "no such subject" and "no such version".
 _SUBJECT_NOT_FOUND = 40401
 _VERSION_NOT_FOUND = 40402
@@ -29,13 +41,7 @@ POOL_SIZE = 16
 
 
 def _pooled_session() -> Any:
-    import requests
-
-    session = requests.Session()
-    adapter = requests.adapters.HTTPAdapter(pool_connections=1, pool_maxsize=POOL_SIZE)
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    return session
+    return bounded_session(TIMEOUT_SECONDS, pool_size=POOL_SIZE)
 
 
 @attrs.frozen
@@ -82,23 +88,25 @@ class RegistryClient:
 
         auth = (self.username, self.password or "") if self.username else self._environment.netrc_auth
         try:
-            response = self._session.request(
-                method,
-                self.url.rstrip("/") + path,
-                data=None if body is None else json.dumps(body),
-                headers={"Content-Type": CONTENT_TYPE, "Accept": CONTENT_TYPE},
-                auth=auth,
-                timeout=TIMEOUT_SECONDS,
-                **self._environment.settings,
-            )
+            with provider_request("schema_registry", method, path) as logged:
+                response = self._session.request(
+                    method,
+                    self.url.rstrip("/") + path,
+                    data=None if body is None else json.dumps(body),
+                    headers={"Content-Type": CONTENT_TYPE, "Accept": CONTENT_TYPE},
+                    auth=auth,
+                    **self._environment.settings,
+                )
+                logged.status = response.status_code
+            payload = json_or_none(response.content)
         except requests.exceptions.SSLError:
             raise StreamtError(
                 Codes.E405_SSL_ERROR,
                 "The TLS handshake with the Schema Registry failed.",
                 "Check runtime.schema_registry.url and its certificate.",
             ) from None
-        except requests.exceptions.RequestException:
-            raise StreamtError(
+        except requests.exceptions.RequestException as exc:
+            raise bounded_error(exc, SERVICE, SETTING) or StreamtError(
                 Codes.E406_CONNECTION_REFUSED,
                 "The Schema Registry did not answer.",
                 "Check that runtime.schema_registry.url is reachable.",
@@ -109,10 +117,6 @@ class RegistryClient:
                 "The Schema Registry refused the credentials.",
                 "Check runtime.schema_registry.username/password.",
             )
-        try:
-            payload = response.json() if response.content else None
-        except ValueError:
-            payload = None
         return response.status_code, payload
 
     def latest(self, subject: str) -> dict[str, Any] | None:
@@ -142,16 +146,6 @@ class RegistryClient:
         if status != 200 or not isinstance(payload, dict) or not isinstance(payload.get("schema"), str):
             raise self._unexpected("read a schema by id", status)
         return str(payload.get("schemaType") or "AVRO").upper(), payload["schema"]
-
-    def compatibility(self, subject: str) -> str | None:
-        """The subject's compatibility level, else the registry default; ``None`` when neither is readable."""
-        for path in (f"/config/{quote(subject, safe='')}", "/config"):
-            status, payload = self._request("GET", path)
-            if status == 200 and isinstance(payload, dict):
-                level = payload.get("compatibilityLevel") or payload.get("compatibility")
-                if isinstance(level, str):
-                    return level.upper()
-        return None
 
     def effective_compatibility(self, subject: str) -> str | None:
         """The level that governs ``subject`` now: its own, else the registry default (``defaultToGlobal``).

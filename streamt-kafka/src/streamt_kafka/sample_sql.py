@@ -8,6 +8,15 @@ are rewritten to DuckDB's double quotes; nothing else in the SQL is touched.
 * ``expression: {sql}`` — a row predicate; violations are rows where ``NOT (sql)`` holds.
 * ``custom_sql: {where, detail_column?}`` — violations are rows where ``where`` holds.
 * ``custom_sql: {sql, expect}`` — the query's first value must equal ``expect``.
+
+The SQL comes from project files and runs over data from a topic, so the engine is sandboxed: no
+files, URLs or extensions, ``MEMORY_LIMIT`` of memory and ``THREADS`` threads, at most
+``QUERY_ADDRESS_SPACE`` more of the process' address space while a query runs (what DuckDB
+allocates outside its limit, e.g. ``repeat('x', 10^9)``), and each query is interrupted after
+``QUERY_SECONDS`` (a recursive CTE or ``range(10^12)`` ends as that assertion's error, and the
+run goes on). Results are bounded: a reason shows at most ``SHOWN_CHARACTERS`` of
+a value, and none at all when the sample has a sensitive column (the query may have computed it
+from one); a DuckDB runtime error's message, which can quote a value, is then reduced to its class.
 """
 
 from __future__ import annotations
@@ -16,7 +25,10 @@ import datetime
 import decimal
 import json
 import re
-from collections.abc import Sequence
+import resource
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from streamt.sdk import ERROR, FAILED, MAX_EXAMPLES, PASSED, Assertion, AssertionResult, Target
@@ -24,6 +36,11 @@ from streamt.sdk import ERROR, FAILED, MAX_EXAMPLES, PASSED, Assertion, Assertio
 from streamt_kafka.sample_assert import Row, example, key_text
 
 TABLE = "sample"
+MEMORY_LIMIT = "256MB"
+THREADS = 1
+QUERY_SECONDS = 10.0
+QUERY_ADDRESS_SPACE = 512 * 1024 * 1024
+SHOWN_CHARACTERS = 200
 _PLACEHOLDER = re.compile(r"\{\{\s*(?:model|this)\s*\}\}")
 _BACKTICK_OR_STRING = re.compile(r"'(?:[^']|'')*'|`((?:[^`]|``)+)`")
 
@@ -68,13 +85,23 @@ def _cell(value: Any, sql_type: str) -> Any:
     return str(value)
 
 
+class SampleTableError(ValueError):
+    """The sample's fields cannot be the columns of one SQL table; the message says why."""
+
+
 def load(rows: Sequence[Row]) -> Any:
-    """A DuckDB connection holding the sample as table ``sample``."""
+    """A DuckDB connection holding the sample as table ``sample``; ``SampleTableError`` when the fields
+    cannot be its columns (DuckDB's names ignore case, so ``a`` and ``A`` would be one column)."""
     import duckdb
 
     names: dict[str, None] = {}
     for row in rows:
         names.update(dict.fromkeys(row.values))
+    folded: dict[str, str] = {"_partition": "_partition", "_offset": "_offset", "_key": "_key"}
+    for name in names:
+        seen = folded.setdefault(name.casefold(), name)
+        if seen != name:
+            raise SampleTableError(f"fields {seen!r} and {name!r} differ only in case")
     columns: dict[str, tuple[str, list[Any]]] = {
         "_partition": ("BIGINT", [r.partition for r in rows]),
         "_offset": ("BIGINT", [r.offset for r in rows]),
@@ -92,10 +119,50 @@ def load(rows: Sequence[Row]) -> Any:
     if rows:
         selects = ", ".join(f"unnest(?::{t}[])" for t, _ in columns.values())
         con.execute(f"INSERT INTO {TABLE} SELECT {selects}", [values for _, values in columns.values()])
-    # The assertions' SQL comes from project files: it may read the sample, never files, URLs or extensions.
+    # The assertions' SQL comes from project files: it may read the sample, never files, URLs or extensions,
+    # and never spill to disk.
+    con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+    con.execute(f"SET threads = {THREADS}")
+    con.execute("SET temp_directory = ''")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con
+
+
+@contextmanager
+def _sandboxed(con: Any) -> Iterator[None]:
+    """Interrupt whatever ``con`` runs once ``QUERY_SECONDS`` have passed, and bound its address space.
+
+    DuckDB's ``memory_limit`` covers its buffer pool, not every allocation: ``repeat('x', 10^9)``
+    builds its string outside it. While a query runs, the process may map at most
+    ``QUERY_ADDRESS_SPACE`` more bytes (``RLIMIT_AS``, Linux), so such an allocation fails at once
+    as DuckDB's out-of-memory error; the sample was read before, so nothing else allocates meanwhile.
+    """
+    timer = threading.Timer(QUERY_SECONDS, con.interrupt)
+    timer.daemon = True
+    timer.start()
+    limits = _address_space_limit()
+    try:
+        yield
+    finally:
+        if limits is not None:
+            resource.setrlimit(resource.RLIMIT_AS, limits)
+        timer.cancel()
+
+
+def _address_space_limit() -> tuple[int, int] | None:
+    """Lower the soft ``RLIMIT_AS`` to the mapped size plus ``QUERY_ADDRESS_SPACE``; the limits to restore."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            mapped = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        bound = mapped + QUERY_ADDRESS_SPACE
+        if soft != resource.RLIM_INFINITY and soft <= bound:
+            return None  # already tighter
+        resource.setrlimit(resource.RLIMIT_AS, (bound if hard == resource.RLIM_INFINITY else min(bound, hard), hard))
+    except (OSError, ValueError, StopIteration):  # no /proc, or limits this platform will not take
+        return None
+    return soft, hard
 
 
 def evaluate(con: Any, assertion: Assertion, rows: Sequence[Row], target: Target) -> AssertionResult:
@@ -103,19 +170,29 @@ def evaluate(con: Any, assertion: Assertion, rows: Sequence[Row], target: Target
 
     body = assertion.body
     try:
-        if assertion.kind == "expression":
-            if not body.get("sql"):
-                return _error(assertion, "expression needs sql (a boolean row predicate)")
-            return _violations(con, assertion, f"NOT ({duckdb_sql(str(body['sql']))})", None, rows, target)
-        if body.get("where"):
-            detail = body.get("detail_column")
-            return _violations(con, assertion, duckdb_sql(str(body["where"])), detail, rows, target)
-        if body.get("sql") and "expect" in body:
-            return _expect(con, assertion, duckdb_sql(str(body["sql"])), body["expect"], len(rows))
-        return _error(assertion, "custom_sql needs sql + expect, or where (+ name, detail_column)")
+        with _sandboxed(con):
+            if assertion.kind == "expression":
+                if not body.get("sql"):
+                    return _error(assertion, "expression needs sql (a boolean row predicate)")
+                return _violations(con, assertion, f"NOT ({duckdb_sql(str(body['sql']))})", None, rows, target)
+            if body.get("where"):
+                detail = body.get("detail_column")
+                return _violations(con, assertion, duckdb_sql(str(body["where"])), detail, rows, target)
+            if body.get("sql") and "expect" in body:
+                return _expect(con, assertion, duckdb_sql(str(body["sql"])), body["expect"], len(rows), target)
+            return _error(assertion, "custom_sql needs sql + expect, or where (+ name, detail_column)")
+    except duckdb.InterruptException:
+        return _error(assertion, f"the query did not finish within {QUERY_SECONDS:g} s")
+    except duckdb.OutOfMemoryException:
+        return _error(assertion, f"the query needed more than the {MEMORY_LIMIT} the test engine allows")
     except duckdb.Error as exc:
-        # DuckDB's message names the column or token at fault; it holds the user's SQL, never data.
-        return _error(assertion, f"SQL error: {str(exc).splitlines()[0]}")
+        # Parser, binder and catalog messages name the SQL's tokens and columns, never data; a runtime error
+        # can quote a value (a failed conversion, ``error(email)``): with sensitive columns only its class is shown.
+        if target.sensitive and not isinstance(
+            exc, duckdb.ParserException | duckdb.BinderException | duckdb.CatalogException
+        ):
+            return _error(assertion, f"SQL error: {type(exc).__name__} (the message is not shown: sensitive columns)")
+        return _error(assertion, f"SQL error: {_shown(str(exc).splitlines()[0], quoted=False)}")
 
 
 def _violations(
@@ -136,19 +213,29 @@ def _violations(
     )
 
 
-def _expect(con: Any, assertion: Assertion, query: str, expected: Any, checked: int) -> AssertionResult:
+def _expect(con: Any, assertion: Assertion, query: str, expected: Any, checked: int, target: Target) -> AssertionResult:
     row = con.execute(query).fetchone()
     actual = row[0] if row else None
     same = actual == expected or (actual is not None and str(actual) == str(expected))
+    if same:
+        reason = None
+    elif target.sensitive:  # the value may be computed from a sensitive column: never shown
+        reason = f"returned another value than expected {_shown(expected)} (not shown: sensitive columns)"
+    else:
+        reason = f"returned {_shown(actual)}, expected {_shown(expected)}"
     return AssertionResult(
-        assertion.index,
-        assertion.kind,
-        _label(assertion),
-        PASSED if same else FAILED,
-        checked,
-        0 if same else 1,
-        reason=None if same else f"returned {actual!r}, expected {expected!r}",
-    )
+        assertion.index, assertion.kind, _label(assertion), PASSED if same else FAILED, checked, 0 if same else 1,
+        reason=reason,
+    )  # fmt: skip
+
+
+def _shown(value: Any, quoted: bool = True) -> str:
+    """``value`` as a reason shows it: its ``repr`` (or the text as it is), at most ``SHOWN_CHARACTERS`` long."""
+    if isinstance(value, str | bytes) and len(value) > SHOWN_CHARACTERS:  # cut before repr copies it
+        cut = value[:SHOWN_CHARACTERS]
+        return f"{cut!r}... ({len(value)} long)" if quoted else f"{cut!s}... ({len(value)} long)"
+    text = repr(value) if quoted else str(value)
+    return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "..."
 
 
 def _label(assertion: Assertion) -> str:

@@ -19,7 +19,7 @@ from streamt_kafka.observers import _classified, kafka_settings, registry_client
 from streamt_kafka.sample_assert import ROW_ASSERTIONS, Row, example
 from streamt_kafka.sample_decode import Decoded, Decoder
 from streamt_kafka.sample_read import TopicSample, read_recent, share
-from streamt_kafka.sample_sql import evaluate, load
+from streamt_kafka.sample_sql import SampleTableError, evaluate, load
 
 SAMPLE_TIMEOUT_SECONDS = 20.0
 SQL_KINDS = ("custom_sql", "expression")
@@ -103,7 +103,13 @@ def _evaluate(case: TestCase, sample: TopicSample, records: list[Any], decoded: 
     con = None
     for assertion in case.assertions:
         if assertion.kind in SQL_KINDS:
-            con = con or load(rows)
+            try:
+                con = con or load(rows)
+            except SampleTableError as exc:  # the row assertions still run
+                results.append(
+                    AssertionResult(assertion.index, assertion.kind, assertion.label, ERROR, reason=str(exc))
+                )
+                continue
             results.append(evaluate(con, assertion, rows, case.target))
         else:
             results.append(ROW_ASSERTIONS[assertion.kind](assertion, rows, case.target))

@@ -6,7 +6,8 @@ needs no process, network, Docker or file write, and two builds of the same pack
 
 A real build compiles the runner with Maven in a temporary directory (removed afterwards), sends
 the Dockerfile, the jar and its runtime dependencies as the build context of one classic Engine
-API build with the base image as a build argument (``pull=False``: nothing is ever pulled), and
+API build with the base image as a build argument (``pull=False``: the build itself pulls nothing;
+a missing base is pulled by digest beforehand, ``streamt_kstreams.base_image``), and
 returns the image ID. The image gets labels naming its inputs, no tag, and is never pushed. The ID
 itself is not reproducible: the image configuration records its creation time.
 """
@@ -26,6 +27,7 @@ from typing import Any
 from streamt.sdk import Codes, StreamtError
 
 from streamt_kstreams import engine
+from streamt_kstreams.base_image import PINNED, ensure_present
 from streamt_kstreams.limits import MAX_TIMEOUT
 
 RUNNER_DIR = Path(__file__).resolve().parent / "runner"
@@ -52,14 +54,9 @@ def input_hash(inputs: list[tuple[str, bytes]]) -> str:
 
 
 def check_base_image(reference: str | None) -> str:
+    """``reference``, else the pinned default; ``E501`` for anything that is not an ID or a digest."""
     if not reference:
-        raise StreamtError(
-            Codes.E208_MISSING_CONFIG,
-            "runtime build needs a Java 17 base image, and streamt never pulls one.",
-            "Pass --base-image sha256:<id> or repo@sha256:<digest> of an image already on the engine "
-            "(or set STREAMT_RUNNER_BASE_IMAGE); docs/providers/kstreams.md shows how to make one from "
-            "Debian packages.",
-        )
+        return PINNED
     if not engine.IMAGE_REF_RE.match(reference):
         raise StreamtError(
             Codes.E501_PARSE_ERROR,
@@ -71,13 +68,11 @@ def check_base_image(reference: str | None) -> str:
 
 def dry_run(base_image: str | None) -> dict[str, Any]:
     inputs = packaged_inputs()
-    if base_image is not None:
-        check_base_image(base_image)
     return {
         "dry_run": True,
         "build_input_hash": input_hash(inputs),
         "inputs": [name for name, _ in inputs],
-        "base_image": base_image,
+        "base_image": check_base_image(base_image),
         "image": None,
     }
 
@@ -136,12 +131,7 @@ def build(base_image: str | None, timeout: int) -> dict[str, Any]:
     build_hash = input_hash(inputs)
     docker_engine = engine.client()
     try:
-        if not engine.image_present(docker_engine, base):
-            raise StreamtError(
-                Codes.E208_MISSING_CONFIG,
-                f"The base image {base} is not on the Docker Engine, and streamt never pulls.",
-                "Load or import it into the engine first (docker load / docker import), then rerun.",
-            )
+        ensure_present(docker_engine, base, deadline)
         with tempfile.TemporaryDirectory(prefix="streamt-runner-build-") as scratch:
             workdir = Path(scratch)
             for name, content in inputs:

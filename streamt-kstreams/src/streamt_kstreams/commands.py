@@ -21,9 +21,11 @@ from streamt_kstreams.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
 )
 @click.option(
     "--base-image",
-    envvar="STREAMT_RUNNER_BASE_IMAGE",
+    # The first is the documented name; the second is what `./dev stack env` exported before (kept working).
+    envvar=["STREAMT_RUNNER_BASE_IMAGE", "STREAMT_KSTREAMS_BASE_IMAGE"],
     default=None,
-    help="Java 17 base image already on the engine: sha256:<id> or repo@sha256:<digest> (never pulled).",
+    help="Java 17 base image: sha256:<id> (already on the engine) or repo@sha256:<digest> (pulled when absent); "
+    "default: the pinned Eclipse Temurin 17 JRE digest.",
 )
 def build_command(dry_run: bool, timeout: int, base_image: str | None) -> Result:
     """Build the packaged Kafka Streams runner image (no tag, no push)."""
@@ -33,7 +35,7 @@ def build_command(dry_run: bool, timeout: int, base_image: str | None) -> Result
         data = build.dry_run(base_image)
         text = (
             f"Build inputs: {data['build_input_hash']} ({len(data['inputs'])} files)\n"
-            f"Base image:   {data['base_image'] or '(not given)'}\n"
+            f"Base image:   {data['base_image']}\n"
             "Dry run: nothing was built."
         )
         return Result("runtime build", data=data, text=text)

@@ -31,7 +31,17 @@ from collections.abc import Callable
 from typing import Any
 
 import attrs
-from streamt.sdk import RUNNER_REPLACEMENT_OPERATION, Artifact, Codes, StreamtError, boundary
+from streamt.sdk import (
+    RUNNER_REPLACEMENT_OPERATION,
+    Artifact,
+    Codes,
+    Progress,
+    Silent,
+    Step,
+    StreamtError,
+    boundary,
+    phase,
+)
 
 from streamt_kstreams import engine, offsets
 from streamt_kstreams.container import create_options, plan_archive
@@ -150,6 +160,8 @@ class Coordinator:
     timeout: float
     verify: Callable[[], None]
     poll_seconds: float = STOP_POLL_SECONDS
+    # Hears each step as it starts and ends; the journal boundary is written inside the step.
+    progress: Progress = attrs.field(factory=Silent)
 
     def journal(self, control: Any, boundary_name: str, **facts: Any) -> Any:
         evidence = {"boundary": boundary_name, **facts}
@@ -165,9 +177,10 @@ class Coordinator:
                 self.verify()
                 live = look(client, self.binding)
                 step = next_step(last_boundary(control), live, self.binding)
-                if step == "commit":
-                    return self.commit(control, live)
-                control = getattr(self, step)(client, control, live)
+                with phase(self.progress, Step(step, self.artifact.kind, self.artifact.identity)):
+                    if step == "commit":
+                        return self.commit(control, live)
+                    control = getattr(self, step)(client, control, live)
         finally:
             client.close()
 

@@ -244,6 +244,7 @@ class KafkaStreamsPlanner:
                 UPDATE_REASON,
                 f"Runner '{artifact.identity}' runs another definition and {bound}; streamt does not change it.",
                 changes=changes,
+                replacement_ineligible=f"not a predicate-only change: {bound}",
             )
         return _blocked(
             artifact,
@@ -253,11 +254,20 @@ class KafkaStreamsPlanner:
             "`streamt plan --out FILE` (format 6) and run it with `streamt apply --plan FILE`.",
             changes=changes,
             replacement=bound,
+            suggestion="save it as a format-6 plan with `streamt plan --out FILE`, review it, then run "
+            "`streamt apply --plan FILE` (the reviewed replacement)",
         )
 
 
-def _blocked(artifact: Artifact, observation: Observation, reason: str, message: str, **evidence: Any) -> list[Any]:
+def _blocked(
+    artifact: Artifact,
+    observation: Observation,
+    reason: str,
+    message: str,
+    suggestion: str | None = None,
+    **evidence: Any,
+) -> list[Any]:
     return [
         Action.for_artifact(UPDATE, artifact, reason, observation, **evidence),
-        SafetyBlocker(reason, artifact.kind, artifact.identity, message),
+        SafetyBlocker(reason, artifact.kind, artifact.identity, message, suggestion),
     ]

@@ -14,7 +14,16 @@ from typing import Any
 
 import attrs
 import click
-from streamt.sdk import Codes, Result, StreamtError, env_option, project_dir_option
+from streamt.sdk import (
+    Codes,
+    Progress,
+    Result,
+    StreamtError,
+    env_option,
+    for_command,
+    project_dir_option,
+    quiet_option,
+)
 
 from streamt_kstreams.limits import MAX_RUNNER_WAIT
 
@@ -132,8 +141,15 @@ def runner_status_command(project_dir: str, env: str | None, plan_path: str, ope
     show_default=True,
     help="Bound each replacement wait, in seconds (not a total command deadline).",
 )
+@quiet_option
 def resume_command(
-    project_dir: str, env: str | None, plan_path: str, operation_id: str, confirm_env: str | None, timeout: float
+    project_dir: str,
+    env: str | None,
+    plan_path: str,
+    operation_id: str,
+    confirm_env: str | None,
+    timeout: float,
+    quiet: bool,
 ) -> Result:
     """Continue one interrupted Kafka Streams replacement (same plan file and operation UUID)."""
     from streamt.sdk import check_confirm_env, confirm
@@ -161,13 +177,23 @@ def resume_command(
                 f"Keep the containers, volume and state as they are; {found['next_action']}.",
                 data={"operation_id": operation_id, "read_only": True, **found},
             )
-        done = continue_operation(opened, found["next_step"], timeout, project_dir, env, plan_path)
+        progress = for_command(quiet)
+        try:
+            done = continue_operation(opened, found["next_step"], timeout, project_dir, env, plan_path, progress)
+        finally:
+            progress.close()
     data = {**done, "read_only": False, "status": DONE_STATUS}
     return Result("state resume", data=data, text=f"Replacement {operation_id} completed; serial {done['serial']}.")
 
 
 def continue_operation(
-    opened: Reviewed, step: str, timeout: float, project_dir: str, env: str | None, plan_path: str
+    opened: Reviewed,
+    step: str,
+    timeout: float,
+    project_dir: str,
+    env: str | None,
+    plan_path: str,
+    progress: Progress,
 ) -> dict[str, Any]:
     from streamt.sdk import reviewed_verifier
 
@@ -176,7 +202,9 @@ def continue_operation(
 
     backend = opened.backend
     verify = reviewed_verifier(project_dir, env, opened.reviewed, backend)
-    coordinator = Coordinator(opened.project.runtime, backend, opened.binding, opened.artifact, timeout, verify)
+    coordinator = Coordinator(
+        opened.project.runtime, backend, opened.binding, opened.artifact, timeout, verify, progress=progress
+    )
     if step in ("clear_control", "write_receipt"):
         return finish_commit(coordinator, backend.read_control())
     return drive(coordinator, backend.read_control(), plan_path, env)

@@ -60,6 +60,14 @@ def _no_authority() -> StreamtError:
     )
 
 
+def _needs_v2() -> StreamtError:
+    return unavailable(
+        "Ordinary PostgreSQL state authority needs a version-2 catalog; this store is version 1.",
+        "Run `streamt state migrate-postgres-v2 --confirm-store-id ID --confirm-writer-role ROLE` with the owner "
+        "credential first (the store ID is in `streamt state status`).",
+    )
+
+
 class PostgresStateBackend:
     """Ownership state for one ``streamt-state://`` address in a PostgreSQL catalog."""
 
@@ -95,12 +103,11 @@ class PostgresStateBackend:
         return conn
 
     def _prove(self, cur: Any) -> None:
+        if catalog.binds_no_writer(cur, self.settings.schema):
+            raise _needs_v2()
         found = catalog.verify(cur, self.settings.schema)
         if found.schema_version != 2:
-            raise unavailable(
-                "Ordinary PostgreSQL state authority needs a version-2 catalog.",
-                "Run `streamt state migrate-postgres-v2` with the owner credential first.",
-            )
+            raise _needs_v2()
         cur.execute("SELECT session_user, current_user")
         if tuple(cur.fetchone()) != (found.writer_role, found.writer_role):
             raise _no_authority()
@@ -197,7 +204,7 @@ class PostgresStateBackend:
     def require_clear(self) -> OperationControl:
         control = self.read_control()
         if control.status != CLEAR:
-            raise recovery_required(control)
+            raise recovery_required(control, self.settings.env)
         return control
 
     def begin_operation(self, kind: str, actions: Sequence[dict[str, Any]]) -> OperationControl:
@@ -206,7 +213,7 @@ class PostgresStateBackend:
         def step(cur: Any) -> OperationControl:
             current = self._address_rows(cur)
             if current.control.status != CLEAR:
-                raise recovery_required(current.control)
+                raise recovery_required(current.control, self.settings.env)
             control = OperationControl(
                 status=IN_PROGRESS,
                 operation_id=str(uuid.uuid4()),

@@ -218,16 +218,31 @@ def _verify_objects(cur: Any, schema: str) -> str:
     return str(owner)
 
 
-def _read_meta(cur: Any, schema: str) -> tuple[int, str, str | None]:
-    from psycopg2 import sql
+def binds_no_writer(cur: Any, schema: str) -> bool:
+    """Whether ``schema`` holds a catalog without a writer binding (version 1), read from pg_catalog only:
+    a writer role that a version-1 catalog grants nothing can still tell it needs the migration."""
+    cur.execute(
+        "SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+        " WHERE n.nspname = %s AND c.relname = 'catalog_meta'",
+        (schema,),
+    )
+    return bool(cur.fetchone()[0]) and not _has_writer_column(cur, schema)
 
+
+def _has_writer_column(cur: Any, schema: str) -> bool:
     cur.execute(
         "SELECT count(*) FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid"
         " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
         " WHERE n.nspname = %s AND c.relname = 'catalog_meta' AND a.attname = 'writer_role' AND NOT a.attisdropped",
         (schema,),
     )
-    has_writer = bool(cur.fetchone()[0])
+    return bool(cur.fetchone()[0])
+
+
+def _read_meta(cur: Any, schema: str) -> tuple[int, str, str | None]:
+    from psycopg2 import sql
+
+    has_writer = _has_writer_column(cur, schema)
     writer = sql.SQL(", writer_role" if has_writer else ", NULL::text")
     cur.execute(
         sql.SQL("SELECT schema_version, store_id::text{} FROM {}").format(writer, ident(schema, "catalog_meta"))

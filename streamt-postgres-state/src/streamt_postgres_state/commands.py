@@ -11,7 +11,7 @@ import uuid
 from typing import Any
 
 import click
-from streamt.sdk import Result, project_options
+from streamt.sdk import Result, project_options, shown
 
 from streamt_postgres_state.errors import invalid
 
@@ -27,7 +27,7 @@ def _settings(project_dir: str, env: str | None) -> Any:
 
 
 def _lines(data: dict[str, Any], fields: tuple[tuple[str, str], ...]) -> str:
-    return "\n".join(f"  {label + ':':<28} {data[key]}" for key, label in fields)
+    return "\n".join(f"  {label + ':':<28} {shown(data[key])}" for key, label in fields)
 
 
 @click.command("init")

@@ -78,6 +78,7 @@ class Settings:
     dsn_env: str | None
     writer_dsn_env: str | None
     writer_role_env: str | None
+    env: str | None = None  # the project environment, for the commands an error names
 
 
 def settings_for(project: Any) -> Settings:
@@ -113,6 +114,7 @@ def settings_for(project: Any) -> Settings:
         schema=schema,
         lock_timeout_seconds=float(config.lock_timeout_seconds),
         **names,
+        env=project.env,
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.sdk import Codes, StreamtError, unfinished_operation_commands
+from streamt.sdk import Codes, StreamtError, next_steps, unfinished_operation_commands
 
 _STATUS_HINT = "Inspect `streamt state status`; never edit the catalog by hand."
 
@@ -85,13 +85,14 @@ def release_failed(operation_id: str | None = None) -> StreamtError:
     )
 
 
-def recovery_required(control: Any) -> StreamtError:
-    """``E419`` for ``control``'s unfinished operation, naming the commands that finish its kind."""
+def recovery_required(control: Any, env: str | None) -> StreamtError:
+    """``E419`` for ``control``'s unfinished operation, naming the exact commands that finish its kind."""
+    kind, operation_id = control.operation_kind, control.operation_id
+    steps = next_steps(kind, str(operation_id), env)
     return StreamtError(
         Codes.E419_STATE_RECOVERY_REQUIRED,
         f"An unfinished operation ({control.status}) blocks changes at this state address.",
-        "Keep the marker; inspect it with `streamt state status` and use "
-        f"{unfinished_operation_commands(control.operation_kind)}.",
-        details=_op(control.operation_id),
-        data=_op(control.operation_id),
+        f"Keep the marker; run {unfinished_operation_commands(kind, operation_id, env)}.",
+        details=_op(operation_id),
+        data={**_op(operation_id), "operation_kind": kind, "next_steps": steps},
     )

@@ -1,4 +1,4 @@
-"""The example plugin, tested the way a plugin author would: with the streamt.testing fixtures."""
+"""The topics-csv exporter, tested the way a plugin author would: with the streamt.testing fixtures."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 
 import pytest
+from streamt.testing.contracts import ExporterContract
 
 PROJECT = {
     "stream_project.yml": {
@@ -68,3 +69,15 @@ def test_an_unwritable_output_file_is_e905(topics_csv, streamt_project, streamt_
 def test_a_missing_project_is_the_loaders_error(topics_csv, streamt_cli, tmp_path: Path) -> None:
     outcome = streamt_cli("export", "topics-csv", "--project-dir", tmp_path / "nowhere")
     assert outcome.error_codes == ["E501_PARSE_ERROR"]
+
+
+class TestTopicsCsvContract(ExporterContract):
+    """The conformance kit: one envelope, the same bytes twice, an atomic --output-file, no secret."""
+
+    @pytest.fixture(autouse=True)
+    def registered(self, topics_csv):
+        return topics_csv
+
+    @pytest.fixture
+    def exporter_args(self):
+        return ["export", "topics-csv"]

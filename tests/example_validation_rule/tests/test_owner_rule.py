@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import streamt_owner_rule
+from streamt.testing.contracts import ValidationRuleContract
 
 PROJECT = {
     "stream_project.yml": {
@@ -36,3 +37,19 @@ def test_a_model_without_a_team_is_an_error_at_its_line(rule, streamt_project, s
 def test_the_text_output_names_the_rule(rule, streamt_project, streamt_cli_text) -> None:
     outcome = streamt_cli_text("validate", "-p", streamt_project(PROJECT))
     assert outcome.exit_code == 1 and "E960_MODEL_OWNER_MISSING" in outcome.stdout + outcome.stderr
+
+
+class TestOwnerRuleContract(ValidationRuleContract):
+    """The conformance kit: registered code, a location at the model, a suggestion, no secret."""
+
+    @pytest.fixture
+    def rule_plugin(self):
+        return streamt_owner_rule
+
+    @pytest.fixture
+    def rule_project(self, streamt_project):
+        return streamt_project(PROJECT)
+
+    @pytest.fixture
+    def rule_codes(self):
+        return ["E960_MODEL_OWNER_MISSING"]

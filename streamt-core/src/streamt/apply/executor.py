@@ -29,10 +29,13 @@ from streamt.artifacts import KIND_CONNECTOR_REMOVAL, Artifact
 from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
 from streamt.kinds import KindTable
+from streamt.log import executor_step
 from streamt.plan.model import CREATE, DELETE, UPDATE, Action, Plan
 from streamt.plan.tombstones import is_removal, prior_resource_id
+from streamt.progress import Progress, Silent
 from streamt.state.operations import APPLY_OPERATION
 from streamt.state.records import OwnershipRecord
+from streamt.untrusted import exception_name
 
 MUTATING = (CREATE, UPDATE)
 RESULTS = {CREATE: "created", UPDATE: "updated", DELETE: "deleted"}
@@ -155,11 +158,13 @@ def execute(
     deployers: dict[str, Any],
     backend: Any,
     on_begin: Callable[[Any], None] | None = None,
+    progress: Progress | None = None,
 ) -> ApplyReport:
     """Run ``plan`` (already verified and unblocked) under the caller's state lock.
 
     ``on_begin(control)`` runs once the durable intent exists and before the first provider
-    call (OpenLineage START of ``apply --emit-openlineage``); it must not raise.
+    call (OpenLineage START of ``apply --emit-openlineage``); it must not raise. ``progress``
+    hears each step right after the journal records it.
     """
     current = backend.read_state()
     mutations = list(enumerate(plan.mutations))
@@ -174,9 +179,10 @@ def execute(
     created: list[tuple[int, Action]] = []
     learnt: dict[str, dict[str, Any]] = {}
     journal = _Journal(backend, control, {a.identity: i for i, a in mutations})
+    record = _Recorder(backend, dict(mutations), progress or Silent())
     for batch in _batches(mutations, deployers, artifacts):
         indexes = [i for i, _ in batch]
-        control = backend.record_progress_many(control, indexes, "started")
+        control = record(control, indexes, "started")
         boundary()
         kind, verb = batch[0][1].kind, batch[0][1].action
         pairs = [(a, artifacts[(a.kind, a.identity)]) for _, a in batch]
@@ -188,15 +194,15 @@ def execute(
             if outcomes[a.identity].ok and outcomes[a.identity].attributes is not None:
                 learnt[a.identity] = dict(outcomes[a.identity].attributes or {})
         if good:
-            control = backend.record_progress_many(control, good, "done")
+            control = record(control, good, "done")
         bad = [(i, a, outcomes[a.identity]) for i, a in batch if outcomes[a.identity].status != DONE]
         for i, _a, outcome in bad:
-            control = backend.record_progress_many(control, [i], outcome.status)
+            control = record(control, [i], outcome.status)
         boundary()
         results.update({i: RESULTS[verb] for i in good})
         created += [(i, a) for i, a in batch if i in good and verb == CREATE]
         if bad:
-            _fail(backend, control, bad, created, artifacts, deployers)
+            _fail(record, control, bad, created, artifacts, deployers)
     # Built once, after the deployers reported what they learnt (a record per artifact: ~25 µs each).
     state = backend.commit(control, desired_records(plan, current, learnt))
     boundary()
@@ -207,6 +213,20 @@ def execute(
         state.serial,
         state.checksum,
     )
+
+
+class _Recorder:
+    """``backend.record_progress_many``, then the same step told to the debug log and ``progress`` (never before)."""
+
+    def __init__(self, backend: Any, actions: dict[int, Action], progress: Progress) -> None:
+        self.backend, self.actions, self.progress = backend, actions, progress
+
+    def __call__(self, control: Any, indexes: list[int], status: str) -> Any:
+        control = self.backend.record_progress_many(control, indexes, status)
+        actions = [self.actions[i] for i in indexes]
+        executor_step(status, actions)
+        self.progress.event(status, actions)
+        return control
 
 
 class _Journal:
@@ -235,12 +255,12 @@ def _call(deployer: Any, verb: str, pairs: list[tuple[Action, Artifact]], journa
         else:
             outcomes = deployer.apply(verb, pairs)
     except Exception as exc:  # a deployer defect after the request may have been sent
-        outcomes = {a.identity: Outcome(UNKNOWN, type(exc).__name__) for a, _ in pairs}
+        outcomes = {a.identity: Outcome(UNKNOWN, exception_name(exc)) for a, _ in pairs}
     return {a.identity: outcomes.get(a.identity, Outcome(UNKNOWN, "NoOutcome")) for a, _ in pairs}
 
 
 def _fail(
-    backend: Any,
+    record: _Recorder,
     control: Any,
     bad: list[tuple[int, Action, Outcome]],
     created: list[tuple[int, Action]],
@@ -250,13 +270,13 @@ def _fail(
     rolled_back: list[str] = []
     for index, action in reversed(created):
         undone = _rollback(deployers[action.kind], action, artifacts[(action.kind, action.identity)])
-        control = backend.record_progress_many(control, [index], "rolled_back" if undone else "rollback_failed")
+        control = record(control, [index], "rolled_back" if undone else "rollback_failed")
         if undone:
             rolled_back.append(action.identity)
     _index, action, outcome = bad[0]
     # A connector DELETE that did not prove its outcome is its own code; never retried or undone.
     code = Codes.E428_CONNECTOR_REMOVAL_DRIFT if action.kind == KIND_CONNECTOR_REMOVAL else Codes.E407_DEPLOY_ERROR
-    control = backend.mark_recovery_required(control, code.code)
+    control = record.backend.mark_recovery_required(control, code.code)
     boundary()
     what = "was refused" if outcome.status == "failed" else "has an unknown outcome"
     failures = [{"identity": a.identity, "kind": a.kind, "outcome": o.status, "error": o.error} for _, a, o in bad]

@@ -48,8 +48,8 @@ def require_reviewed_plan(project: Any, plan_path: str | None) -> None:
         raise StreamtError(
             Codes.E418_REVIEWED_PLAN_REQUIRED,
             f"Environment {project.env!r} {why}: direct apply is disabled.",
-            f"Run `streamt plan --env {project.env} --out {project.env}.plan.json`, review it, then "
-            f"`streamt apply --env {project.env} --plan {project.env}.plan.json`.",
+            f"Run `streamt plan{project.environment.cli_option} --out {project.env}.plan.json`, review it, then "
+            f"`streamt apply{project.environment.cli_option} --plan {project.env}.plan.json`.",
         )
 
 
@@ -90,13 +90,15 @@ def refuse_unauthorized(plan: Plan, reviewed: bool, force: bool) -> None:
     ``reviewed_plan``: only ``apply --plan`` of a saved online plan may run it (a Flink savepoint
     upgrade); ``force``: it drops something, so ``--force`` must say so (a stateless resubmit).
     """
+    # Only a multi-environment project names an environment other than `default` (and takes --env).
+    env = f" --env {plan.environment}" if plan.environment != "default" else ""
     for action in plan.mutations:
         requires = action.evidence.get("requires") or ()
         if "reviewed_plan" in requires and not reviewed:
             raise StreamtError(
                 Codes.E418_REVIEWED_PLAN_REQUIRED,
                 f"{action.kind} '{action.identity}' ({action.summary}) runs only from a reviewed plan.",
-                "Run `streamt plan --out PLAN.json`, review it, then `streamt apply --plan PLAN.json`.",
+                f"Run `streamt plan{env} --out PLAN.json`, review it, then `streamt apply{env} --plan PLAN.json`.",
             )
         if "force" in requires and not force:
             raise StreamtError(
@@ -115,6 +117,11 @@ _BLOCKER_CODES = {
 }
 
 
+_DECIDE = (
+    "Declare them ownership.mode: adopted and run `streamt adopt`, declare them external, or rename the declaration."
+)
+
+
 def refuse_blocked(plan: Plan) -> None:
     """``E417`` for unsupported migrations, then ``E410`` for ownership decisions; never forceable."""
     if plan.safety_blockers:
@@ -123,19 +130,23 @@ def refuse_blocked(plan: Plan) -> None:
             {**b.to_json(), "code": _BLOCKER_CODES[b.reason].code} if b.reason in _BLOCKER_CODES else b.to_json()
             for b in plan.safety_blockers
         ]
+        # Each blocker's own fix; without one, its message (which the plan text shows too) says what to do.
+        fixes = "; ".join(f"{b.identity}: {b.suggestion or b.message.rstrip('.')}" for b in plan.safety_blockers)
         raise StreamtError(
             Codes.E417_SAFETY_BLOCKED,
             f"Apply refused before any change: {reasons}.",
-            "These migrations are not supported and --force does not bypass them; change the declaration "
-            "(or create a new topic/subject) and plan again.",
+            f"--force does not bypass these. {fixes}.",
             details={"safety_blockers": blockers},
         )
     if plan.ownership_requirements:
         names = ", ".join(f"{r.kind} {r.identity}" for r in plan.ownership_requirements)
+        # A declaration already adopted has one step left (its own suggestion); the others get the choice.
+        steps = [f"{r.identity}: {r.suggestion}." for r in plan.ownership_requirements if r.suggestion is not None]
+        if any(r.suggestion is None for r in plan.ownership_requirements):
+            steps.append(_DECIDE)
         raise StreamtError(
             Codes.E410_OWNERSHIP_REQUIRED,
             f"Live resources need an explicit ownership decision before apply: {names}.",
-            "Declare them ownership.mode: adopted and run `streamt adopt`, declare them external, "
-            "or rename the declaration.",
+            " ".join(steps),
             details={"ownership_requirements": [r.to_json() for r in plan.ownership_requirements]},
         )

@@ -36,6 +36,7 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
+        """Whether the action is ``done``."""
         return self.status == DONE
 
 

@@ -9,7 +9,14 @@ from streamt.compile.order import kind_rank
 from streamt.plan.model import Action, Plan
 from streamt.plan.render import SECTION_TITLES
 
-_SYMBOL = {"created": "+", "updated": "~", "unchanged": "=", "would create": "+", "would update": "~"}
+_SYMBOL = {
+    "created": "+",
+    "updated": "~",
+    "deleted": "-",
+    "unchanged": "=",
+    "would create": "+",
+    "would update": "~",
+}
 _WIDTH = 32
 
 
@@ -27,7 +34,7 @@ def _sections(results: tuple[tuple[Action, str], ...]) -> list[str]:
 
 
 def summary(results: tuple[tuple[Action, str], ...]) -> dict[str, int]:
-    tally = {"created": 0, "updated": 0, "unchanged": 0}
+    tally = {"created": 0, "updated": 0, "deleted": 0, "unchanged": 0}
     for _, result in results:
         tally[result] = tally.get(result, 0) + 1
     return tally
@@ -36,7 +43,11 @@ def summary(results: tuple[tuple[Action, str], ...]) -> dict[str, int]:
 def apply_text(report: ApplyReport) -> str:
     counts = summary(report.results)
     lines = ["Applying changes...", *_sections(report.results), ""]
-    lines.append(f"Summary: {counts['created']} created, {counts['updated']} updated, {counts['unchanged']} unchanged")
+    # Deletions are counted when there are any: an apply without a removal keeps the reference's line.
+    deleted = f"{counts['deleted']} deleted, " if counts["deleted"] else ""
+    lines.append(
+        f"Summary: {counts['created']} created, {counts['updated']} updated, {deleted}{counts['unchanged']} unchanged"
+    )
     if report.serial is not None:
         lines.append(f"Ownership state: serial {report.serial} (operation {report.operation_id})")
     return "\n".join(lines)

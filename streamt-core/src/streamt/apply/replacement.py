@@ -1,7 +1,8 @@
 """Reviewed runtime replacements (format-6 plans): eligibility, the binding, and apply's entry.
 
 A planner marks a replacement it can coordinate with an ``update`` whose evidence carries
-``replacement`` plus a ``*_reviewed_replacement`` safety blocker, so generic apply refuses it
+``replacement`` plus a ``*_reviewed_replacement`` safety blocker (and one it refuses with
+``replacement_ineligible``: the reason, which ``plan`` reports as ``eligible: false``), so generic apply refuses it
 (``E417``) however it is invoked. ``plan`` saves format 6 only when that action is the sole
 mutation and the blocker the sole blocker of the full project; the kind's deployer then binds the
 remaining live facts (``prepare_replacement``: committed offset lower bounds). ``apply --plan`` of
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from streamt.apply.executor import ApplyReport
+from streamt.apply.interrupted import reported
 from streamt.apply.render import apply_data
 from streamt.compile import validate_and_compile
 from streamt.errors import Codes, StreamtError
@@ -63,7 +65,12 @@ def prepare(
     """
     action = candidate(plan)
     if action is None:
-        return None, None
+        # A planner that refuses a replacement says why (``replacement_ineligible``), as the runner docs promise.
+        refused = next((a for a in plan.actions if "replacement_ineligible" in a.evidence), None)
+        if refused is None:
+            return None, None
+        why = str(refused.evidence["replacement_ineligible"])
+        return None, {"eligible": False, "saved": False, "reason": why, "next_commands": []}
     reason = ineligible_reason(plan, action)
     if reason is not None:
         return None, {"eligible": False, "saved": False, "reason": reason, "next_commands": []}
@@ -197,10 +204,8 @@ def apply_replacement(
     artifact = next(a for a in compiled.artifacts if (a.kind, a.identity) == (action.kind, action.identity))
     verify = reviewed_verifier(project_dir, env, reviewed, backend)
     try:
-        with guarded(run):
-            replaced = deployer.replace(
-                backend, binding, artifact, verify, reviewed.path, env, on_begin=begin_hook(run)
-            )
+        with reported(backend, plan.environment, str(reviewed.path), begin_hook(run)) as began, guarded(run):
+            replaced = deployer.replace(backend, binding, artifact, verify, reviewed.path, env, on_begin=began)
     except StreamtError as exc:
         if run is None or not run.warnings:
             raise

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -18,18 +20,28 @@ from typing import Any
 import click
 
 from streamt import __version__, output
+from streamt.cli.argv import hoist_output
 from streamt.cli.lazy import LazyGroup
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.interruption import CommandInterrupted, Terminated, end_by
 from streamt.output import FORMATS, JSON, TEXT
 from streamt.result import Result
+from streamt.untrusted import exception_name
 from streamt.values import replace
 
 
 class Context:
-    """What every command can read from ``click.get_current_context().obj``."""
+    """What every command can read from ``click.get_current_context().obj``.
 
-    def __init__(self, output: str) -> None:
+    ``stdout`` is the stream the result is rendered to (``observe --watch`` writes its earlier
+    snapshots there first); ``stderr`` the one this run reports on (progress, never the result):
+    the process's, or a test's when ``run`` is given them.
+    """
+
+    def __init__(self, output: str, stderr: Any = None, stdout: Any = None) -> None:
         self.output = output
+        self.stderr = stderr if stderr is not None else sys.stderr
+        self.stdout = stdout if stdout is not None else sys.stdout
 
     @property
     def json(self) -> bool:
@@ -49,8 +61,12 @@ def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> N
         raise ResultReady(Result("version", data={"version": __version__}, text=f"streamt {__version__}"))
 
 
-def _root_callback(ctx: click.Context, output: str) -> None:
-    ctx.obj = Context(output)
+def _root_callback(ctx: click.Context, output: str, log_format: str | None) -> None:
+    given = ctx.obj if isinstance(ctx.obj, Context) else Context(output)
+    ctx.obj = Context(output, given.stderr, given.stdout)
+    from streamt import log  # structlog and logging only for commands, not for --help
+
+    log.set_format(log_format)
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
         ctx.exit()
@@ -75,6 +91,12 @@ def make_root() -> LazyGroup:
                 default=TEXT,
                 show_default=True,
                 help="Output format: text for people, json for one machine-readable envelope.",
+            ),
+            click.Option(
+                ["--log-format"],
+                type=click.Choice(LOG_FORMATS),
+                default=None,
+                help="Log lines on stderr as keyvalue (default) or json (env: STREAMT_LOG_FORMAT).",
             ),
             click.Option(
                 ["--version"],
@@ -102,18 +124,24 @@ def build_cli() -> LazyGroup:
 
     root = make_root()
     plugins = get_plugins()
-    plugins.call_each("streamt_commands", cli=root)
+    from streamt.cli.command_claims import mount_commands
     from streamt.cli.exporters import mount_expected, mount_exporters
 
+    mount_commands(root, plugins)
     mount_exporters(root, plugins)
     mount_expected(root, plugins)
     return root
 
 
+LOG_FORMATS = ("keyvalue", "json")  # streamt.log's, named here so that --help does not import logging
+# Global options that take a value: the value is not a command word.
+_VALUED = ("-o", "--output", "--log-format")
+
+
 def _sniff_output(argv: Sequence[str]) -> str:
     """The -o value, read before click parses, so usage errors honour it too."""
     for i, arg in enumerate(argv):
-        if not arg.startswith("-"):
+        if not arg.startswith("-") and not (i and argv[i - 1] in _VALUED):
             break  # global options come before the command
         value = None
         if arg in ("-o", "--output") and i + 1 < len(argv):
@@ -137,7 +165,7 @@ def _command_name(argv: Sequence[str]) -> str:
         if skip:
             skip = False
             continue
-        if arg in ("-o", "--output") and not words:
+        if arg in _VALUED and not words:
             skip = True
             continue
         if arg.startswith("-"):
@@ -154,9 +182,22 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     """Run one command line and return the exit code (testable entry point)."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    argv = hoist_output(argv, build_cli)
     fmt = _sniff_output(argv)
     command = _command_name(argv)
-    result = _execute(list(argv), command, stderr)
+    try:
+        result = _execute(list(argv), command, stdout, stderr)
+    except Terminated:  # SIGTERM during a run that has nothing more to say (`test --emit-openlineage`)
+        end_by(signal.SIGTERM)
+        raise
+    except CommandInterrupted as interrupted:
+        code = _render(interrupted.result, fmt, stdout, stderr)
+        end_by(interrupted.signum)
+        return code
+    return _render(result, fmt, stdout, stderr)
+
+
+def _render(result: Result, fmt: str, stdout: Any, stderr: Any) -> int:
     warnings = tuple(_plugin_diagnostics())
     if warnings:
         result = _with_plugin_diagnostics(result, warnings)
@@ -165,7 +206,7 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     return output.render_text(result, stdout, stderr)
 
 
-def _execute(argv: list[str], command: str, stderr: Any) -> Result:
+def _execute(argv: list[str], command: str, stdout: Any, stderr: Any) -> Result:
     captured = io.StringIO()
     # Commands never print, but help pages and third-party code might: keep
     # stdout for the one document we render, and show any stray text on
@@ -173,7 +214,7 @@ def _execute(argv: list[str], command: str, stderr: Any) -> Result:
     try:
         with contextlib.redirect_stdout(captured):
             group = build_cli()
-            rv = group.main(args=argv, prog_name="streamt", standalone_mode=False)
+            rv = group.main(args=argv, prog_name="streamt", standalone_mode=False, obj=Context(TEXT, stderr, stdout))
     except ResultReady as ready:
         return ready.result
     except StreamtError as exc:
@@ -193,7 +234,7 @@ def _execute(argv: list[str], command: str, stderr: Any) -> Result:
         result = _error(
             command,
             Codes.E999_INTERNAL_ERROR,
-            f"Unexpected internal error{where} ({type(exc).__name__}).",
+            f"Unexpected internal error{where} ({exception_name(exc)}).",
             "Re-run with STREAMT_LOG_LEVEL=DEBUG for the location, and report it"
             + (f" to the maintainers of '{culprit}'." if culprit else "."),
         )
@@ -269,8 +310,16 @@ def _log_internal(exc: BaseException) -> None:
     while tb is not None:
         where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
         tb = tb.tb_next
-    get_logger().debug("internal_error", type=type(exc).__name__, where=where)
+    get_logger().debug("internal_error", type=exception_name(exc), where=where)
 
 
 def main() -> None:
-    sys.exit(run(sys.argv[1:]))
+    try:
+        code = run(sys.argv[1:])
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`streamt -o json validate | head -3`): nothing is left to tell it. Point
+        # stdout at /dev/null so that the interpreter's own final flush cannot fail (and print) again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    sys.exit(code)

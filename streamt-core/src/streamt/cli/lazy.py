@@ -16,6 +16,8 @@ import click
 
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.kinds import install_hint
+from streamt.plugins import plugin_output_to_stderr
+from streamt.untrusted import exception_name
 
 
 class LazyGroup(click.Group):
@@ -31,6 +33,7 @@ class LazyGroup(click.Group):
         self.expected: dict[str, tuple[str, str]] = {}
         self.shortened: set[str] = set()  # names whose text is a help to shorten, as click does
         self.conflicts: dict[str, Diagnostic] = {}  # name -> E906: two plugins offer it, neither is used
+        self.claims: dict[tuple[str, ...], str] = {}  # on the root: command path -> the plugin holding it
 
     def add_lazy_command(self, name: str, import_path: str, short_help: str, *, shorten: bool = False) -> None:
         """Register ``module.path:attribute`` as subcommand ``name``.
@@ -91,7 +94,8 @@ class LazyGroup(click.Group):
             command = _from_factory(cmd_name, source, self.owners.get(cmd_name, "unknown"))
         else:
             module_name, _, attribute = source.partition(":")
-            command = getattr(importlib.import_module(module_name), attribute)
+            with plugin_output_to_stderr():  # a command module's import-time print stays out of --help
+                command = getattr(importlib.import_module(module_name), attribute)
             if not isinstance(command, click.Command):
                 raise TypeError(f"{source} is not a click command")
         self.add_command(command, cmd_name)
@@ -153,13 +157,14 @@ def _missing_plugin_command(name: str, capability: str, short_help: str) -> clic
 def _from_factory(name: str, factory: Callable[[], Any], owner: str) -> click.Command:
     """The factory's command; a factory that fails is the plugin's fault (E901), never a traceback."""
     try:
-        command = factory()
+        with plugin_output_to_stderr():
+            command = factory()
         if not isinstance(command, click.Command):
             raise TypeError("command_factory must return a click.Command")
     except Exception as exc:
         raise StreamtError(
             Codes.E901_PLUGIN_LOAD_FAILED,
-            f"Plugin '{owner}' could not build its command '{name}' ({type(exc).__name__}).",
+            f"Plugin '{owner}' could not build its command '{name}' ({exception_name(exc)}).",
             "Reinstall or upgrade the plugin, or disable it with STREAMT_DISABLED_PLUGINS.",
             details={"plugin": owner},
         ) from None

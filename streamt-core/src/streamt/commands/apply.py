@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from streamt.cli.options import env_option, project_dir_option
+from streamt.cli.options import env_option, project_dir_option, quiet_option
 from streamt.errors import StreamtError
 from streamt.result import Result
 from streamt.runlineage.lifecycle import apply_run, begin_hook, guarded
@@ -35,6 +35,7 @@ from streamt.runlineage.run import COMPLETE
     "resubmit, the delete of a reviewed removal tombstone). Never bypasses E417 (partition reduction, "
     "incompatible schema).",
 )
+@quiet_option
 @openlineage_options(
     kafka_help="Validated shared Kafka namespace option; apply emits no datasets.",
     gateway_help="Validated shared Gateway namespace option; apply emits no datasets.",
@@ -50,6 +51,7 @@ def apply_command(
     confirm: bool,
     confirm_env: str | None,
     force: bool,
+    quiet: bool,
     emit_openlineage: bool,
     ol_job_namespace: str | None,
     ol_kafka_namespace: str | None,
@@ -60,6 +62,7 @@ def apply_command(
 
     from streamt.apply import gates
     from streamt.apply.executor import deployers_by_kind, execute, require_deployers
+    from streamt.apply.interrupted import reported
     from streamt.apply.render import apply_data, apply_text, dry_run_results, dry_run_text
     from streamt.apply.replacement import apply_replacement, hand_runner_timeout
     from streamt.apply.review import verify_bindings, verify_replan, verify_state
@@ -68,8 +71,14 @@ def apply_command(
     from streamt.plan.engine import project_bindings
     from streamt.plan.online import check_observable, local_state_warning, open_backend, plan_online
     from streamt.plan.planfile import read_plan_file, require_authorizing
-    from streamt.plan.tombstones import refuse_unreviewed_apply, require_connector_removal_backend
+    from streamt.plan.tombstones import (
+        refuse_reviewed_dry_run,
+        refuse_unfulfilled,
+        require_connector_removal_backend,
+        with_tombstones,
+    )
     from streamt.plugins import get_plugins
+    from streamt.progress import for_command
     from streamt.project.loader import load_project
     from streamt.state.selection import WRITE
 
@@ -77,7 +86,7 @@ def apply_command(
     project = load_project(project_dir, env)
     gates.check_confirm_env(project, confirm_env)
     gates.require_reviewed_plan(project, plan_path)
-    refuse_unreviewed_apply(project, plan_path, dry_run, target, select)
+    refuse_reviewed_dry_run(project, plan_path, dry_run)
     reviewed = require_authorizing(read_plan_file(Path(plan_path))) if plan_path else None
     gates.require_remote_state(project)
     gates.confirm(project, confirm, confirm_env, dry_run)
@@ -89,7 +98,7 @@ def apply_command(
     compiled = loaded.compiled
     if reviewed is not None:
         verify_bindings(reviewed, project_bindings(project, compiled))
-    selected = select_artifacts(project, compiled, target, select)
+    selected = with_tombstones(compiled, select_artifacts(project, compiled, target, select))
     plugins = get_plugins()
     check_observable(project, selected if selected is not None else compiled.artifacts, plugins)
     backend = open_backend(project, WRITE)
@@ -118,6 +127,8 @@ def apply_command(
                 warnings=warnings,
                 run=run,
             )
+        if reviewed is None:
+            refuse_unfulfilled(project, plan)  # before E417/E410: a pending removal needs the reviewed workflow
         gates.refuse_blocked(plan)
         gates.refuse_unauthorized(plan, reviewed is not None, force)
         if dry_run:
@@ -131,14 +142,17 @@ def apply_command(
         hand_runner_timeout(deployers, runner_timeout)
         require_deployers(plan, deployers)
         artifacts = {(a.kind, a.identity): a for a in compiled.artifacts}
+        progress = for_command(quiet)
         try:
-            with guarded(run):
-                report = execute(plan, artifacts, deployers, backend, on_begin=begin_hook(run))
+            with reported(backend, project.env, plan_path, begin_hook(run)) as began, guarded(run):
+                report = execute(plan, artifacts, deployers, backend, on_begin=began, progress=progress)
         except StreamtError as exc:
             if run is None or not run.warnings:
                 raise
             # Reported exactly as without emission, plus only the W112 delivery warnings.
             return Result("apply", data=exc.data, errors=tuple(exc.diagnostics), warnings=tuple(run.warnings))
+        finally:
+            progress.close()
         if run is not None:
             run.finish(COMPLETE)  # after the confirmed commit and marker clear; a no-op run never started
     return Result(

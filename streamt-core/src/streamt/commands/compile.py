@@ -30,7 +30,7 @@ def produce(
 
     probe = None if target is None else probe_output(target)  # while the heap is small
     with collector_paused():
-        loaded = load_and_compile(project_dir, env)
+        loaded = load_and_compile(project_dir, env, lazy_secrets=True)
         listed = manifest(loaded.compiled)
         if target is None:
             paths = output_paths(listed, checksums)

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from streamt.cli.options import env_option, project_dir_option
+from streamt.cli.options import changes_exit, detailed_exitcode_option, env_option, project_dir_option
 from streamt.result import Result
 
 
@@ -37,7 +37,8 @@ def diff_text(plan: Any, unobserved: list[Any]) -> str:
 @click.command("diff")
 @project_dir_option
 @env_option
-def diff_command(project_dir: str, env: str | None) -> Result:
+@detailed_exitcode_option
+def diff_command(project_dir: str, env: str | None, detailed_exitcode: bool) -> Result:
     """Compare local definitions against deployed state."""
     from streamt.compile import load_and_compile
     from streamt.plan.observe import observers_by_kind
@@ -57,4 +58,6 @@ def diff_command(project_dir: str, env: str | None) -> Result:
     data = plan_data(plan, None, operation_status)
     data["not_observed"] = [{"kind": a.kind, "identity": a.identity, "name": a.name} for a in unobserved]
     warnings = loaded.warnings + local_state_warning(backend)
-    return Result("diff", data=data, text=diff_text(plan, unobserved), warnings=warnings)
+    # What could not be read may have drifted: for CI it counts as a change (fail closed).
+    exit_code = changes_exit(detailed_exitcode, plan.has_changes or bool(unobserved))
+    return Result("diff", data=data, text=diff_text(plan, unobserved), warnings=warnings, force_exit=exit_code)

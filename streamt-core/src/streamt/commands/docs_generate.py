@@ -4,52 +4,50 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import click
 
-from streamt.cli.options import project_options
-from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.cli.options import project_options, quiet_option
+from streamt.errors import StreamtError
 from streamt.result import Result
 
 
 @click.command("generate")
 @project_options
 @click.option("--output", "output", default=None, help="Output directory (default: site/ in the project).")
-def docs_generate(project_dir: str, env: str | None, output: str | None) -> Result:
+@quiet_option
+def docs_generate(project_dir: str, env: str | None, output: str | None, quiet: bool) -> Result:
     """Generate an HTML documentation site."""
-    from streamt.compile import compile_project
+    from streamt.compile.physical import readable_artifacts
     from streamt.docs_site import site_files, write_site
     from streamt.plugins import get_plugins
+    from streamt.progress import Step, for_command, phase
     from streamt.project import load_project
     from streamt.validation import validate_project
 
-    project = load_project(project_dir, env)
+    project = load_project(project_dir, env, lazy_secrets=True)
     report = validate_project(project)
     if report.errors:
         raise StreamtError.from_diagnostics(list(report.errors))
     warnings = list(report.warnings)
     # The site documents declarations; a materialization whose plugin is missing only loses its
     # artifacts table (as in `show`), it does not stop the documentation of everything else.
-    try:
-        artifacts: list[Any] = list(compile_project(project).artifacts)
-    except StreamtError as exc:
-        first = exc.diagnostics[0]
-        artifacts = []
-        warnings.append(
-            Diagnostic(
-                Codes.W901_PLUGIN_WARNING,
-                f"Compiled artifacts left out of the site: {first.code.code}: {first.message}",
-                first.suggestion,
-            )
-        )
+    artifacts, left_out = readable_artifacts(project, "Compiled artifacts left out of the site")
+    warnings += left_out
     contributions = [c for batch in get_plugins().hook.streamt_docs_site(project=project) for c in batch or ()]
-    files = site_files(project, artifacts, contributions)
     if output is not None:
         target, shown = Path(output), output.rstrip("/") or "/"
     else:
         target, shown = Path(project_dir) / "site", os.path.normpath(os.path.join(project_dir, "site"))
-    write_site(target, files, Path(project.root))
+    resources = len(project.sources) + len(project.models) + len(project.tests) + len(project.exposures)
+    progress = for_command(quiet)
+    try:
+        with phase(progress, Step("render", "site", f"pages of {resources} resource(s)")):
+            files = site_files(project, list(artifacts), contributions)
+        with phase(progress, Step("write", "site", shown)):
+            write_site(target, files, Path(project.root))
+    finally:
+        progress.close()
     pages = sorted(p for p in files if p.endswith(".html"))
     data = {
         "output_dir": shown,

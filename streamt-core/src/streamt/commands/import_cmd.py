@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from streamt.cli.options import env_option, project_dir_option
+from streamt.cli.options import env_option, project_dir_option, quiet_option
 from streamt.result import Result
 
 
@@ -20,6 +20,7 @@ from streamt.result import Result
 )
 @click.option("--schemas/--no-schemas", default=True, help="Use configured Schema Registry enrichment.")
 @click.option("--dry-run", is_flag=True, help="Return the complete deterministic preview without writing.")
+@quiet_option
 def import_command(
     project_dir: str,
     env: str | None,
@@ -28,25 +29,32 @@ def import_command(
     output_file: str | None,
     schemas: bool,
     dry_run: bool,
+    quiet: bool,
 ) -> Result:
     """Add existing Kafka topics to the project as external source declarations."""
     from pathlib import Path
 
     from streamt.discovery.run import discover
     from streamt.discovery.target import DEFAULT_OUTPUT, output_path
+    from streamt.progress import for_command
     from streamt.project.loader import load_project
 
     root = Path(project_dir)
     project = load_project(root, env)
     target = output_path(root, output_file or DEFAULT_OUTPUT)
-    preview = discover(
-        project.runtime,
-        include=tuple(include),
-        exclude=tuple(exclude),
-        schemas=schemas,
-        declared_topics=declared_topics(project),
-        taken_names={s.name for s in project.sources} | {m.name for m in project.models},
-    )
+    progress = for_command(quiet)
+    try:
+        preview = discover(
+            project.runtime,
+            include=tuple(include),
+            exclude=tuple(exclude),
+            schemas=schemas,
+            declared_topics=declared_topics(project),
+            taken_names={s.name for s in project.sources} | {m.name for m in project.models},
+            progress=progress,
+        )
+    finally:
+        progress.close()
     return finish("import", root, env, target, preview, dry_run)
 
 

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import click
 
-from streamt.commands.init_kafka_streams import starter_files
+from streamt.cli.options import quiet_option
+from streamt.commands.init_kafka_streams import KAFKA_STREAMS_SUPPORT, starter_files
 from streamt.errors import Codes, StreamtError
+from streamt.gitignore import with_gitignore
+from streamt.project.json_schema import with_editor_schemas
 from streamt.result import Result
 
 _PROJECT = """\
@@ -62,6 +65,9 @@ models:
 """
 
 
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
 @click.command("init")
 @click.option("--project-dir", "-p", default=".", type=click.Path(file_okay=False), help="Directory to initialize.")
 @click.option("--project-name", default=None, help="Project name (default: directory name).")
@@ -70,7 +76,9 @@ models:
 @click.option("--discover", is_flag=True, help="Discover sources from existing Kafka infrastructure.")
 @click.option("--executor", type=click.Choice(["flink", "kafka_streams"]), default="flink", show_default=True)
 @click.option("--runner-image", default=None, help="Immutable runner image ID or digest (Kafka Streams starter).")
-@click.option("--docker-network", default=None, help="Docker network of the runner (default: host).")
+@click.option(
+    "--docker-network", default=None, help="Local Docker bridge network for the runner (Kafka Streams starter)."
+)
 @click.option("--kafka-internal", default=None, help="Broker addresses the runner container reaches.")
 @click.option(
     "--initial-offset",
@@ -82,6 +90,7 @@ models:
 @click.option("--schema-registry", default=None, help="Schema Registry URL (with --discover; extracts columns).")
 @click.option("--include", multiple=True, help="Include only topics matching a glob (with --discover).")
 @click.option("--exclude", multiple=True, help="Exclude topics matching a glob (with --discover).")
+@quiet_option
 def init(
     project_dir: str,
     project_name: str | None,
@@ -97,6 +106,7 @@ def init(
     schema_registry: str | None,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
+    quiet: bool,
 ) -> Result:
     """Initialize a new streamt project."""
     streams_options = [runner_image, docker_network, kafka_internal, initial_offset]
@@ -112,8 +122,8 @@ def init(
             "--runner-image/--docker-network/--kafka-internal/--initial-offset need --executor kafka_streams.",
         )
     root = Path(project_dir)
-    name = project_name or root.resolve().name or "my-project"
-    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", name):
+    name = project_name or _name_of(root.resolve().name)
+    if not _NAME.match(name):
         raise StreamtError(
             Codes.E900_USAGE_ERROR, f"Invalid project name '{name}'.", "Use letters, digits, '.', '_' and '-'."
         )
@@ -131,6 +141,7 @@ def init(
             exclude=exclude,
             dry_run=dry_run,
             force=force,
+            quiet=quiet,
         )
     files = {
         "stream_project.yml": _PROJECT.format(name=name),
@@ -141,6 +152,7 @@ def init(
         files = starter_files(
             name, image=runner_image, network=docker_network, internal=kafka_internal, offset=initial_offset
         )
+    files = with_gitignore(root, with_editor_schemas(files))
     existing = sorted(p for p in files if (root / p).exists())
     if existing and not force:
         raise StreamtError(
@@ -153,9 +165,19 @@ def init(
             write_atomic(root / relative, content)
     verb = "Would create" if dry_run else "Created"
     text = "\n".join([f"{verb} project '{name}' in {root}"] + [f"  {p}" for p in files])
-    return Result(
-        "init", data={"project": name, "directory": str(root), "files": list(files), "dry_run": dry_run}, text=text
-    )
+    data = {"project": name, "directory": str(root), "files": list(files), "dry_run": dry_run}
+    if executor == "kafka_streams":
+        data["support"] = KAFKA_STREAMS_SUPPORT
+    return Result("init", data=data, text=text)
+
+
+def _name_of(directory: str) -> str:
+    """The directory's name as a project name: as it is when valid, else lower-cased with every run of
+    other characters as one '-' (``My Project`` -> ``my-project``)."""
+    if _NAME.match(directory):
+        return directory
+    slug = re.sub(r"[^a-z0-9_.-]+", "-", directory.lower()).strip("-._")
+    return slug or "my-project"
 
 
 def write_atomic(path: Path, content: str) -> None:

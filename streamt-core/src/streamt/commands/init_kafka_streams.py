@@ -12,6 +12,9 @@ import re
 
 from streamt.errors import Codes, StreamtError
 
+# What the starter supports, the label its JSON carries (seed): create, no-op repeat, predicate update.
+KAFKA_STREAMS_SUPPORT = "create_noop_predicate_update"
+
 # What runtime.kafka_streams.image accepts (validation/enums.py checks the same forms).
 _IMAGE = re.compile(r"^(sha256:[0-9a-f]{64}|[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64})$")
 
@@ -108,8 +111,9 @@ declared for lineage only.
 
 ```sh
 # 1. Build the runner image on your Docker Engine (no tag, no push) and put data.image into
-#    runtime.kafka_streams.image in stream_project.yml.
-streamt -o json runtime build --base-image <java-17-image-id-or-digest>
+#    runtime.kafka_streams.image in stream_project.yml. The Java 17 base is a pinned digest, pulled
+#    when the engine lacks it; without registry access pass --base-image sha256:<id> of one you loaded.
+streamt -o json runtime build
 
 # 2. Check and review.
 streamt validate
@@ -146,7 +150,8 @@ streamt -o json state resume        --plan filter-change.json --operation-id <UU
 ```
 
 Any other change of a running runner (columns, schema, image, identity) is refused at plan time
-(`kafka_streams_update`). See docs/runner-replacement.md and docs/providers/kstreams.md.
+(`kafka_streams_update`). `streamt state runner-status --help` and `streamt state resume --help` describe
+every option; `streamt plugins` shows the installed Kafka Streams plugin.
 """
 
 

@@ -15,18 +15,28 @@ from streamt.sql.lineage import column_lineage
 @click.command("lineage")
 @project_options
 @click.option("--model", "model", default=None, help="Focus on one model.")
-@click.option("--upstream", is_flag=True, help="Show only upstream dependencies.")
-@click.option("--downstream", is_flag=True, help="Show only downstream dependencies.")
+@click.option("--upstream", is_flag=True, help="Show only upstream dependencies (requires --model).")
+@click.option("--downstream", is_flag=True, help="Show only downstream dependencies (requires --model).")
 @click.option("--columns", is_flag=True, help="Show column-level lineage (requires --model).")
 @click.option("--format", "fmt", type=click.Choice(["ascii", "json", "mermaid"]), default="ascii", show_default=True)
 def lineage(
     project_dir: str, env: str | None, model: str | None, upstream: bool, downstream: bool, columns: bool, fmt: str
 ) -> Result:
     """Display data lineage and dependencies."""
+    from streamt.compile.physical import physical_resources, readable_artifacts
     from streamt.dag import build_graph
     from streamt.project import load_project
 
-    project = load_project(project_dir, env)
+    focused = [flag for flag, given in (("--upstream", upstream), ("--downstream", downstream)) if given]
+    if focused and model is None:
+        # Without a model there is nothing to be upstream of: silently showing everything would mislead.
+        raise StreamtError(
+            Codes.E900_USAGE_ERROR,
+            f"{' and '.join(focused)} requires --model.",
+            f"Add --model <name> (e.g. `streamt lineage --model <name> {' '.join(focused)}`), or drop "
+            f"{' and '.join(focused)} to see the whole DAG.",
+        )
+    project = load_project(project_dir, env, lazy_secrets=True)
     graph = build_graph(project)
     if columns and model is None:
         raise StreamtError(Codes.E900_USAGE_ERROR, "--columns requires --model.", "Add --model <name>.")
@@ -41,6 +51,10 @@ def lineage(
         keep = {model} | up | down
     names = [n for n in graph.nodes if n in keep]
     edges = [(a, b) for a, b in graph.edges if a in keep and b in keep]
+    everything: list[Any] = [*project.sources, *project.models]
+    kept = [d for d in everything if d.name in keep]
+    artifacts, warnings = readable_artifacts(project, "Physical names left out", kept) if kept else ((), ())
+    physical = physical_resources(artifacts)
     nodes = [
         {
             "name": n,
@@ -48,6 +62,9 @@ def lineage(
             "materialized": graph.nodes[n].materialized,
             "upstream": [p for p in graph.parents(n) if p in keep],
             "downstream": [c for c in graph.children(n) if c in keep],
+            # What the node is on the cluster (an exposure has none): the compiled physical names.
+            "resource": physical[n].to_json() if n in physical else None,
+            "topic": physical[n].topic if n in physical else None,
         }
         for n in names
     ]
@@ -57,14 +74,14 @@ def lineage(
     if fmt == "json":
         from streamt.json_output import to_json_text
 
-        return Result("lineage", data=data, text=to_json_text(data).rstrip("\n"), raw=True)
+        return Result("lineage", data=data, text=to_json_text(data).rstrip("\n"), raw=True, warnings=warnings)
     if fmt == "mermaid":
         text = _mermaid(graph, names, edges)
-        return Result("lineage", data={**data, "mermaid": text}, text=text, raw=True)
+        return Result("lineage", data={**data, "mermaid": text}, text=text, raw=True, warnings=warnings)
     text = _ascii(graph, names, edges)
     if columns and model is not None:
         text += "\n\nColumns:\n" + "\n".join(_column_line(c) for c in data["columns"])
-    return Result("lineage", data=data, text=text)
+    return Result("lineage", data=data, text=text, warnings=warnings)
 
 
 def _column_line(column: dict[str, Any]) -> str:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from streamt.cli.options import project_options
 from streamt.errors import Codes, Diagnostic, StreamtError, did_you_mean
 from streamt.result import Result
+
+if TYPE_CHECKING:
+    from streamt.compile.physical import Physical
 
 _NOT_FOUND = {
     "source": Codes.E101_SOURCE_NOT_FOUND,
@@ -26,13 +29,20 @@ KINDS = {"sources": "source", "models": "model", "tests": "test", "exposures": "
 @click.option("--sort-by", type=click.Choice(["name", "type", "upstream"]), default="name", show_default=True)
 def list_(resource_type: str, project_dir: str, env: str | None, selector: str | None, sort_by: str) -> Result:
     """List project resources by type."""
+    from streamt.compile.physical import physical_resources, readable_artifacts
     from streamt.dag import build_graph
     from streamt.project import load_project
     from streamt.selection import select
 
-    project = load_project(project_dir, env)
+    project = load_project(project_dir, env, lazy_secrets=True)
     graph = build_graph(project)
-    items = [summary(project, graph, KINDS[resource_type], item) for item in getattr(project, resource_type)]
+    warnings: tuple[Diagnostic, ...] = ()
+    physical: dict[str, Physical] = {}
+    if resource_type in ("sources", "models"):
+        artifacts, warnings = readable_artifacts(project, "Physical names left out")
+        physical = physical_resources(artifacts)
+    kind = KINDS[resource_type]
+    items = [summary(project, graph, kind, item, physical.get(item.name)) for item in getattr(project, resource_type)]
     if selector:
         chosen = select(project, graph, selector)
         items = [i for i in items if i["name"] in chosen or i.get("model") in chosen]
@@ -41,7 +51,7 @@ def list_(resource_type: str, project_dir: str, env: str | None, selector: str |
     lines = [f"{len(items)} {KINDS[resource_type] if len(items) == 1 else resource_type}"]
     for item in items:
         lines.append(f"  {item['name']:<32} {_kind(item):<14} {_relation(item)}".rstrip())
-    return Result("list", data=data, text="\n".join(lines))
+    return Result("list", data=data, text="\n".join(lines), warnings=warnings)
 
 
 def _kind(item: dict[str, Any]) -> str:
@@ -64,12 +74,16 @@ def _sort_key(item: dict[str, Any], field: str) -> str:
     return str(item["name"])
 
 
-def summary(project: Any, graph: Any, kind: str, item: Any) -> dict[str, Any]:
+def summary(project: Any, graph: Any, kind: str, item: Any, physical: Physical | None = None) -> dict[str, Any]:
+    """One ``list`` item; a source's or model's ``topic`` and ``resource`` are its compiled physical names."""
+    resource = physical.to_json() if physical is not None else None
     if kind == "source":
         return {"name": item.name, "topic": item.topic, "owner": item.owner, "columns": len(item.columns),
-                "ownership": item.ownership.mode, "downstream": graph.children(item.name)}  # fmt: skip
+                "ownership": item.ownership.mode, "downstream": graph.children(item.name),
+                "resource": resource}  # fmt: skip
     if kind == "model":
-        return {"name": item.name, "materialized": item.materialized, "topic": item.topic_name,
+        return {"name": item.name, "materialized": item.materialized,
+                "topic": physical.topic if physical is not None else None, "resource": resource,
                 "upstream": list(item.upstream), "downstream": graph.children(item.name),
                 "owner": item.owner, "tags": list(item.tags)}  # fmt: skip
     if kind == "test":
@@ -88,7 +102,7 @@ def show(resource_type: str, name: str, project_dir: str, env: str | None, diff:
     from streamt.dag import build_graph
     from streamt.project import load_project
 
-    project = load_project(project_dir, env)
+    project = load_project(project_dir, env, lazy_secrets=not diff)  # only --diff connects
     item = getattr(project, resource_type)(name)
     if item is None:
         pool = [i.name for i in getattr(project, resource_type + "s")]
@@ -166,6 +180,7 @@ def _add_compiled_view(project: Any, name: str, data: dict[str, Any]) -> tuple[D
     except StreamtError as exc:
         first = exc.diagnostics[0]
         data["artifacts"] = None
+        data["topic_name"] = data["resource"] = None  # never guessed from the model name
         return (
             Diagnostic(
                 Codes.W901_PLUGIN_WARNING,
@@ -174,6 +189,9 @@ def _add_compiled_view(project: Any, name: str, data: dict[str, Any]) -> tuple[D
             ),
         )
     data["artifacts"] = view["artifacts"]
+    physical = view["physical"]
+    data["topic_name"] = physical.topic if physical is not None else None
+    data["resource"] = physical.to_json() if physical is not None else None
     if "topic" in view:
         data["topic"] = {**data.get("topic", {}), **view["topic"]}
     return ()
@@ -210,8 +228,10 @@ def _detail(project: Any, graph: Any, kind: str, item: Any) -> dict[str, Any]:
             "description": item.description,
             "owner": item.owner,
             "materialized": item.materialized,
-            "executor": item.executor,
-            "topic_name": item.topic_name,
+            # Only a Flink model has an executor; topic_name and resource come from the compiled view.
+            "executor": item.executor if item.materialized == "flink" else None,
+            "topic_name": None,
+            "resource": None,
             "upstream": list(item.upstream),
             "downstream": graph.children(item.name),
             "sql": item.sql,
@@ -220,7 +240,7 @@ def _detail(project: Any, graph: Any, kind: str, item: Any) -> dict[str, Any]:
             "topic": _compact(attrs.asdict(item.topic)),
             "ownership": item.ownership.mode,
             "tags": list(item.tags),
-            "columns": [_compact(attrs.asdict(c)) for c in item.columns],
+            "columns": model_columns(project, graph, item),
         }
     record = _compact(attrs.asdict(item, recurse=True))
     if kind in ("source", "exposure"):
@@ -235,3 +255,15 @@ def _compact(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_compact(v) for v in value]
     return value
+
+
+def model_columns(project: Any, graph: Any, model: Any) -> list[dict[str, Any]]:
+    """Declared columns, else the columns its SQL yields (``lineage --columns``), each with its ``provenance``."""
+    import attrs
+
+    from streamt.sql.lineage import column_lineage
+
+    if model.columns:
+        return [{**_compact(attrs.asdict(c)), "provenance": "declared"} for c in model.columns]
+    inferred = column_lineage(project, model.name, graph) if model.sql else []
+    return [{"name": c["name"], "type": c["type"], "provenance": "inferred", "from": list(c["from"])} for c in inferred]

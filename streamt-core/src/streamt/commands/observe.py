@@ -12,8 +12,32 @@ from streamt.result import Result
 @click.command("observe")
 @project_options
 @click.option("--model", "model", default=None, help="Observe a single model by name.")
-def observe(project_dir: str, env: str | None, model: str | None) -> Result:
+@click.option(
+    "--watch",
+    "interval",
+    type=click.FloatRange(min=1, max=3600),
+    default=None,
+    help="Take a snapshot every SECONDS until interrupted; the exit status is the last snapshot's health.",
+)
+@click.option(
+    "--count",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With --watch: stop after this many snapshots.",
+)
+def observe(project_dir: str, env: str | None, model: str | None, interval: float | None, count: int | None) -> Result:
     """Show live runtime health."""
+    if interval is None:
+        if count is not None:
+            raise StreamtError(Codes.E900_USAGE_ERROR, "--count needs --watch.", "Add --watch SECONDS.")
+        return _snapshot(project_dir, env, model)
+    from streamt.observe.watch import watch
+
+    context = click.get_current_context().obj
+    return watch(lambda: _snapshot(project_dir, env, model), interval, count, context.stdout, context.json)
+
+
+def _snapshot(project_dir: str, env: str | None, model: str | None) -> Result:
     from streamt.compile import load_and_compile
     from streamt.observe import UNITS, observe_models, observe_text
     from streamt.plugins import get_plugins

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from streamt.cli.options import env_option, project_dir_option
+from streamt.cli.options import changes_exit, detailed_exitcode_option, env_option, project_dir_option
 from streamt.result import Result
 
 
@@ -13,7 +13,8 @@ from streamt.result import Result
 @env_option
 @click.option("--offline", is_flag=True, help="Plan without connecting to infrastructure (assumes fresh deploy).")
 @click.option("--out", "out", default=None, help="Atomically save a deterministic reviewed-plan JSON file.")
-def plan_command(project_dir: str, env: str | None, offline: bool, out: str | None) -> Result:
+@detailed_exitcode_option
+def plan_command(project_dir: str, env: str | None, offline: bool, out: str | None, detailed_exitcode: bool) -> Result:
     """Show planned changes without applying them."""
     from pathlib import Path
 
@@ -27,7 +28,7 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
     from streamt.plugins import get_plugins
     from streamt.state.selection import WRITE
 
-    loaded = load_and_compile(project_dir, env)
+    loaded = load_and_compile(project_dir, env, lazy_secrets=offline)  # an online plan connects
     warnings = loaded.warnings
     if offline:
         refuse_offline(loaded.project)
@@ -58,4 +59,5 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
         data=data,
         text=text,
         warnings=warnings,
+        force_exit=changes_exit(detailed_exitcode, plan.has_changes),
     )

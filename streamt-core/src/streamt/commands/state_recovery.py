@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from streamt.cli.options import env_option, project_dir_option
+from streamt.cli.options import env_option, project_dir_option, quiet_option
 from streamt.result import Result
 
 _RESOLUTIONS = click.Choice(["observed", "rolled_back", "abandoned_before_mutation"])
@@ -58,8 +58,14 @@ def recovery_plan_command(project_dir: str, env: str | None, resolution: str, ou
 @env_option
 @click.option("--plan", "plan_path", required=True, help="Reviewed recovery-evidence file.")
 @click.option("--confirm-operation-id", required=True, help="Exact blocked operation UUID from that file.")
-@click.option("--confirm-resolution", required=True, help="Exact resolution from that file.")
+@click.option(
+    "--confirm-resolution",
+    required=True,
+    metavar="OUTCOME",
+    help=f"Exact resolution from that file: {', '.join(_RESOLUTIONS.choices)}.",
+)
 @click.option("--confirm-evidence-checksum", required=True, help="Exact sha256: checksum from that file.")
+@quiet_option
 def recover_command(
     project_dir: str,
     env: str | None,
@@ -67,11 +73,13 @@ def recover_command(
     confirm_operation_id: str,
     confirm_resolution: str,
     confirm_evidence_checksum: str,
+    quiet: bool,
 ) -> Result:
     """Execute one exact reviewed recovery."""
     from pathlib import Path
 
     from streamt.plan.online import open_backend
+    from streamt.progress import Step, for_command, phase
     from streamt.project.loader import load_project
     from streamt.recovery import evidence as ev
     from streamt.recovery.workflow import execute
@@ -83,7 +91,13 @@ def recover_command(
     if confirmed != (confirm_operation_id, confirm_resolution, confirm_evidence_checksum):
         raise ev.invalid("The confirmations do not match the recovery plan exactly.")
     project = load_project(project_dir, env)
-    data = execute(project, open_backend(project, WRITE), document)
+    # One step: the re-observation of the targets and the commit run under the lock, inside execute.
+    progress = for_command(quiet)
+    try:
+        with phase(progress, Step("recover", "operation", document["blocked_operation_id"])):
+            data = execute(project, open_backend(project, WRITE), document)
+    finally:
+        progress.close()
     verb = "Recovered" if data["state_changed"] else "Recovered (ownership state unchanged)"
     text = (
         f"{verb}: operation {data['blocked_operation_id']} resolved as {data['resolution']}; "

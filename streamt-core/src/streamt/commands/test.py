@@ -6,9 +6,10 @@ from typing import Any
 
 import click
 
-from streamt.cli.options import env_option, project_dir_option
+from streamt.cli.options import env_option, project_dir_option, quiet_option
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.plugins import get_plugins
+from streamt.progress import for_command
 from streamt.project.loader import load_project
 from streamt.result import Result
 from streamt.runlineage.lifecycle import guarded, prepare
@@ -31,6 +32,7 @@ from streamt.validation import validate_project
 )
 @click.option("--deploy", is_flag=True, help="Reserved deployment path; currently warns and runs locally.")
 @click.option("--coverage", "show_coverage", is_flag=True, help="Show test coverage report (which models have tests).")
+@quiet_option
 @openlineage_options(
     kafka_help="Sample-input namespace; falls back to STREAMT_OPENLINEAGE_KAFKA_NAMESPACE or safe Kafka bootstrap "
     "derivation.",
@@ -44,6 +46,7 @@ def test_command(
     test_type: str | None,
     deploy: bool,
     show_coverage: bool,
+    quiet: bool,
     emit_openlineage: bool,
     ol_job_namespace: str | None,
     ol_kafka_namespace: str | None,
@@ -86,8 +89,12 @@ def test_command(
     runners = runners_by_type(plugins.call_each("streamt_test_runners", runtime=project.runtime) if tests else [])
     if run is not None:
         run.start()
-    with guarded(run):
-        results = run_tests(project, tests, runners)
+    progress = for_command(quiet)
+    try:
+        with guarded(run):
+            results = run_tests(project, tests, runners, progress=progress)
+    finally:
+        progress.close()
     counts = summary(results)
     data = {
         **base,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import click
 
 from streamt.cli.options import project_dir_option
@@ -57,7 +58,8 @@ def _validate_one(
     # As compile and plan do: the project's objects live until the command ends (collector.py).
     with collector_paused():
         try:
-            project = load_project(project_dir, env)
+            # --check-schemas reads Schema Registry: only then are its secrets needed.
+            project = load_project(project_dir, env, lazy_secrets=not check_schemas)
         except StreamtError as exc:
             errors = [_tag(d, env) for d in exc.diagnostics]
             return {
@@ -66,9 +68,12 @@ def _validate_one(
                 "errors": list(errors),
                 "warnings": [],
             }
-        if model is not None:
+        if model is None:
+            report = validate_project(project)
+        else:
+            whole = project
             project = _scoped(project, model)
-        report = validate_project(project)
+            report = _with_whole_project_hints(validate_project(project), validate_project(whole, plugins=False))
     errors = [_tag(d, env) for d in report.errors]
     warnings = [_tag(d, env) for d in report.warnings]
     schemas: list[dict[str, Any]] | None = None
@@ -144,9 +149,18 @@ def _check_schemas(project: Any) -> tuple[list[dict[str, Any]], list[Diagnostic]
     return list(facts), list(found)
 
 
-def _scoped(project: Any, model: str) -> Any:
-    import attrs
+def _with_whole_project_hints(scoped: Any, whole: Any) -> Any:
+    """``scoped``'s findings with the suggestions the whole project gives them (a missing name's
+    "did you mean" is looked for among every declaration, not only among those ``-m`` kept)."""
+    hints = {(d.code, d.message, d.location): d.suggestion for d in (*whole.errors, *whole.warnings)}
 
+    def hinted(found: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
+        return tuple(replace(d, suggestion=hints.get((d.code, d.message, d.location)) or d.suggestion) for d in found)
+
+    return attrs.evolve(scoped, errors=hinted(scoped.errors), warnings=hinted(scoped.warnings))
+
+
+def _scoped(project: Any, model: str) -> Any:
     from streamt.dag import build_graph
     from streamt.errors import did_you_mean
 

@@ -18,6 +18,7 @@ from streamt import kinds
 from streamt.artifacts import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL, Artifact
 from streamt.compile.order import artifact_order, declaration_order
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.untrusted import exception_name
 
 
 @attrs.frozen
@@ -37,9 +38,11 @@ class CompiledProject:
     artifacts: tuple[Artifact, ...]
 
     def of_kind(self, kind: str) -> tuple[Artifact, ...]:
+        """The artifacts of one kind, in compile order."""
         return tuple(a for a in self.artifacts if a.kind == kind)
 
     def find(self, kind: str, identity: str) -> Artifact | None:
+        """The artifact of ``kind`` with ``identity``, or ``None``."""
         return next((a for a in self.artifacts if a.kind == kind and a.identity == identity), None)
 
 
@@ -55,7 +58,7 @@ def compile_project(project: Any, plugins: Any = None, declarations: list[Any] |
 
         plugins = get_plugins()
     walk = declaration_order(project) if declarations is None else declarations
-    problems = _capability_problems(project, plugins, walk)
+    problems = capability_problems(project, plugins, walk)
     if problems:
         raise StreamtError.from_diagnostics(problems)
     artifacts: list[Artifact] = []
@@ -89,7 +92,7 @@ def _call(impl: Any, kwargs: dict[str, Any], declaration: Any, problems: list[Di
         problems.append(
             Diagnostic(
                 Codes.E999_INTERNAL_ERROR,
-                f"Plugin '{impl.plugin_name}' failed compiling '{declaration.name}' ({type(exc).__name__}).",
+                f"Plugin '{impl.plugin_name}' failed compiling '{declaration.name}' ({exception_name(exc)}).",
                 f"Report it to the maintainers of '{impl.plugin_name}'.",
                 details={"plugin": impl.plugin_name},
             )
@@ -119,7 +122,9 @@ def _required_capabilities(declaration: Any) -> list[str]:
     return needed
 
 
-def _capability_problems(project: Any, plugins: Any, walk: list[Any]) -> list[Diagnostic]:
+def capability_problems(project: Any, plugins: Any, walk: list[Any]) -> list[Diagnostic]:
+    """``E903``/``E904``/``E906`` for what ``walk``'s models need and no installed plugin implements:
+    compile refuses them, validate reports them as findings (``streamt.validation``)."""
     # One precedence rule (streamt.kinds): an implemented declaration wins over a
     # placeholder of the same name; two implementations of one name are E906.
     declared = kinds.materializations(plugins)

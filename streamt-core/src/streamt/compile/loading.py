@@ -31,15 +31,20 @@ class Loaded:
 
     @property
     def root(self) -> Path:
+        """The project directory."""
         return Path(self.project.root)
 
 
-def load_and_compile(project_dir: str | Path, env: str | None) -> Loaded:
-    """Load ``project_dir`` for ``env``, validate it and compile it (no file is written)."""
+def load_and_compile(project_dir: str | Path, env: str | None, lazy_secrets: bool = False) -> Loaded:
+    """Load ``project_dir`` for ``env``, validate it and compile it (no file is written).
+
+    ``lazy_secrets``: the command never connects, so unset secret variables stay ``${NAME}`` text
+    (``load_project``).
+    """
     from streamt.project.loader import load_project
 
     with collector_paused():
-        return validate_and_compile(load_project(project_dir, env))
+        return validate_and_compile(load_project(project_dir, env, lazy_secrets=lazy_secrets))
 
 
 def validate_and_compile(project: Any) -> Loaded:

@@ -2,7 +2,8 @@
 
 ``sql`` is the rendered statement, ``topic`` the compiled topic block and
 ``flink`` the declared job settings; ``artifacts`` lists what the model
-compiles to, so a reader sees the same thing ``compile`` would write.
+compiles to, so a reader sees the same thing ``compile`` would write, and ``physical``
+is its physical resource (``streamt.compile.physical``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import attrs
 
 from streamt.artifacts import KIND_TOPIC
 from streamt.compile.engine import compile_project
+from streamt.compile.physical import physical_resources
 from streamt.errors import Codes, StreamtError
 
 
 def compiled_view(project: Any, model_name: str, plugins: Any = None) -> dict[str, Any]:
-    """``{"sql", "topic"?, "flink"?, "artifacts"}`` for ``model_name`` (E102 if unknown)."""
+    """``{"sql", "topic"?, "flink"?, "artifacts", "physical"}`` for ``model_name`` (E102 if unknown)."""
     model = project.model(model_name)
     if model is None:
         raise StreamtError(Codes.E102_MODEL_NOT_FOUND, f"Model '{model_name}' not found")
@@ -29,6 +31,7 @@ def compiled_view(project: Any, model_name: str, plugins: Any = None) -> dict[st
             for a in compiled.artifacts
         ],
     }
+    view["physical"] = physical_resources(compiled.artifacts).get(model_name)
     topic = next((a for a in compiled.artifacts if a.kind == KIND_TOPIC), None)
     if topic is not None:
         view["topic"] = {k: v for k, v in topic.spec.items() if k != "name"}

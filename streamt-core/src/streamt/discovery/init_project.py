@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from streamt.errors import Codes, StreamtError
+from streamt.gitignore import with_gitignore
 from streamt.result import Result
 
 SOURCES_FILE = "sources/discovered.kafka.yml"
@@ -42,10 +43,13 @@ def init_discover(
     exclude: tuple[str, ...],
     dry_run: bool,
     force: bool,
+    quiet: bool = False,
 ) -> Result:
     from streamt.discovery.declarations import render_yaml
     from streamt.discovery.run import discover
     from streamt.discovery.target import validate_with
+    from streamt.progress import for_command
+    from streamt.project.json_schema import with_editor_schemas
     from streamt.project.loader import load_project
 
     if not kafka:
@@ -62,18 +66,28 @@ def init_discover(
         stage = Path(staging)
         (stage / "stream_project.yml").write_text(project_text, encoding="utf-8")
         project = load_project(stage, None)
-        preview = discover(
-            project.runtime,
-            include=include,
-            exclude=exclude,
-            schemas=bool(registry),
-            declared_topics=set(),
-            taken_names=set(),
-        )
+        progress = for_command(quiet)
+        try:
+            preview = discover(
+                project.runtime,
+                include=include,
+                exclude=exclude,
+                schemas=bool(registry),
+                declared_topics=set(),
+                taken_names=set(),
+                progress=progress,
+            )
+        finally:
+            progress.close()
         sources_text = render_yaml(list(preview.sources)) if preview.sources else None
         if sources_text is not None:
             validate_with(stage, None, SOURCES_FILE, sources_text)
-    files = {"stream_project.yml": project_text, **({SOURCES_FILE: sources_text} if sources_text else {})}
+    files = with_gitignore(
+        root,
+        with_editor_schemas(
+            {"stream_project.yml": project_text, **({SOURCES_FILE: sources_text} if sources_text else {})}
+        ),
+    )
     if not dry_run:
         _write(root, files, force)
     verb = "Would create" if dry_run else "Created"

@@ -59,6 +59,7 @@ class SchemaLookup:
     reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The schema lookup as JSON data (``import`` previews)."""
         return {
             "columns_inferred": len(self.columns),
             "format": self.format,

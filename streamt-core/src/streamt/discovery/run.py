@@ -13,6 +13,7 @@ from streamt.discovery.model import FAILED, RESOLVED, SKIPPED_AFTER_OUTAGE, UNSU
 from streamt.discovery.select import select_topics
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.plugins import Plugins, get_plugins
+from streamt.progress import Progress, Silent, Step, phase
 from streamt.sdk.protocols import DiscoverySource
 
 LIMITS = (
@@ -62,10 +63,14 @@ def discover(
     declared_topics: set[str],
     taken_names: set[str],
     plugins: Any = None,
+    progress: Progress | None = None,
 ) -> Preview:
+    """What importing the cluster's topics would declare; ``progress`` hears the two network phases."""
+    progress = progress or Silent()
     finder = discoverer(runtime, plugins)
     try:
-        topics = finder.list_topics()
+        with phase(progress, Step("read", "kafka", "topic metadata")):
+            topics = finder.list_topics()
     except StreamtError as exc:
         cause = exc.diagnostics[0]
         raise StreamtError(
@@ -84,7 +89,9 @@ def discover(
             details={"incomplete_topics": incomplete},
         )
     names = decl.assign_names(list(selection.selected), taken_names)
-    enrichment = finder.enrich([t.name for t in selection.selected], schemas)
+    what = f"schemas of {len(selection.selected)} topic(s)" if schemas else f"{len(selection.selected)} topic(s)"
+    with phase(progress, Step("read", "schema_registry" if schemas else "kafka", what)):
+        enrichment = finder.enrich([t.name for t in selection.selected], schemas)
     sources, resources = [], []
     by_name = {t.name: t for t in topics}
     for topic in selection.selected:

@@ -6,26 +6,16 @@ Records are sorted by name so the rendered bytes never depend on file discovery 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import attrs
 import yaml
 
+from streamt.compile.physical import physical_resources
 from streamt.dag import Graph
+from streamt.docs_paths import FOLDERS, page_path
 
 KINDS = ("source", "model", "test", "exposure")
-FOLDERS = {"source": "sources", "model": "models", "test": "tests", "exposure": "exposures"}
-_SAFE = re.compile(r"[A-Za-z0-9_-]")
-
-
-def slug(name: str) -> str:
-    """A file name for ``name``: safe characters kept, every other byte as ``~XX`` (injective)."""
-    return "".join(c if _SAFE.fullmatch(c) else "".join(f"~{b:02X}" for b in c.encode()) for c in name) or "~"
-
-
-def page_path(kind: str, name: str) -> str:
-    return f"{FOLDERS[kind]}/{slug(name)}.html"
 
 
 def resources(project: Any) -> list[tuple[str, Any]]:
@@ -49,20 +39,24 @@ def record(
     sql = ""
     body_yaml = ""
     if kind == "model":
+        # The names a consumer meets on the cluster, from this model's compiled artifacts.
+        physical = physical_resources(artifacts).get(item.name)
         facts = _facts(materialized=item.materialized, executor=item.executor if item.materialized == "flink" else None,
-                       topic=item.topic_name, access=item.access, group=item.group,
-                       ownership=item.ownership.mode)  # fmt: skip
+                       topic=physical.topic if physical else None,
+                       resource=f"{physical.kind} {physical.name}" if physical else None,
+                       access=item.access, group=item.group, ownership=item.ownership.mode)  # fmt: skip
         classification = dict(item.security.classification) if item.security else {}
-        columns = [_column(c, classification) for c in item.columns]
+        masks = _masks(item)
+        columns = [_column(c, classification, masks) for c in item.columns]
         if not columns:
-            columns = [_derived_column(c, classification) for c in lineage]
+            columns = [_derived_column(c, classification, masks) for c in lineage]
         sql = (item.rendered_sql if item.rendered_sql is not None else item.sql) or ""
     elif kind == "source":
         schema = item.schema
         facts = _facts(topic=item.topic, cluster=item.cluster, ownership=item.ownership.mode,
                        subject=schema.subject if schema else None, format=schema.format if schema else None,
                        compatibility=schema.compatibility if schema else None)  # fmt: skip
-        columns = [_column(c, {}) for c in (item.columns or (schema.fields if schema else ()))]
+        columns = [_column(c, {}, {}) for c in (item.columns or (schema.fields if schema else ()))]
     elif kind == "test":
         facts = _facts(model=item.model, type=item.type, sample_size=item.sample_size,
                        severity=item.on_failure.severity if item.on_failure else None)  # fmt: skip
@@ -71,6 +65,13 @@ def record(
     else:
         facts = _facts(type=item.type, role=item.role, url=item.url, repo=item.repo, language=item.language,
                        tool=item.tool, consumer_group=item.consumer_group, schedule=item.schedule)  # fmt: skip
+    consumes = []
+    if kind == "exposure":
+        consumes = [
+            {"name": ref.name, "path": page_path(ref.kind, ref.name), "columns": [c.name for c in ref.columns]}
+            for ref in item.consumes
+            if ref.columns
+        ]
     in_graph = kind != "test"
     upstream = graph.parents(item.name) if in_graph else [item.model]
     downstream = graph.children(item.name) if in_graph else []
@@ -94,6 +95,7 @@ def record(
         "tests": tests,
         "in_graph": in_graph,
         "details": [],
+        "consumes": consumes,
     }
 
 
@@ -120,22 +122,34 @@ def _facts(**values: Any) -> list[tuple[str, str]]:
     return [(key.replace("_", " "), str(value)) for key, value in values.items() if value not in (None, "")]
 
 
-def _column(column: Any, classification: dict[str, str]) -> dict[str, str]:
+def _masks(model: Any) -> dict[str, str]:
+    """Column -> how its ``mask`` policies hide it (``method``, and for whom), as the Gateway applies them."""
+    masks: dict[str, list[str]] = {}
+    for policy in model.security.policies if model.security else ():
+        if policy.kind == "mask" and policy.column:
+            roles = f" for {', '.join(policy.for_roles)}" if policy.for_roles else ""
+            masks.setdefault(policy.column, []).append(f"{policy.method or 'null'}{roles}")
+    return {column: "; ".join(ways) for column, ways in masks.items()}
+
+
+def _column(column: Any, classification: dict[str, str], masks: dict[str, str]) -> dict[str, str]:
     record = attrs.asdict(column)
     return {
         "name": record["name"],
         "type": record.get("type") or "",
         "classification": record.get("classification") or classification.get(record["name"], ""),
+        "mask": masks.get(record["name"], ""),
         "description": record.get("description") or "",
         "origin": "declared",
     }
 
 
-def _derived_column(derived: dict[str, Any], classification: dict[str, str]) -> dict[str, str]:
+def _derived_column(derived: dict[str, Any], classification: dict[str, str], masks: dict[str, str]) -> dict[str, str]:
     return {
         "name": derived["name"],
         "type": derived["type"] or "",
         "classification": classification.get(derived["name"], ""),
+        "mask": masks.get(derived["name"], ""),
         "description": "",
         "origin": _origin(derived),
     }

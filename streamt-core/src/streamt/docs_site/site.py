@@ -15,6 +15,7 @@ from typing import Any
 import jinja2
 
 from streamt.dag import build_graph
+from streamt.docs_paths import slug
 from streamt.docs_site import content
 from streamt.docs_site.extensions import DocsNodeDetail, DocsPage
 from streamt.docs_site.layout import layered
@@ -57,13 +58,14 @@ def site_files(project: Any, artifacts: list[Any], contributions: list[Any]) -> 
         if target is not None:
             target["details"].append(detail.section)
     pages = sorted((c for c in contributions if isinstance(c, DocsPage)), key=lambda p: p.slug)
-    common = {"project": project.name, "description": project_description(project)}
+    # Every page says which environment it describes: names and settings differ between them.
+    common = {"project": project.name, "environment": project.env, "description": project_description(project)}
     files: dict[str, bytes] = {}
     resource_template = env.get_template("resource.html.j2")
     for rec in records:
         svg = neighbourhood_svg(rec, NEIGHBOURS_SHOWN)
         files[rec["path"]] = _bytes(resource_template.render(**common, root="../", r=rec, svg=svg))
-    extra = [{"title": p.title, "path": f"pages/{content.slug(p.slug)}.html"} for p in pages]
+    extra = [{"title": p.title, "path": f"pages/{slug(p.slug)}.html"} for p in pages]
     page_template = env.get_template("page.html.j2")
     for page, link in zip(pages, extra, strict=True):
         files[link["path"]] = _bytes(page_template.render(**common, root="../", page=page))
@@ -104,7 +106,7 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters["slug"] = content.slug
+    env.filters["slug"] = slug
     return env
 
 

@@ -24,6 +24,8 @@ def _details(r: dict[str, Any]) -> str:
     if "error" in r:
         return r["error"]
     parts: list[str] = []
+    if "reason" in r:  # why a provider reports the resource unhealthy (a job's failure)
+        parts.append(r["reason"])
     if "messages" in r:
         parts.append(f"~{r['messages']} msgs")
         groups = r.get("consumer_groups") or []

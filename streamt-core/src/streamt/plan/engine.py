@@ -132,7 +132,7 @@ def plan_project(
                     (blockers if isinstance(item, SafetyBlocker) else actions).append(item)
                 continue
             record = records.get(artifact.resource_id(compiled.project_name, compiled.environment))
-            requirement = _ownership_requirement(artifact, observation, record, compiled)
+            requirement = _ownership_requirement(artifact, observation, record, compiled, project)
             if requirement is not None:
                 requirements.append(requirement)
                 actions.append(Action.for_artifact(NOOP, artifact, "ownership decision required", observation))
@@ -183,14 +183,23 @@ def _plan_removal(project: Any, artifact: Artifact, observation: Observation, re
 
 
 def _ownership_requirement(
-    artifact: Artifact, observation: Observation, record: Any, compiled: CompiledProject
+    artifact: Artifact, observation: Observation, record: Any, compiled: CompiledProject, project: Any
 ) -> OwnershipRequirement | None:
     resource = artifact.resource_id(compiled.project_name, compiled.environment)
     if record is not None:
         return None
     if artifact.ownership == "adopted":
-        where = "does not exist" if observation.status == ABSENT else "exists but is not adopted yet"
-        message = f"{artifact.kind} '{artifact.identity}' is declared adopted and {where}."
+        # Already declared adopted: the one step left is the claim itself (or the resource is missing).
+        if observation.status == ABSENT:
+            message = f"{artifact.kind} '{artifact.identity}' is declared adopted and does not exist."
+            suggestion = "create it outside streamt first, or declare it managed so that apply creates it"
+        else:
+            message = f"{artifact.kind} '{artifact.identity}' is declared adopted and exists but is not adopted yet."
+            suggestion = (
+                f"run `streamt adopt{project.environment.cli_option} --kind {artifact.kind} --name {artifact.name} "
+                f"--confirm-resource {resource}`, then apply again"
+            )
+        return OwnershipRequirement(artifact.kind, artifact.identity, resource, message, suggestion)
     elif observation.status != ABSENT and not (observation.spec or {}).get("history_only"):
         # history_only: the provider still lists it, but nothing of it is live to take over (a
         # cancelled Flink job under this project's job name): no ownership question.
@@ -202,7 +211,7 @@ def _ownership_requirement(
 
 _SECRET_WORDS = ("password", "secret", "api_key", "token", "dsn")
 # Fields of `Runtime` that hold plugin sections or facts derived from them, not settings.
-_NOT_SETTINGS = ("sections", "enabled")
+_NOT_SETTINGS = ("sections", "enabled", "variables")
 
 
 def _plain(value: Any) -> Any:

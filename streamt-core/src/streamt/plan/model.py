@@ -36,6 +36,7 @@ class Observation:
     assumed: bool = False
 
     def to_json(self) -> dict[str, Any]:
+        """The observation as JSON data (plan evidence)."""
         return {"assumed": self.assumed, "spec": self.spec, "status": self.status}
 
 
@@ -83,6 +84,7 @@ class Action:
         )
 
     def to_json(self) -> dict[str, Any]:
+        """The action as JSON data (plan files and ``-o json``)."""
         return {
             "action": self.action,
             "checksum": self.checksum,
@@ -103,25 +105,33 @@ class SafetyBlocker:
     * ``reason`` — a stable machine name (``kafka_partition_reduction``, ``flink_job_update`` ...).
     * ``kind``, ``identity`` — the artifact it blocks.
     * ``message`` — one human line saying what would change and why it is refused.
+    * ``suggestion`` — what to do instead (the ``E417`` hint); not part of plan output or plan files.
     """
 
     reason: str
     kind: str
     identity: str
     message: str
+    suggestion: str | None = attrs.field(default=None, eq=False)
 
     def to_json(self) -> dict[str, Any]:
+        """The blocker as JSON data."""
         return {"identity": self.identity, "kind": self.kind, "message": self.message, "reason": self.reason}
 
 
 @attrs.frozen
 class OwnershipRequirement:
-    """A managed resource that exists live without a recorded claim: it needs an explicit decision."""
+    """A managed resource that exists live without a recorded claim: it needs an explicit decision.
+
+    ``suggestion`` is the decision's exact next step when there is one (the ``E410`` hint); it is not
+    part of plan output or plan files.
+    """
 
     kind: str
     identity: str
     resource_id: str
     message: str
+    suggestion: str | None = attrs.field(default=None, eq=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"identity": self.identity, "kind": self.kind, "message": self.message, "resource_id": self.resource_id}
@@ -188,6 +198,11 @@ class Plan:
     @property
     def mutations(self) -> tuple[Action, ...]:
         return tuple(a for a in self.actions if a.action != NOOP)
+
+    @property
+    def has_changes(self) -> bool:
+        """Something to apply or to decide: a mutation, a safety blocker or an ownership requirement."""
+        return bool(self.mutations) or self.is_apply_blocked
 
     @property
     def can_authorize_apply(self) -> bool:

@@ -1,9 +1,13 @@
-"""The gates of ``lifecycle`` removal tombstones (dsl.md section 15), before any state or provider access.
+"""The gates of ``lifecycle`` removal tombstones (dsl.md section 15).
 
 A tombstone requests one exact delete, and only a fresh online reviewed plan applied as reviewed
-may carry it out. So an offline plan, a direct apply, any ``--dry-run`` and an apply narrowed
-with ``--target``/``--select`` are refused as soon as the project is loaded: none of them may
-read deployment state or build a provider client on a tombstone's behalf.
+may carry it out. An offline plan and a reviewed ``apply --plan --dry-run`` are refused as soon as
+the project is loaded, before any state or provider access.
+
+Once its delete is committed (no ownership record, nothing live) a tombstone is *fulfilled* and
+inert: a direct apply, narrowed or not, plans every tombstone online with the rest of the project
+and proceeds when each one is a fulfilled no-op; a tombstone that still needs its delete (or is
+blocked) refuses the direct apply with ``E418`` after planning, before any mutation.
 """
 
 from __future__ import annotations
@@ -12,9 +16,12 @@ from typing import Any
 
 from streamt.artifacts import KIND_CONNECTOR_REMOVAL, resource_id
 from streamt.errors import Codes, StreamtError
+from streamt.plan.model import NOOP
 from streamt.state.selection import is_local
 
 REMOVAL_SUFFIX = "_removal"
+# The reason of a tombstone's no-op (no record, nothing live): its delete is done or was never needed.
+TOMBSTONE_FULFILLED = "tombstone fulfilled: you may delete it from the YAML"
 
 
 def tombstones(project: Any) -> list[str]:
@@ -55,27 +62,48 @@ def refuse_offline_artifacts(artifacts: Any) -> None:
         )
 
 
-def refuse_unreviewed_apply(
-    project: Any, plan_path: str | None, dry_run: bool, target: str | None, select: str | None
-) -> None:
-    """``E418`` for a direct apply, a dry run, or a narrowed apply of a project with tombstones."""
+def refuse_reviewed_dry_run(project: Any, plan_path: str | None, dry_run: bool) -> None:
+    """``E418`` for ``apply --plan --dry-run`` with tombstones: a reviewed removal is applied or not at all."""
     named = tombstones(project)
-    if not named:
+    if named and plan_path is not None and dry_run:
+        raise StreamtError(
+            Codes.E418_REVIEWED_PLAN_REQUIRED,
+            f"Removal tombstones ({', '.join(named)}) cannot be authorized by apply --plan --dry-run: "
+            "only a fresh online reviewed plan, applied as reviewed, may delete.",
+            _workflow(project),
+        )
+
+
+def with_tombstones(compiled: Any, selected: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+    """A narrowed apply's selection plus every tombstone: each must be proved fulfilled before it proceeds."""
+    if selected is None:
+        return None
+    chosen = {(a.kind, a.identity) for a in selected}
+    return tuple(a for a in compiled.artifacts if (a.kind, a.identity) in chosen or is_removal(a.kind))
+
+
+def refuse_unfulfilled(project: Any, plan: Any) -> None:
+    """``E418`` when a direct apply's live plan has a tombstone that is not a fulfilled no-op.
+
+    A pending delete, a removal blocker or an ownership question all need the reviewed workflow;
+    nothing has been mutated yet.
+    """
+    pending = [a for a in plan.actions if is_removal(a.kind) and a.action != NOOP]
+    pending += [b for b in plan.safety_blockers if is_removal(b.kind)]
+    pending += [r for r in plan.ownership_requirements if is_removal(r.kind)]
+    if not pending:
         return
-    if plan_path is None:
-        how = "a direct apply --dry-run" if dry_run else "a direct apply"
-    elif dry_run:
-        how = "apply --plan --dry-run"
-    elif target or select:
-        how = "apply --target/--select"
-    else:
-        return
+    named = sorted({f"{_title(item.kind)} '{item.identity}'" for item in pending})
     raise StreamtError(
         Codes.E418_REVIEWED_PLAN_REQUIRED,
-        f"Removal tombstones ({', '.join(named)}) cannot be authorized by {how}: "
+        f"Removal tombstones ({', '.join(named)}) cannot be authorized by a direct apply: "
         "only a fresh online reviewed plan, applied as reviewed, may delete.",
         _workflow(project),
     )
+
+
+def _title(kind: str) -> str:
+    return prior_kind(kind).replace("_", " ")
 
 
 def is_removal(kind: str) -> bool:

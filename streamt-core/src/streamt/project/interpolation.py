@@ -12,8 +12,13 @@ from typing import Any
 
 from streamt.errors import Codes, StreamtError
 from streamt.project.yaml_io import MAX_NODES
+from streamt.redact import is_secret_name
 
-_PLACEHOLDER = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# One ``${NAME}`` / ``${NAME:-fallback}``; also the JSON Schema's pattern of a value resolved later.
+PLACEHOLDER_PATTERN = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}"
+_PLACEHOLDER = re.compile(r"\$\$\{|" + PLACEHOLDER_PATTERN)
+# scheme://userinfo@ : the userinfo ends at the first '@' before any '/', '?' or '#' (as redact's).
+_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?P<userinfo>[^/?#@\s]*)@")
 
 Path = tuple[Any, ...]
 
@@ -25,6 +30,7 @@ class _Budget:
         self.left = MAX_NODES
         self.shown = shown
         self.keep_missing = False
+        self.deferred: set[str] | None = None
 
     def spend(self) -> None:
         self.left -= 1
@@ -74,17 +80,47 @@ def interpolate(
     missing: set[str],
     exempt: Callable[[Path], bool] = lambda _path: False,
     keep_missing: bool = False,
+    deferred: set[str] | None = None,
 ) -> Any:
-    """A plain copy of ``document`` with placeholders resolved outside ``exempt`` paths."""
+    """A plain copy of ``document`` with placeholders resolved outside ``exempt`` paths.
+
+    With ``deferred`` (a set), a variable that is unset where a secret goes (a secret-named key, as
+    ``envs show`` masks it, or the userinfo of a URL) is not missing: its ``${NAME}`` text stays and
+    its name is added to ``deferred``, for commands that never connect (dsl.md section 2.2).
+    """
     budget = _Budget(shown)
     budget.keep_missing = keep_missing
+    budget.deferred = deferred
     return _walk(document, (), env, missing, exempt, budget)
+
+
+def _secret_path(path: Path) -> bool:
+    """Whether the nearest key of ``path`` names a secret (``sasl_password``; a list's items are its key's)."""
+    key = next((part for part in reversed(path) if isinstance(part, str)), "")
+    return is_secret_name(key)
+
+
+def _substitute_text(text: str, path: Path, env: Mapping[str, str], missing: set[str], budget: _Budget) -> str:
+    deferred = budget.deferred
+    if deferred is None or "$" not in text:
+        return substitute(text, env, missing, budget.keep_missing)
+    if _secret_path(path):
+        return substitute(text, env, deferred, keep_missing=True)
+    userinfo = _USERINFO.search(text)
+    if userinfo is None:
+        return substitute(text, env, missing, budget.keep_missing)
+    start, end = userinfo.span("userinfo")
+    return (
+        substitute(text[:start], env, missing, budget.keep_missing)
+        + substitute(text[start:end], env, deferred, keep_missing=True)
+        + substitute(text[end:], env, missing, budget.keep_missing)
+    )
 
 
 def _walk(value: Any, path: Path, env: Mapping[str, str], missing: set[str], exempt: Any, budget: _Budget) -> Any:
     budget.spend()
     if isinstance(value, str):
-        return value if exempt(path) else substitute(value, env, missing, budget.keep_missing)
+        return value if exempt(path) else _substitute_text(value, path, env, missing, budget)
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():

@@ -141,8 +141,13 @@ def load_project(
     project_dir: str | os.PathLike[str],
     env: str | None = None,
     process_env: Mapping[str, str] | None = None,
+    lazy_secrets: bool = False,
 ) -> Project:
     """Load the project in ``project_dir`` for environment ``env`` (``--env``; ``STREAMT_ENV`` otherwise).
+
+    ``lazy_secrets`` is for commands that never connect (validate, compile, docs, exporters, offline
+    plan ...): an unset variable where a secret goes stays its ``${NAME}`` text instead of ``E502``, so
+    CI needs no production credentials. Every command that connects loads strictly.
 
     Raises ``StreamtError`` (E501/E502/E503) when the project cannot be read.
     """
@@ -195,6 +200,7 @@ def load_project(
             )
         )
     missing: set[str] = set()
+    deferred: set[str] | None = set() if lazy_secrets else None
     sections = plugin_sections.registry()
     kept = sections.not_interpolated()
 
@@ -203,7 +209,7 @@ def load_project(
 
     def _interpolated(document: Any, literal: bool, shown: str) -> Any:
         # A literal document is what interpolating it gives (yaml_io.Parsed): nothing to copy.
-        return document if literal else interpolate(document, variables, shown, missing, _exempt)
+        return document if literal else interpolate(document, variables, shown, missing, _exempt, deferred=deferred)
 
     project_doc = _interpolated(raw_project, parsed_project.literal, project_path.name)
     files = [_File(project_path, project_path.name, project_doc)]
@@ -213,7 +219,8 @@ def load_project(
         env_doc = environments.read_environment_file(root, selection)
         raw_runtime = env_doc.get("runtime")
         shown = display_path(selection.path, root)
-        env_file = _File(selection.path, shown, interpolate(env_doc, variables, shown, missing, _exempt))
+        env_resolved = interpolate(env_doc, variables, shown, missing, _exempt, deferred=deferred)
+        env_file = _File(selection.path, shown, env_resolved)
     for path in declaration_files(root):
         shown = display_path(path, root)
         parsed = read_yaml(path, shown)
@@ -296,7 +303,9 @@ def _build(
             problems, runtime_file, "runtime", _map(runtime_raw, normalize.runtime), Runtime, sections
         )
         if runtime is not None:
-            runtime = attrs.evolve(runtime, enabled=plugin_sections.enabled(runtime.sections, sections))
+            runtime = attrs.evolve(
+                runtime, enabled=plugin_sections.enabled(runtime.sections, sections), variables=ReadOnlyMap(variables)
+            )
     defaults = _optional(problems, project_file, "defaults", DefaultsBlock)
     if "rules" in doc and "governance" in doc:
         problems.add(project_file, ("governance",), "Both 'rules' and 'governance' are set", "Keep only 'rules'.")

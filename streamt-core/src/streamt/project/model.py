@@ -8,6 +8,8 @@ stay plain dicts.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -18,6 +20,9 @@ from streamt.refs import Ref
 OWNERSHIP_MODES = ("managed", "external", "adopted")
 CLASSIFICATIONS = ("public", "internal", "confidential", "sensitive", "highly_sensitive")
 EXPOSURE_TYPES = ("application", "dashboard", "ml_training", "ml_inference", "api")
+INITIAL_OFFSETS = ("earliest", "latest")  # runtime.kafka_streams.initial_offset
+# runtime.kafka_streams.image: an immutable image ID or repository digest, never a moving tag.
+IMAGE_ID_PATTERN = r"^(?:sha256:[0-9a-f]{64}|[^\s@]+@sha256:[0-9a-f]{64})$"
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -48,17 +53,35 @@ class Column:
 
 @attrs.frozen(kw_only=True)
 class Ownership:
+    """Who manages a declared resource.
+
+    * ``mode`` — ``managed`` (streamt creates and changes it), ``external`` (declared only, never
+      touched) or ``adopted`` (an existing resource claimed with ``streamt adopt``).
+    """
+
     mode: str = "managed"
 
 
 @attrs.frozen(kw_only=True)
 class Watermark:
+    """The watermark of an event-time column.
+
+    * ``strategy`` — ``bounded_out_of_orderness`` (default) or ``monotonously_increasing``.
+    * ``max_out_of_orderness_ms`` — how far behind the newest event time an event may arrive.
+    """
+
     strategy: str = "bounded_out_of_orderness"
     max_out_of_orderness_ms: int = 5000
 
 
 @attrs.frozen(kw_only=True)
 class EventTime:
+    """Event time of a source or model.
+
+    * ``column`` — the event-time column; ``watermark`` — its watermark.
+    * ``allowed_lateness_ms`` — how long windows accept late events after the watermark.
+    """
+
     column: str | None = None
     watermark: Watermark | None = None
     allowed_lateness_ms: int | None = None
@@ -69,6 +92,14 @@ class EventTime:
 
 @attrs.frozen(kw_only=True)
 class Schema:
+    """The registry subject of a source.
+
+    * ``registry`` — the registry it is in; ``subject`` — the subject (default ``<topic>-value``).
+    * ``version`` — a pinned version number or ``latest``.
+    * ``format`` — ``avro``, ``json`` or ``protobuf``; ``definition`` — the schema text itself.
+    * ``compatibility`` — the subject's compatibility level; ``fields`` — its fields as columns.
+    """
+
     registry: str | None = None
     subject: str | None = None
     version: Any = None  # a pinned integer or "latest"
@@ -80,8 +111,21 @@ class Schema:
 
 @attrs.frozen(kw_only=True)
 class Freshness:
+    """How fresh a source's data is expected to be.
+
+    * ``max_lag_seconds`` — the most the newest record may lag behind now.
+    * ``warn_after_seconds`` — the lag after which a warning is given.
+    """
+
     max_lag_seconds: int | None = None
     warn_after_seconds: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class SourceFormat:
+    """How a reader decodes the topic's records; ``ignore_parse_errors`` skips undecodable ones."""
+
+    ignore_parse_errors: bool | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -100,6 +144,7 @@ class Source:
     * ``freshness`` — ``max_lag_seconds`` / ``warn_after_seconds`` expectations, or ``None``.
     * ``event_time`` — the event-time column and watermark (``advanced`` holds the long form).
     * ``ownership`` — ``Ownership(mode=...)``: ``external`` (default), ``adopted`` or ``managed``.
+    * ``format`` — how jobs decode its records (``ignore_parse_errors``), or ``None``.
     """
 
     name: str
@@ -115,6 +160,7 @@ class Source:
     advanced: SourceAdvanced | None = None
     ownership: Ownership = Ownership(mode="external")
     region: str | None = None
+    format: SourceFormat | None = None
 
 
 # --- models -------------------------------------------------------------------------------------
@@ -122,6 +168,13 @@ class Source:
 
 @attrs.frozen(kw_only=True)
 class TopicConfig:
+    """The Kafka topic of a model.
+
+    * ``name`` — the physical topic name (default: the model's name).
+    * ``partitions`` — the partition count (it can grow, never shrink); ``replication_factor`` — fixed at creation.
+    * ``config`` — topic configs (``retention.ms`` ...), compared key by key; broker defaults are not drift.
+    """
+
     name: str | None = None
     partitions: int | None = None
     replication_factor: int | None = None
@@ -129,20 +182,51 @@ class TopicConfig:
 
 
 @attrs.frozen(kw_only=True)
+class FlinkSinkConfig:
+    not_null_enforcer: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class RestartStrategy:
+    type: str | None = None
+    attempts: int | None = None
+    delay_ms: int | None = None
+
+
+@attrs.frozen(kw_only=True)
 class FlinkConfig:
+    """The Flink job of a model.
+
+    * ``parallelism`` — the job's parallelism; ``checkpoint_interval_ms`` — how often it checkpoints.
+    * ``state_backend`` — the state backend; ``state_ttl_ms`` — how long idle state is kept.
+    * ``upgrade_mode`` — how a running job whose SQL changed may be replaced: ``blocked`` (default),
+      ``savepoint`` or ``stateless``.
+    * ``ignore_unclaimed_state`` — restore a savepoint even when some of its state maps to no operator.
+    """
+
     parallelism: int | None = None
     checkpoint_interval_ms: int | None = None
     state_backend: str | None = None
     state_ttl_ms: int | None = None
-    # How streamt may replace a running job whose SQL changed: blocked (default), savepoint or
-    # stateless (streamt-flink validates the value and documents the modes).
+    # How streamt may replace a running job whose SQL changed: blocked (default), savepoint,
+    # last-state or stateless (streamt-flink validates the value and documents the modes).
     upgrade_mode: str | None = None
     # Restore a savepoint even when some of its state maps to no operator of the new job.
     ignore_unclaimed_state: bool | None = None
+    # What the job's sink does with a NULL in a NOT NULL column (error | drop), and how the job
+    # restarts after a failure (fixed-delay with attempts); streamt-flink validates and compiles them.
+    sink: FlinkSinkConfig | None = None
+    restart_strategy: RestartStrategy | None = None
 
 
 @attrs.frozen(kw_only=True)
 class SinkConfig:
+    """The Kafka Connect connector of a sink model.
+
+    * ``connector`` — the connector: a name such as ``debezium-jdbc-sink`` or its class.
+    * ``config`` — its settings (``${VAR}`` resolved at apply).
+    """
+
     connector: str | None = None
     config: dict[str, Any] = attrs.field(factory=dict)
 
@@ -250,6 +334,7 @@ class Model:
 
     @property
     def upstream(self) -> tuple[str, ...]:
+        """The names of the sources and models this model reads."""
         return tuple(ref.name for ref in self.dependencies)
 
 
@@ -326,6 +411,16 @@ class Exposure:
 
 @attrs.frozen(kw_only=True)
 class KafkaRuntime:
+    """The Kafka cluster.
+
+    * ``bootstrap_servers`` — the brokers streamt connects to (a string or a list of ``host:port``).
+    * ``bootstrap_servers_internal`` — the same cluster as Flink and Connect workers reach it.
+    * ``security_protocol`` — ``PLAINTEXT``, ``SSL``, ``SASL_PLAINTEXT`` or ``SASL_SSL``.
+    * ``sasl_mechanism`` — ``PLAIN``, ``SCRAM-SHA-256``, ``SCRAM-SHA-512``, ``OAUTHBEARER`` or ``GSSAPI``.
+    * ``sasl_username``, ``sasl_password`` — SASL credentials (use ``${VAR}``, never a literal secret).
+    * ``ssl_ca_location``, ``ssl_certificate_location``, ``ssl_key_location``, ``ssl_key_password`` — TLS files.
+    """
+
     bootstrap_servers: str
     bootstrap_servers_internal: str | None = None
     security_protocol: str = "PLAINTEXT"
@@ -344,6 +439,12 @@ class KafkaRuntime:
 
 @attrs.frozen(kw_only=True)
 class SchemaRegistryRuntime:
+    """The Schema Registry.
+
+    * ``url`` — its base URL; ``username``, ``password`` — basic-auth credentials (use ``${VAR}``).
+    * ``ssl_ca_location``, ``ssl_certificate_location``, ``ssl_key_location``, ``ssl_key_password`` — TLS files.
+    """
+
     url: str
     username: str | None = None
     password: str | None = attrs.field(default=None, repr=False)
@@ -355,6 +456,12 @@ class SchemaRegistryRuntime:
 
 @attrs.frozen(kw_only=True)
 class ConnectCluster:
+    """One Kafka Connect cluster.
+
+    * ``rest_url`` — its REST API; ``username``, ``password`` — basic-auth credentials (use ``${VAR}``).
+    * ``ssl_ca_location``, ``ssl_certificate_location``, ``ssl_key_location``, ``ssl_key_password`` — TLS files.
+    """
+
     rest_url: str
     username: str | None = None
     password: str | None = attrs.field(default=None, repr=False)
@@ -366,6 +473,11 @@ class ConnectCluster:
 
 @attrs.frozen(kw_only=True)
 class ConnectRuntime:
+    """Kafka Connect.
+
+    * ``default`` — the cluster a sink uses unless it names one; ``clusters`` — the clusters by name.
+    """
+
     default: str | None = None
     clusters: dict[str, ConnectCluster] = attrs.field(factory=dict)
 
@@ -378,6 +490,15 @@ class ConnectRuntime:
 
 @attrs.frozen(kw_only=True)
 class KafkaStreamsRuntime:
+    """The packaged Kafka Streams runner.
+
+    * ``image`` — the runner image: an immutable ``sha256:<id>`` or ``repo@sha256:<digest>`` (``runtime build``).
+    * ``docker_network`` — the Docker network of the runner containers.
+    * ``initial_offset`` — where a fresh application starts: ``earliest`` or ``latest``.
+    * ``bootstrap_servers`` — the brokers as the runner container reaches them (default:
+      ``runtime.kafka.bootstrap_servers_internal``, else ``bootstrap_servers``).
+    """
+
     image: str
     docker_network: str
     initial_offset: str
@@ -396,6 +517,9 @@ class Runtime:
       installed plugin claims it. Core never reads inside; the owning plugin does.
     * ``enabled`` — the materializations whose runtime those sections configure (``flink``,
       ``virtual_topic``), as their plugins report it: what dsl.md §9.2 inference asks.
+    * ``variables`` — the effective environment the project was loaded with (``.env``, then
+      ``.env.<env>``, then the process: dsl.md §2.3), in memory only, never shown, stored or hashed;
+      what ``${VAR}`` placeholders kept for apply time resolve from (``environment()``).
     """
 
     kafka: KafkaRuntime
@@ -404,6 +528,12 @@ class Runtime:
     kafka_streams: KafkaStreamsRuntime | None = None
     sections: ReadOnlyMap = attrs.field(factory=ReadOnlyMap)
     enabled: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    variables: ReadOnlyMap = attrs.field(factory=ReadOnlyMap, repr=False, eq=False)
+
+    def environment(self) -> Mapping[str, str]:
+        """Where an apply-time ``${VAR}`` resolves: ``variables``, or the process environment for a
+        ``Runtime`` that was not built by the project loader."""
+        return self.variables or os.environ
 
     def section(self, name: str) -> Any:
         """The section ``runtime.<name>`` (its owning plugin's value), or ``None`` when not written."""
@@ -590,6 +720,7 @@ class Notice:
     subject: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The notice as JSON data (``data.notices``)."""
         return {"code": self.code, "message": self.message, "subject": self.subject}
 
 
@@ -598,6 +729,11 @@ class Notice:
 
 @attrs.frozen(kw_only=True)
 class ProjectInfo:
+    """The ``project`` block.
+
+    * ``name`` — the project name; ``version`` — its version, as text; ``description`` — free text.
+    """
+
     name: str
     version: str = "0.0.0"
     description: str | None = None
@@ -616,6 +752,11 @@ class Environment:
     @property
     def confirm_apply(self) -> bool:
         return self.protected if self.safety.confirm_apply is None else self.safety.confirm_apply
+
+    @property
+    def cli_option(self) -> str:
+        """`` --env NAME`` for a command line an operator runs next; empty where --env is refused (E503)."""
+        return f" --env {self.name}" if self.multi else ""
 
 
 @attrs.frozen(kw_only=True)
@@ -672,30 +813,38 @@ class Project:
 
     @property
     def name(self) -> str:
+        """The project's name (``project.name``)."""
         return self.info.name
 
     @property
     def env(self) -> str:
+        """The effective environment name (``default`` in single-environment projects)."""
         return self.environment.name
 
     @property
     def strict(self) -> bool:
+        """Whether the project declares ``apiVersion`` (strict mode: unknown keys are errors)."""
         return self.api_version is not None
 
     @property
     def safety(self) -> Safety:
+        """The effective environment's safety settings."""
         return self.environment.safety
 
     def source(self, name: str) -> Source | None:
+        """The source named ``name``, or ``None``."""
         return _index(self.sources).get(name)
 
     def model(self, name: str) -> Model | None:
+        """The model named ``name``, or ``None``."""
         return _index(self.models).get(name)
 
     def test(self, name: str) -> Test | None:
+        """The test named ``name``, or ``None``."""
         return _index(self.tests).get(name)
 
     def exposure(self, name: str) -> Exposure | None:
+        """The exposure named ``name``, or ``None``."""
         return _index(self.exposures).get(name)
 
     def topic_of(self, ref: Ref | ExposureRef) -> str | None:

@@ -12,6 +12,11 @@ from typing import Any
 _MODEL_BLOCKS = ("topic", "flink", "sink", "gateway", "event_time", "security")
 _MODEL_SCALARS = ("materialized", "access", "flink_cluster", "connect_cluster")
 _MODEL_KEYS = _MODEL_BLOCKS + _MODEL_SCALARS
+# Keys stored under another field name of the model (written key -> field).
+RENAMED = {"materialized": "declared_materialized", "from": "from_"}
+# Keys that also take a second shape folded here (a list of hosts, ``access: {level: ...}``, a bare
+# ``from: name``): their written type is not the model field's, so the JSON Schema leaves them untyped.
+FOLDED_KEYS = frozenset({"bootstrap_servers", "url", "access", "from"})
 
 
 class Conflict(Exception):
@@ -60,7 +65,7 @@ def model(raw: dict[str, Any], model_names: set[str], source_names: set[str]) ->
         # ``_merge``'s first two steps inline: most keys are written in one place or not at all.
         merged = top if nested is None else nested if top is None else _merge((key,), top, nested)
         if merged is not None:
-            data["declared_materialized" if key == "materialized" else key] = merged
+            data[RENAMED.get(key, key)] = merged
         else:
             data.pop(key, None)
     gateway = data.get("gateway")
@@ -74,7 +79,7 @@ def model(raw: dict[str, Any], model_names: set[str], source_names: set[str]) ->
     if isinstance(data.get("access"), dict):
         data["access"] = data["access"].get("level", "private")
     if "from" in raw:
-        data["from_"] = _refs(raw["from"], model_names, source_names)
+        data[RENAMED["from"]] = _refs(raw["from"], model_names, source_names)
     if isinstance(data.get("ml_outputs"), dict):
         data["ml_outputs"] = {k: (v if v is not None else {}) for k, v in data["ml_outputs"].items()}
     if data.get("topic") is None:
@@ -106,6 +111,8 @@ def _refs(value: Any, model_names: set[str], source_names: set[str]) -> Any:
 
 
 def _security(block: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(block.get("policies") or [], list):
+        return dict(block)  # not a list: structuring names the path and the expected type
     policies = []
     for entry in block.get("policies") or []:
         if isinstance(entry, dict) and len(entry) == 1:

@@ -53,9 +53,12 @@ EVENT_TIME = {
     "allowed_lateness_ms": ANY,
 }
 TOPIC = {**_leaves("name", "partitions", "replication_factor"), "config": ANY}
-FLINK = _leaves(
-    "parallelism", "checkpoint_interval_ms", "state_backend", "state_ttl_ms", "upgrade_mode", "ignore_unclaimed_state"
-)
+FLINK = {
+    **_leaves("parallelism", "checkpoint_interval_ms", "state_backend", "state_ttl_ms"),
+    **_leaves("upgrade_mode", "ignore_unclaimed_state"),
+    "sink": _leaves("not_null_enforcer"),
+    "restart_strategy": _leaves("type", "attempts", "delay_ms"),
+}
 SINK = {"connector": ANY, "config": ANY}
 GATEWAY = {"virtual_topic": _leaves("name", "compression")}
 SECURITY = {"classification": ANY, "policies": ANY}
@@ -71,6 +74,7 @@ SOURCE = {
     "event_time": EVENT_TIME,
     "advanced": {"event_time": EVENT_TIME},
     "ownership": OWNERSHIP,
+    "format": _leaves("ignore_parse_errors"),
 }
 
 _MODEL_BLOCKS = {

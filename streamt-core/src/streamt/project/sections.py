@@ -21,6 +21,7 @@ from streamt.capabilities import CONFIG_SECTION, MATERIALIZATION, ConfigSection,
 from streamt.errors import Codes, Diagnostic
 from streamt.plugins import Plugins, get_plugins
 from streamt.project.schema import ANY, MapOf
+from streamt.untrusted import exception_name
 
 BLOCKS = ("runtime", "deployment_state")
 # Shorthands of dsl.md §19 that name a part of another section: `runtime.gateway` is
@@ -55,7 +56,7 @@ class Registry:
 
 def registry(plugins: Plugins | None = None) -> Registry:
     plugins = plugins or get_plugins()
-    table = kinds.by_kind(plugins, "streamt_config_sections", CONFIG_SECTION, _path_of)
+    table = kinds.config_sections(plugins)
     return Registry(
         claimed=dict(table),
         providers=dict(table.providers),
@@ -63,10 +64,6 @@ def registry(plugins: Plugins | None = None) -> Registry:
         conflicts=dict(table.conflicts),
         known_materializations=kinds.known(plugins, MATERIALIZATION),
     )
-
-
-def _path_of(section: ConfigSection) -> tuple[str, ...]:
-    return (section.path,)
 
 
 def accepted_keys(node: dict[str, Any], sections: Registry) -> dict[str, Any]:
@@ -129,7 +126,7 @@ def _checked(section: ConfigSection, value: Any, project: Any, plugin: str) -> l
         return [
             Diagnostic(
                 Codes.E999_INTERNAL_ERROR,
-                f"Plugin '{plugin}' failed checking {section.path} ({type(exc).__name__}).",
+                f"Plugin '{plugin}' failed checking {section.path} ({exception_name(exc)}).",
                 f"Report it to the maintainers of '{plugin}'; the other findings are complete.",
                 details={"plugin": plugin},
             )

@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from streamt.interruption import Terminated, sigterm_raises
 from streamt.runlineage.options import Namespaces, resolve
-from streamt.runlineage.run import ABORT, FAIL, CommandRun, Terminated, sigterm_aborts, terminate_again
+from streamt.runlineage.run import ABORT, FAIL, CommandRun
 from streamt.runlineage.transport import build_transport, transport_config
 
 
@@ -20,17 +21,18 @@ def prepare(namespaces: Namespaces, job_name: str, inputs: tuple[tuple[str, str]
 
 @contextmanager
 def guarded(run: CommandRun | None) -> Iterator[None]:
-    """After START: an expected failure emits FAIL, SIGTERM or Ctrl-C emits ABORT; then it goes on."""
+    """After START: an expected failure emits FAIL, SIGTERM or Ctrl-C emits ABORT; then it goes on.
+
+    The interruption goes on too: ``cli.run`` ends the process by SIGTERM after rendering.
+    """
     if run is None:
         yield
         return
-    with sigterm_aborts():
+    with sigterm_raises():
         try:
             yield
-        except (Terminated, KeyboardInterrupt) as exc:
+        except (Terminated, KeyboardInterrupt):
             run.finish(ABORT)
-            if isinstance(exc, Terminated):
-                terminate_again()
             raise
         except Exception:  # a StreamtError or a defect: the run failed either way, and says so
             run.finish(FAIL)

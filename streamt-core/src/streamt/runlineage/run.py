@@ -3,18 +3,14 @@
 Delivery never changes the command: a failed emit or close adds ``W112_OPENLINEAGE_EMIT_FAILED``
 (naming the event and the exception class, never its text, which may carry a URL or token) and
 the command goes on. While a run is open, SIGTERM is turned into ``Terminated`` so the command
-can emit ABORT on its way out; the signal's ordinary handling is restored afterwards, and the
-process then still ends by SIGTERM (``terminate_again``).
+can emit ABORT on its way out; ``cli.run`` then still ends the process by SIGTERM
+(``streamt.interruption``).
 """
 
 from __future__ import annotations
 
 import datetime
-import os
-import signal
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import attrs
@@ -24,10 +20,6 @@ from streamt.errors import Codes, Diagnostic
 
 PRODUCER = f"https://github.com/streamt/streamt/tree/v{__version__}/streamt-core"
 START, COMPLETE, FAIL, ABORT = "START", "COMPLETE", "FAIL", "ABORT"
-
-
-class Terminated(BaseException):  # like KeyboardInterrupt: a signal, not an error
-    """SIGTERM arrived while a command run was open."""
 
 
 def now() -> str:
@@ -95,27 +87,3 @@ class CommandRun:
                 details={"run_id": self.run_id},
             )
         )
-
-
-@contextmanager
-def sigterm_aborts() -> Iterator[None]:
-    """While open, SIGTERM raises ``Terminated`` (main thread only; elsewhere nothing changes)."""
-    try:
-        previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    except ValueError:  # not the main thread: signals cannot be caught here
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _raise_terminated(signum: int, frame: Any) -> None:
-    raise Terminated()
-
-
-def terminate_again() -> None:
-    """End the process by SIGTERM after ABORT was emitted, as it would have ended without emission."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGTERM)

@@ -60,11 +60,23 @@ if TYPE_CHECKING:
         sha256_checksum,
     )
     from streamt.boundary import boundary
+    from streamt.bounded_http import (
+        BoundedAdapter,
+        DeadlineExceeded,
+        ResponseInvalid,
+        bounded_error,
+        bounded_session,
+        capped_deadline,
+        json_body,
+        json_depth,
+        json_or_none,
+    )
     from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
     from streamt.capabilities import StateBackend as StateBackendRegistration
-    from streamt.cli.options import env_option, project_dir_option, project_options
+    from streamt.cli.options import env_option, project_dir_option, project_options, quiet_option
     from streamt.compile.engine import CompiledProject
     from streamt.compile.loading import Loaded, load_and_compile, validate_and_compile
+    from streamt.compile.physical import Physical, physical_resources
     from streamt.discovery.model import (
         NOT_FOUND,
         NOT_REQUESTED,
@@ -85,6 +97,7 @@ if TYPE_CHECKING:
         refused_before_change,
         write_outcome,
     )
+    from streamt.log import RequestLog, provider_request
     from streamt.pending import pending_command
     from streamt.plan.engine import project_bindings
     from streamt.plan.model import (
@@ -103,6 +116,8 @@ if TYPE_CHECKING:
     )
     from streamt.plan.online import open_backend
     from streamt.plan.planfile import read_plan_file, require_authorizing
+    from streamt.plan.tombstones import TOMBSTONE_FULFILLED
+    from streamt.progress import Progress, Silent, Step, for_command, phase
     from streamt.project.interpolation import has_placeholder, missing_error, substitute
     from streamt.project.loader import load_project
     from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test
@@ -131,8 +146,9 @@ if TYPE_CHECKING:
         StateBackendFactory,
         Validator,
     )
+    from streamt.shown import UNSET, shown
     from streamt.sql.types import FlinkType, FlinkTypeError, declared_type_problem, parse_type
-    from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION, unfinished_operation_commands
+    from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION, next_steps, unfinished_operation_commands
     from streamt.state.records import (
         CLEAR,
         IN_PROGRESS,
@@ -208,6 +224,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "Artifact",
             "canonical_json",
             "sha256_checksum",
+            "shown",
             "KIND_CONNECTOR",
             "KIND_CONNECTOR_REMOVAL",
             "KIND_FLINK_JOB",
@@ -232,6 +249,27 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "write_outcome",
         )
     },
+    # progress of long work on stderr (live on a terminal, timestamped lines otherwise)
+    **{name: ("streamt.progress", name) for name in ("Progress", "Silent", "Step", "for_command", "phase")},
+    "quiet_option": ("streamt.cli.options", "quiet_option"),
+    # HTTP providers: one debug log line per request (method, path template, status, duration)
+    "provider_request": ("streamt.log", "provider_request"),
+    "RequestLog": ("streamt.log", "RequestLog"),
+    # the bounded HTTP layer every service client uses (total deadline, size and depth caps)
+    **{
+        name: ("streamt.bounded_http", name)
+        for name in (
+            "BoundedAdapter",
+            "DeadlineExceeded",
+            "ResponseInvalid",
+            "bounded_error",
+            "bounded_session",
+            "capped_deadline",
+            "json_body",
+            "json_depth",
+            "json_or_none",
+        )
+    },
     "create_exclusive": ("streamt.fsutil", "create_exclusive"),
     "write_output_file": ("streamt.exporting", "write_output_file"),
     "document_result": ("streamt.exporting", "document_result"),
@@ -241,6 +279,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "load_and_compile": ("streamt.compile.loading", "load_and_compile"),
     "Loaded": ("streamt.compile.loading", "Loaded"),
     "CompiledProject": ("streamt.compile.engine", "CompiledProject"),
+    # each declaration's physical resource (alias, connector, job, topic), from its compiled artifacts
+    **{name: ("streamt.compile.physical", name) for name in ("Physical", "physical_resources")},
     "project_dir_option": ("streamt.cli.options", "project_dir_option"),
     "env_option": ("streamt.cli.options", "env_option"),
     "project_options": ("streamt.cli.options", "project_options"),
@@ -325,11 +365,13 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "project_bindings": ("streamt.plan.engine", "project_bindings"),
     "open_backend": ("streamt.plan.online", "open_backend"),
     **{name: ("streamt.plan.planfile", name) for name in ("read_plan_file", "require_authorizing")},
+    # the reason of a removal tombstone's no-op: nothing recorded, nothing live (plugins' removal planners)
+    "TOMBSTONE_FULFILLED": ("streamt.plan.tombstones", "TOMBSTONE_FULFILLED"),
     **{name: ("streamt.state.selection", name) for name in ("READ", "WRITE", "ADMIN")},
     # the operation kind a runner-replacement coordinator begins (generic recovery refuses it)
     **{
         name: ("streamt.state.operations", name)
-        for name in ("RUNNER_REPLACEMENT_OPERATION", "unfinished_operation_commands")
+        for name in ("RUNNER_REPLACEMENT_OPERATION", "next_steps", "unfinished_operation_commands")
     },
     # the project read view
     **{
@@ -337,6 +379,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
         for name in ("Project", "Model", "Source", "Test", "Exposure", "Column", "Runtime", "Notice")
     },
     "Ref": ("streamt.refs", "Ref"),
+    # text a person reads never spells a missing value as Python's None
+    **{name: ("streamt.shown", name) for name in ("shown", "UNSET")},
 }
 
 __all__ = [
@@ -380,8 +424,10 @@ __all__ = [
     "RUNNING",
     "SKIPPED",
     "SKIPPED_AFTER_OUTAGE",
+    "TOMBSTONE_FULFILLED",
     "UNAVAILABLE",
     "UNKNOWN",
+    "UNSET",
     "UPDATE",
     "WRITE",
     "Action",
@@ -391,12 +437,14 @@ __all__ = [
     "Assertion",
     "AssertionKind",
     "AssertionResult",
+    "BoundedAdapter",
     "Codes",
     "Column",
     "CommandFactory",
     "CompiledProject",
     "Compiler",
     "ConfigSection",
+    "DeadlineExceeded",
     "Deployer",
     "Diagnostic",
     "DiscoverySource",
@@ -418,9 +466,13 @@ __all__ = [
     "Outcome",
     "OwnershipRecord",
     "OwnershipState",
+    "Physical",
     "Planner",
+    "Progress",
     "Project",
     "Ref",
+    "RequestLog",
+    "ResponseInvalid",
     "Result",
     "RunnerReport",
     "Runtime",
@@ -428,10 +480,12 @@ __all__ = [
     "RuntimeStatusObserver",
     "SafetyBlocker",
     "SchemaLookup",
+    "Silent",
     "Source",
     "StateBackend",
     "StateBackendFactory",
     "StateBackendRegistration",
+    "Step",
     "StreamtError",
     "Target",
     "Test",
@@ -445,8 +499,11 @@ __all__ = [
     "atomic_write",
     "auth_refused",
     "boundary",
+    "bounded_error",
+    "bounded_session",
     "canonical_json",
     "canonical_type",
+    "capped_deadline",
     "check_confirm_env",
     "code_for_status",
     "confirm",
@@ -457,20 +514,29 @@ __all__ = [
     "document_result",
     "env_option",
     "failure_result",
+    "for_command",
     "has_placeholder",
     "hookimpl",
     "is_kafka_uri",
     "job_namespace_problem",
+    "json_body",
+    "json_depth",
+    "json_or_none",
     "load_and_compile",
     "load_project",
     "missing_error",
     "never_sent",
+    "next_steps",
     "open_backend",
     "parse_type",
     "pending_command",
+    "phase",
+    "physical_resources",
     "project_bindings",
     "project_dir_option",
     "project_options",
+    "provider_request",
+    "quiet_option",
     "read_plan_file",
     "refused_before_change",
     "replace",
@@ -479,6 +545,7 @@ __all__ = [
     "require_remote_state",
     "reviewed_verifier",
     "sha256_checksum",
+    "shown",
     "state_address",
     "substitute",
     "unfinished_operation_commands",

@@ -5,7 +5,8 @@ Files, per environment, under ``<project>/.streamt/state/``:
 * ``<env>.json`` — ownership state (serial, checksum, records);
 * ``<env>.control.json`` — durable intent and ordered progress of the
   operation under way (absent means clear);
-* ``<env>.history/<serial>.json`` — one immutable entry per committed serial;
+* ``<env>.history/<serial>.json`` — one immutable entry per committed serial
+  (``interrupted-<serial>-<digest>.json``: the entry of a commit killed before its state file);
 * ``<env>.lock`` — the same-host ``flock`` target.
 
 A commit writes the history entry (exclusive create), then replaces the
@@ -21,6 +22,7 @@ import contextlib
 import datetime
 import hashlib
 import json
+import os
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -33,7 +35,7 @@ from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
 from streamt.fsutil import atomic_write, create_exclusive, fsync_dir
 from streamt.state.lock import exclusive_lock
-from streamt.state.operations import unfinished_operation_commands
+from streamt.state.operations import next_steps, unfinished_operation_commands
 from streamt.state.records import (
     CLEAR,
     IN_PROGRESS,
@@ -168,10 +170,14 @@ class LocalStateBackend:
             raise StreamtError(
                 Codes.E419_STATE_RECOVERY_REQUIRED,
                 f"An unfinished operation ({control.status}) blocks changes to {self.env!r}.",
-                "Keep .streamt/state/ as it is; inspect it with `streamt state status` and use "
-                f"{unfinished_operation_commands(control.operation_kind)}.",
+                "Keep .streamt/state/ as it is; run "
+                f"{unfinished_operation_commands(control.operation_kind, control.operation_id, self.env)}.",
                 details={"operation_id": control.operation_id},
-                data={"operation_id": control.operation_id},
+                data={
+                    "operation_id": control.operation_id,
+                    "operation_kind": control.operation_kind,
+                    "next_steps": next_steps(control.operation_kind, str(control.operation_id), self.env),
+                },
             )
         return control
 
@@ -239,20 +245,54 @@ class LocalStateBackend:
             "committed_at": _now(),
         }
         self.history_dir.mkdir(parents=True, exist_ok=True)
+        path = self.history_dir / f"{new_state.serial:010d}.json"
+        data = canonical_json(entry) + b"\n"
         try:
-            create_exclusive(self.history_dir / f"{new_state.serial:010d}.json", canonical_json(entry) + b"\n")
+            create_exclusive(path, data)
         except FileExistsError:
-            raise StreamtError(
-                Codes.E424_STATE_CONFLICT,
-                f"A history entry for serial {new_state.serial} already exists.",
-                "Inspect `streamt state status`; an earlier commit may have been interrupted.",
-                details={"operation_id": control.operation_id},
-                data={"operation_id": control.operation_id},
-            ) from None
+            if not self._set_aside_interrupted(path, current):
+                raise self._serial_taken(control, new_state.serial) from None
+            create_exclusive(path, data)
         boundary()
         atomic_write(self.state_path, canonical_json(new_state.to_document()) + b"\n", mode=0o600)
         boundary()
         self.clear(control)
+
+    def _set_aside_interrupted(self, path: Path, current: OwnershipState | None) -> bool:
+        """Move aside the history entry of a commit that was interrupted before its state file was installed.
+
+        The state file is what commits a serial: an entry for the next serial written on top of the
+        current state (its ``previous_checksum``) while the state file still holds that state was
+        never committed, so a later commit of that serial (reviewed recovery's, or the next apply's
+        after recovery) may take the name. The entry is kept as ``interrupted-<serial>-<digest>.json``
+        beside the history, never deleted; ``False`` (and nothing moved) for any other entry.
+        """
+        try:
+            existing = path.read_bytes()
+            document = json.loads(existing)
+        except (OSError, ValueError):
+            return False
+        checksum = current.checksum if current else None
+        if (
+            not isinstance(document, dict)
+            or document.get("previous_checksum") != checksum
+            or document.get("state_checksum") == checksum
+        ):
+            return False
+        digest = hashlib.sha256(existing).hexdigest()[:16]
+        os.replace(path, path.with_name(f"interrupted-{path.stem}-{digest}.json"))
+        fsync_dir(path.parent)
+        return True
+
+    @staticmethod
+    def _serial_taken(control: OperationControl, serial: int) -> StreamtError:
+        return StreamtError(
+            Codes.E424_STATE_CONFLICT,
+            f"A history entry for serial {serial} already exists.",
+            "Inspect `streamt state status`; an earlier commit may have been interrupted.",
+            details={"operation_id": control.operation_id},
+            data={"operation_id": control.operation_id},
+        )
 
     def clear(self, control: OperationControl) -> None:
         """Remove the control marker of ``control`` (and only of it)."""

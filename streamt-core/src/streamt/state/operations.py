@@ -21,8 +21,13 @@ RUNNER_REPLACEMENT_OPERATION = "kafka_streams_replacement"
 GENERIC_RECOVERY_OPERATIONS = (APPLY_OPERATION, ADOPT_OPERATION)
 
 
-def unfinished_operation_commands(kind: str | None) -> str:
-    """The commands that finish an unfinished operation of ``kind``, for an ``E419`` suggestion."""
+def unfinished_operation_commands(kind: str | None, operation_id: str | None = None, env: str | None = None) -> str:
+    """The commands that finish an unfinished operation of ``kind``, for an ``E419`` suggestion.
+
+    With the ``operation_id`` (and the environment it ran in) the commands are spelled out exactly.
+    """
+    if operation_id is not None:
+        return " then ".join(f"`{step}`" for step in next_steps(kind, operation_id, env))
     if kind == RUNNER_REPLACEMENT_OPERATION:
         return (
             "`streamt state runner-status` / `streamt state resume` with the original format-6 plan file and "
@@ -31,11 +36,32 @@ def unfinished_operation_commands(kind: str | None) -> str:
     return "`streamt state recovery-plan` / `streamt state recover`"
 
 
-def runner_replacement_steps(operation_id: str, env: str | None) -> list[str]:
-    """The commands that diagnose and continue one replacement (the original plan file in place of FILE)."""
-    where = f" -e {env}" if env and env != "default" else ""
-    tail = f"--plan FILE --operation-id {operation_id}"
+def next_steps(kind: str | None, operation_id: str, env: str | None, plan_path: str | None = None) -> list[str]:
+    """The exact commands an operator runs next for an unfinished operation of ``kind``.
+
+    A runner replacement continues from its original format-6 plan (``plan_path``, else FILE);
+    anything else is inspected, then resolved by reviewed recovery (OUTCOME: ``observed``,
+    ``rolled_back`` or ``abandoned_before_mutation``, whichever the live resources prove).
+    """
+    if kind == RUNNER_REPLACEMENT_OPERATION:
+        return runner_replacement_steps(operation_id, env, plan_path)
+    where = _env_option(env)
+    return [
+        f"streamt state status{where}",
+        f"streamt state recovery-plan{where} --resolution OUTCOME --out recovery.json",
+    ]
+
+
+def runner_replacement_steps(operation_id: str, env: str | None, plan_path: str | None = None) -> list[str]:
+    """The commands that diagnose and continue one replacement (the original plan file, else FILE)."""
+    tail = f"--plan {plan_path or 'FILE'} --operation-id {operation_id}"
+    where = _env_option(env)
     return [f"streamt state runner-status{where} {tail}", f"streamt state resume{where} {tail}"]
+
+
+def _env_option(env: str | None) -> str:
+    # The single-environment project's implicit `default` takes no --env (E503 otherwise).
+    return f" -e {env}" if env and env != "default" else ""
 
 
 def require_generic_recovery(kind: str | None, operation_id: str, env: str | None) -> None:
@@ -51,7 +77,7 @@ def require_generic_recovery(kind: str | None, operation_id: str, env: str | Non
         )
         suggestion = (
             f"Diagnose it with `{data['next_steps'][0]}` and continue it with `{data['next_steps'][1]}`, "
-            "FILE being the original format-6 plan file; see docs/runner-replacement.md."
+            "FILE being the original format-6 plan file (`streamt state resume --help` describes both)."
         )
     else:
         message = (

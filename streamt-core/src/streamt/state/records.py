@@ -112,6 +112,7 @@ class OwnershipRecord:
     attributes: dict[str, Any] = attrs.field(factory=dict, hash=False)
 
     def to_json(self) -> dict[str, Any]:
+        """The record as JSON data."""
         # Built field by field: ``attrs.asdict`` took ~20 µs a record, paid for every record each time a
         # state is encoded. ``attributes`` is copied as deeply as ``asdict`` copied it.
         body: dict[str, Any] = {
@@ -150,6 +151,7 @@ class OwnershipState:
 
     @property
     def by_resource(self) -> dict[str, OwnershipRecord]:
+        """The records by ``resource_id``."""
         return {r.resource_id: r for r in self.records}
 
     def _document_body(self) -> dict[str, Any]:
@@ -163,6 +165,7 @@ class OwnershipState:
         }
 
     def to_document(self) -> dict[str, Any]:
+        """The state as its stored, checksummed JSON document."""
         document = self._document_body()
         document["checksum"] = self._checksum or _checksum_of(document)
         object.__setattr__(self, "_checksum", document["checksum"])
@@ -170,6 +173,7 @@ class OwnershipState:
 
     @property
     def checksum(self) -> str:
+        """The checksum of the state's stored document (the one ``commit`` compares)."""
         return self._checksum or str(self.to_document()["checksum"])
 
     def _remember_checksum(self, document: dict[str, Any]) -> None:
@@ -184,6 +188,7 @@ class OwnershipState:
 
     @classmethod
     def from_document(cls, document: Any, address: str) -> OwnershipState:
+        """The state a stored document holds at ``address``; ``E411`` when it is malformed."""
         try:
             if document.get("format") != STATE_FORMAT or document.get("version") != STATE_VERSION:
                 raise _invalid("ownership state")
@@ -223,6 +228,7 @@ class ActionProgress:
     evidence: dict[str, Any] | None = attrs.field(default=None, hash=False)
 
     def to_json(self) -> dict[str, Any]:
+        """The progress entry as JSON data (``evidence`` only when there is some)."""
         body: dict[str, Any] = {"index": self.index, "outcome": self.outcome}
         if self.evidence is not None:
             body["evidence"] = self.evidence
@@ -256,10 +262,12 @@ class OperationControl:
 
     @property
     def last_success_index(self) -> int | None:
+        """The highest action index whose outcome is ``done``, or ``None``."""
         done = [p.index for p in self.progress if p.outcome == "done"]
         return max(done) if done else None
 
     def to_document(self) -> dict[str, Any]:
+        """The control as its stored, checksummed JSON document."""
         document = self._document_body()
         document["checksum"] = _checksum_of(document)
         return document
@@ -303,6 +311,7 @@ class OperationControl:
 
     @classmethod
     def from_document(cls, document: Any) -> OperationControl:
+        """The control a stored document holds; ``E411`` when it is malformed or its checksum is wrong."""
         try:
             if document.get("format") != CONTROL_FORMAT or document.get("version") != CONTROL_VERSION:
                 raise _invalid("operation control sidecar")

@@ -32,6 +32,8 @@ def _detail(key: str, entry: dict[str, Any]) -> str:
         return f" (version {entry['version']})"
     if "error" in entry:
         return f" ({entry['error']})"
+    if "reason" in entry:  # why a provider reports the resource unhealthy (a job's failure)
+        return f" ({entry['reason']})"
     return ""
 
 
@@ -53,13 +55,18 @@ def status_text(report: dict[str, Any]) -> str:
         lines.append(f"External (not inspected; use --include-external): {', '.join(e['name'] for e in external)}")
         lines.append("")
     topics = report.get("topics") or []
-    jobs = [e for key in ("flink_jobs", "kafka_streams_jobs", "connectors") for e in report.get(key) or []]
     ok = sum(1 for e in topics if e["status"] == OK)
     missing = sum(1 for e in topics if e["status"] == "MISSING")
-    unobserved = sum(1 for e in jobs if e["status"] == "NOT_OBSERVED")
-    running = sum(1 for e in jobs if e["status"] == "RUNNING")
-    other = len(jobs) - unobserved - running
-    summary = f"Summary: Topics: {ok} OK, {missing} missing | Jobs: {running} running, {other} other"
-    # The reference's exact line; the unobserved count is appended only when there is one to report.
-    lines.append(summary + (f", {unobserved} not observed" if unobserved else ""))
-    return "\n".join(lines)
+    jobs = [e for key in ("flink_jobs", "kafka_streams_jobs") for e in report.get(key) or []]
+    summary = f"Summary: Topics: {ok} OK, {missing} missing | Jobs: {_counts(jobs)}"
+    # The reference's exact line; a connector is not a job: its own count follows when there are any.
+    connectors = report.get("connectors") or []
+    return "\n".join([*lines, summary + (f" | Connectors: {_counts(connectors)}" if connectors else "")])
+
+
+def _counts(entries: list[dict[str, Any]]) -> str:
+    """``N running, M other``, and the unobserved count only when there is one to report."""
+    unobserved = sum(1 for e in entries if e["status"] == "NOT_OBSERVED")
+    running = sum(1 for e in entries if e["status"] == "RUNNING")
+    other = len(entries) - unobserved - running
+    return f"{running} running, {other} other" + (f", {unobserved} not observed" if unobserved else "")

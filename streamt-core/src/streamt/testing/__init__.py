@@ -29,7 +29,8 @@ import:
 
 ``streamt.testing.contracts`` holds the conformance kit: base test classes a
 plugin's suite subclasses (with ``pass``) to check its state backend,
-provider trio, exporter or compiler against the contract.
+provider trio, exporter, compiler or validation rule against the contract
+(docs/sdk.md lists each contract with its fixtures).
 
 ``closed_port()`` is a local TCP port nothing listens on (bound, then
 released): the address of a service that does not answer.

@@ -21,11 +21,21 @@ core's own ``local`` backend, the PostgreSQL backend and any third party's.
 * ``ExporterContract`` — one envelope, deterministic bytes, atomic
   ``--output-file``, no secrets.
 * ``CompilerContract`` — the same project compiles to the same bytes.
+* ``ValidationRuleContract`` — a ``streamt_validate`` rule: registered codes,
+  a location at the declaration, a suggestion, no secret.
+
+Every check first asserts that the command or hook ran (an equal failure
+twice proves nothing), and secret scans read text and JSON output, written
+files and DEBUG logs.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shutil
+import socket
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,7 +43,9 @@ from typing import Any
 
 import attrs
 import pytest
+from ruamel.yaml import YAML
 
+from streamt.redact import without_secrets
 from streamt.sdk import (
     ABSENT,
     ASSUMED_ABSENT,
@@ -47,6 +59,7 @@ from streamt.sdk import (
     UPDATE,
     Action,
     Artifact,
+    Codes,
     Deployer,
     Observer,
     OperationControl,
@@ -60,9 +73,15 @@ from streamt.sdk import (
     canonical_json,
     sha256_checksum,
 )
-from streamt.testing import run_cli, write_project
+from streamt.testing import run_cli, run_cli_text, write_project
 
-__all__ = ["CompilerContract", "ExporterContract", "ProviderContract", "StateBackendContract"]
+__all__ = [
+    "CompilerContract",
+    "ExporterContract",
+    "ProviderContract",
+    "StateBackendContract",
+    "ValidationRuleContract",
+]
 
 
 def _code(error: pytest.ExceptionInfo[StreamtError]) -> str:
@@ -225,6 +244,27 @@ class StateBackendContract:
         assert reread is not None and reread.checksum == candidate.checksum
         assert backend.read_control().status == "clear"
 
+    def test_an_object_that_does_not_hold_the_lock_cannot_verify_it(
+        self, state_backend_factory: Callable[[], StateBackend]
+    ) -> None:
+        # A lost lock (E423) stops every mutation: verify_lock must really check, not pass by default.
+        with pytest.raises(StreamtError) as caught:
+            state_backend_factory().verify_lock()
+        assert _code(caught) == "E423_STATE_LOCK_LOST"
+        holder = state_backend_factory()
+        with holder.operation_lock():
+            holder.verify_lock()
+
+    def test_status_is_free_of_secrets(self, state_backend_factory: Callable[[], StateBackend]) -> None:
+        backend = state_backend_factory()
+        with backend.operation_lock():
+            backend.commit(backend.begin_operation("apply", []), [_record(backend, "orders")])
+        status = state_backend_factory().status()
+        canonical_json(status)  # shown by `state status -o json`: JSON, nothing else
+        assert without_secrets(status) == _as_json_data(status), (
+            "status() shows a secret-named field or a URL credential"
+        )
+
 
 def _recovery_entry(
     control: OperationControl, state_checksum: str | None, resolution: str = "rolled_back"
@@ -323,6 +363,40 @@ class ProviderContract:
         canonical_json([facts for _, facts in journaled])  # durable progress: JSON, nothing else
         return outcome
 
+    @pytest.fixture
+    def batch_of(self) -> Callable[[Artifact, int], Artifact]:
+        """``batch_of(desired, i)``: another artifact of the kind that does not exist live (default: renamed)."""
+        return lambda artifact, i: attrs.evolve(
+            artifact, name=f"{artifact.name}-batch{i}", identity=f"{artifact.identity}-batch{i}"
+        )
+
+    @pytest.fixture
+    def unbatched_reason(self) -> str | None:
+        """Why this kind's service cannot be read in one batch (``None``: it can, and the kit checks it)."""
+        return None
+
+    def test_observing_many_artifacts_costs_what_observing_one_does(
+        self,
+        provider: tuple[Observer, Planner, Deployer],
+        desired: Artifact,
+        batch_of: Callable[[Artifact, int], Artifact],
+        unbatched_reason: str | None,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        # Batched reads: the number of requests (socket sends and connects, counted, never timed)
+        # must not grow with the number of artifacts.
+        if unbatched_reason is not None:
+            pytest.skip(f"reads one request per artifact: {unbatched_reason}")
+        observer = provider[0]
+        many = [desired, *(batch_of(desired, i) for i in range(1, BATCH))]
+        observer.observe([desired])  # clients connect and learn their cluster once
+        requests = _count_requests(monkeypatch)
+        one = _observed(observer, [desired], requests)
+        all_of_them = _observed(observer, many, requests)
+        assert all_of_them <= 2 * max(one, 1) + 1, (
+            f"observing {BATCH} artifacts took {all_of_them} requests, one took {one}: observe them in one batch"
+        )
+
     def test_the_kind_is_served_by_all_three(
         self, provider: tuple[Observer, Planner, Deployer], desired: Artifact
     ) -> None:
@@ -401,6 +475,30 @@ class ProviderContract:
             assert observation is not None and observation.status == UNAVAILABLE, observation
         outcome = self._apply(deployer, CREATE, Action.for_artifact(CREATE, desired, "", ASSUMED_ABSENT), desired)
         assert outcome.status in (FAILED, UNKNOWN), outcome
+
+
+BATCH = 8
+
+
+def _count_requests(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A counter of connects and sends on every socket of the process, from now on."""
+    counter = [0]
+    for method in ("connect", "connect_ex", "send", "sendall", "sendto", "sendmsg"):
+        original = getattr(socket.socket, method)
+
+        def counted(self: socket.socket, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            counter[0] += 1
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(socket.socket, method, counted)
+    return counter
+
+
+def _observed(observer: Observer, artifacts: list[Artifact], requests: list[int]) -> int:
+    start = requests[0]
+    observations = observer.observe(artifacts)
+    assert {a.identity for a in artifacts} <= set(observations), observations  # one observation each
+    return requests[0] - start
 
 
 def _record_after(
@@ -517,17 +615,20 @@ class ExporterContract:
             monkeypatch.setenv(name, self.SECRET)
 
     def test_one_envelope_with_the_document(self, exporter_args: Sequence[str], exporter_project: Path) -> None:
-        outcome = run_cli(*exporter_args, "--project-dir", exporter_project)  # run_cli refuses anything else
-        assert outcome.ok, outcome.envelope
+        outcome = _succeeded(run_cli(*exporter_args, "--project-dir", exporter_project))  # one envelope, or raises
         assert outcome.envelope["command"] == " ".join(a for a in exporter_args[:2])
         assert outcome.data
 
     def test_the_same_project_exports_the_same_bytes(
         self, exporter_args: Sequence[str], exporter_project: Path
     ) -> None:
-        first = run_cli(*exporter_args, "--project-dir", exporter_project)
-        second = run_cli(*exporter_args, "--project-dir", exporter_project)
+        first = _succeeded(run_cli(*exporter_args, "--project-dir", exporter_project))
+        second = _succeeded(run_cli(*exporter_args, "--project-dir", exporter_project))
         assert canonical_json(first.envelope["data"]) == canonical_json(second.envelope["data"])
+        text = run_cli_text(*exporter_args, "--project-dir", exporter_project)
+        again = run_cli_text(*exporter_args, "--project-dir", exporter_project)
+        assert text.exit_code == again.exit_code == 0, text
+        assert text.stdout == again.stdout
 
     def test_output_file_is_written_whole_or_not_at_all(
         self, exporter_args: Sequence[str], exporter_project: Path, output_option: str | None, tmp_path: Path
@@ -549,11 +650,43 @@ class ExporterContract:
         assert self.SECRET.encode() not in written
 
     def test_no_secret_reaches_the_output(
-        self, exporter_args: Sequence[str], exporter_project: Path, secret_env: Sequence[str]
+        self,
+        exporter_args: Sequence[str],
+        exporter_project: Path,
+        secret_env: Sequence[str],
+        output_option: str | None,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
     ) -> None:
-        outcome = run_cli(*exporter_args, "--project-dir", exporter_project)
-        assert self.SECRET not in outcome.stdout and self.SECRET not in outcome.stderr
+        monkeypatch.setenv("STREAMT_LOG_LEVEL", "DEBUG")  # the logs are output too
+        outcome = _succeeded(run_cli(*exporter_args, "--project-dir", exporter_project))
+        text = run_cli_text(*exporter_args, "--project-dir", exporter_project)
+        assert text.exit_code == 0, text
+        _assert_secret_free(self.SECRET, outcome.stdout, outcome.stderr, text.stdout, text.stderr)
+        if output_option is not None:
+            target = tmp_path / "secret-scan" / "document"
+            target.parent.mkdir()
+            _succeeded(run_cli(*exporter_args, "--project-dir", exporter_project, output_option, target))
+            _assert_secret_free(self.SECRET, target.read_text(encoding="utf-8", errors="replace"))
         assert all(os.environ.get(name) == self.SECRET for name in secret_env)
+
+
+def _as_json_data(value: Any) -> Any:
+    """``value`` with tuples as lists, as ``without_secrets`` returns it."""
+    return json.loads(canonical_json(value))
+
+
+def _succeeded(outcome: Any) -> Any:
+    """The outcome of a command that must have run: equal failures (E900 twice) prove nothing."""
+    assert outcome.ok, outcome.envelope
+    return outcome
+
+
+def _assert_secret_free(secret: str, *texts: str) -> None:
+    """No text holds ``secret``, as written or JSON-escaped."""
+    escaped = json.dumps(secret)[1:-1]
+    for text in texts:
+        assert secret not in text and escaped not in text, "the secret reached the output"
 
 
 class CompilerContract:
@@ -590,3 +723,110 @@ class CompilerContract:
         data = self._compiled(compiler_project)
         checksums = [artifact["checksum"] for artifact in data["artifacts"]]
         assert checksums and all(c.startswith("sha256:") and len(c) == 71 for c in checksums)
+
+
+class ValidationRuleContract:
+    """What a validation rule (``streamt_validate``) reports, through ``streamt validate``.
+
+    Provide ``rule_plugin`` (the plugin module or object, registered by the kit
+    with every other plugin switched off), ``rule_project`` (a project
+    directory that breaks the rule) and ``rule_codes`` (the codes it reports
+    there). The kit adds a Kafka password ``${STREAMT_CONTRACT_SECRET}`` to a
+    copy of the project, set to a sentinel that must never reach the output.
+    """
+
+    SECRET = "contract-sentinel-s3cr3t"
+
+    @pytest.fixture
+    def rule_plugin(self) -> object:
+        raise NotImplementedError("a ValidationRuleContract subclass provides the rule_plugin fixture")
+
+    @pytest.fixture
+    def rule_project(self) -> Path:
+        raise NotImplementedError("a ValidationRuleContract subclass provides the rule_project fixture")
+
+    @pytest.fixture
+    def rule_codes(self) -> Sequence[str]:
+        raise NotImplementedError("a ValidationRuleContract subclass provides the rule_codes fixture")
+
+    @pytest.fixture(autouse=True)
+    def _registered(self, rule_plugin: object, streamt_plugin: Callable[..., object]) -> None:
+        streamt_plugin(rule_plugin, name="rule-under-contract", isolated=True)
+
+    def _findings(self, project: Path, rule_codes: Sequence[str]) -> list[dict[str, Any]]:
+        outcome = run_cli("validate", "--project-dir", project)
+        problems = [d for d in outcome.envelope["errors"] + outcome.envelope["warnings"]]
+        broken = [d for d in problems if d["code"] in ("E999_INTERNAL_ERROR", "E901_PLUGIN_LOAD_FAILED")]
+        assert not broken, f"the rule did not run: {broken}"
+        findings = [d for d in problems if d["code"] in rule_codes]
+        assert findings, f"the rule reported none of {list(rule_codes)}: {outcome.envelope}"
+        return findings
+
+    def test_the_rule_reports_registered_codes(
+        self, rule_plugin: object, rule_project: Path, rule_codes: Sequence[str]
+    ) -> None:
+        declared: list[Any] = getattr(rule_plugin, "streamt_error_codes", lambda: [])() or []
+        own = {code.code for code in declared}
+        for finding in self._findings(rule_project, rule_codes):
+            code = finding["code"]
+            assert code in Codes, f"{code} is not registered"
+            assert code in own or Codes.get(code).owner == "streamt-core", f"{code} is neither core's nor declared"
+
+    def test_every_finding_points_at_the_declaration(self, rule_project: Path, rule_codes: Sequence[str]) -> None:
+        """The location is ``file:line[:col]`` of the entry that declares what the message names (``'name'``)."""
+        for finding in self._findings(rule_project, rule_codes):
+            location = finding.get("location")
+            assert location, f"no location: {finding}"
+            path, _, position = str(location).partition(":")
+            line = int(position.split(":")[0]) if position.split(":")[0].isdigit() else 0
+            file = rule_project / path
+            lines = file.read_text(encoding="utf-8").splitlines() if file.is_file() else []
+            assert 1 <= line <= len(lines), f"{location} is no line of a project file"
+            named = re.findall(r"'([^']+)'", finding["message"])
+            entry = _yaml_entry(lines, line - 1)
+            assert not named or any(
+                re.search(rf"\bname:\s*['\"]?{re.escape(n)}['\"]?\s*$", entry, re.M) for n in named
+            ), f"{location} is not the entry of {named}: {entry!r}"
+
+    def test_every_finding_has_a_suggestion(self, rule_project: Path, rule_codes: Sequence[str]) -> None:
+        for finding in self._findings(rule_project, rule_codes):
+            assert (finding.get("suggestion") or "").strip(), f"no suggestion: {finding}"
+
+    def test_no_secret_reaches_the_output(
+        self, rule_project: Path, rule_codes: Sequence[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("STREAMT_CONTRACT_SECRET", self.SECRET)
+        monkeypatch.setenv("STREAMT_LOG_LEVEL", "DEBUG")  # the logs are output too
+        project = _with_kafka_password(rule_project, tmp_path / "with-secret")
+        self._findings(project, rule_codes)
+        outcome = run_cli("validate", "--project-dir", project)
+        text = run_cli_text("validate", "--project-dir", project)
+        _assert_secret_free(self.SECRET, outcome.stdout, outcome.stderr, text.stdout, text.stderr)
+
+
+def _yaml_entry(lines: list[str], index: int) -> str:
+    """The YAML list item that starts at ``lines[index]``, up to the next item of its level."""
+    first = lines[index]
+    indent = len(first) - len(first.lstrip(" -"))
+    block = [first]
+    for text in lines[index + 1 :]:
+        depth = len(text) - len(text.lstrip(" "))
+        if text.strip() and (depth < indent or (depth <= indent and text.lstrip().startswith("- "))):
+            break
+        block.append(text)
+    return "\n".join(block)
+
+
+def _with_kafka_password(project: Path, copy: Path) -> Path:
+    """A copy of ``project`` whose Kafka runtime logs in with the password ``${STREAMT_CONTRACT_SECRET}``."""
+    shutil.copytree(project, copy)
+    document = YAML(typ="safe", pure=True).load((copy / "stream_project.yml").read_text(encoding="utf-8")) or {}
+    kafka = document.setdefault("runtime", {}).setdefault("kafka", {})
+    kafka.setdefault("bootstrap_servers", "broker.example:9092")
+    kafka.update(
+        security_protocol="SASL_SSL",
+        sasl_mechanism="PLAIN",
+        sasl_username="contract",
+        sasl_password="${STREAMT_CONTRACT_SECRET}",
+    )
+    return write_project(copy, {"stream_project.yml": document})

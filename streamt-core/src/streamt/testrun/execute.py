@@ -16,6 +16,7 @@ from typing import Any
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.kinds import TEST_TYPE, known
 from streamt.plugins import get_plugins
+from streamt.progress import STARTED, Progress, Silent, Step
 from streamt.testrun.kinds import TYPE_ORDER, assertions_of, split
 from streamt.testrun.model import (
     DEPLOYED,
@@ -57,8 +58,14 @@ def case_of(project: Any, test: Any) -> tuple[TestCase, list[AssertionResult]] |
 
 
 def run_tests(
-    project: Any, tests: Sequence[Any], runners: Mapping[str, Any], clock: Callable[[], float] = time.monotonic
+    project: Any,
+    tests: Sequence[Any],
+    runners: Mapping[str, Any],
+    clock: Callable[[], float] = time.monotonic,
+    progress: Progress | None = None,
 ) -> tuple[TestResult, ...]:
+    """Each test's result, in the order given; ``progress`` hears each runner batch start and each test finish."""
+    progress = progress or Silent()
     results: dict[str, TestResult] = {}
     for test_type in TYPE_ORDER:
         prepared = [(t, case_of(project, t)) for t in tests if t.type == test_type]
@@ -79,6 +86,8 @@ def run_tests(
             pending.append((test, case, skipped))
         if not pending:
             continue
+        steps = {test.name: Step("test", test_type, test.name) for test, _, _ in pending}
+        progress.event(STARTED, list(steps.values()))
         reports, elapsed_ms = _run_type(test_type, runners.get(test_type), [c for _, c, _ in pending], clock)
         share = elapsed_ms // len(pending)
         for test, case, skipped in pending:
@@ -91,6 +100,7 @@ def run_tests(
             )
             duration = report.details.get("duration_ms", share)
             results[test.name] = _result(test, report, skipped, int(duration))
+            progress.event(results[test.name].status, [steps[test.name]])
     return tuple(results[t.name] for t in tests if t.name in results)
 
 

@@ -129,6 +129,7 @@ class AssertionResult:
     reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The assertion's result as JSON data (``streamt test -o json``)."""
         return {
             "index": self.index,
             "assertion": self.kind,

@@ -14,6 +14,7 @@ import attrs
 
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project.model import Notice, Project
+from streamt.untrusted import exception_name
 from streamt.values import replace
 
 
@@ -30,13 +31,14 @@ class Report:
 
 
 def validate_project(project: Project, *, plugins: bool = True) -> Report:
-    from streamt.validation import columns, enums, fields, governance, references, runtime_requirements
+    from streamt.validation import columns, enums, fields, governance, names, references, runtime_requirements
 
     found: list[Diagnostic] = list(project.diagnostics)
     notices: list[Notice] = list(project.notices)
     found += enums.check(project)
     found += fields.check(project)
     found += references.check(project)
+    found += names.check(project)
     found += runtime_requirements.check(project)
     gov = governance.check(project)
     found += gov.diagnostics
@@ -86,11 +88,14 @@ def _deduplicate(found: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def _plugin_findings(project: Project) -> tuple[list[Diagnostic], list[Notice]]:
+    from streamt.compile.engine import capability_problems
     from streamt.plugins import get_plugins
 
-    diagnostics: list[Diagnostic] = []
+    plugins = get_plugins()
+    # A materialization no installed plugin compiles is E903 now, not only at compile.
+    diagnostics: list[Diagnostic] = capability_problems(project, plugins, list(project.models))
     notices: list[Notice] = []
-    for result in _each_plugin(get_plugins(), project, diagnostics):
+    for result in _each_plugin(plugins, project, diagnostics):
         for item in result or ():
             if isinstance(item, Diagnostic):
                 diagnostics.append(item)
@@ -117,7 +122,7 @@ def _each_plugin(plugins: Any, project: Project, problems: list[Diagnostic]) -> 
             problems.append(
                 Diagnostic(
                     Codes.E999_INTERNAL_ERROR,
-                    f"Plugin '{impl.plugin_name}' failed validating the project ({type(exc).__name__}).",
+                    f"Plugin '{impl.plugin_name}' failed validating the project ({exception_name(exc)}).",
                     f"Report it to the maintainers of '{impl.plugin_name}'; the other findings are complete.",
                     details={"plugin": impl.plugin_name},
                 )

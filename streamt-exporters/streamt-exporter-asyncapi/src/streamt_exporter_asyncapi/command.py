@@ -30,7 +30,7 @@ def make_command(name: str) -> click.Command:
 def _run(command_name: str, project_dir: str, env: str | None) -> Result:
     import json
 
-    from streamt.sdk import Codes, Diagnostic, document_result, failure_result, load_and_compile
+    from streamt.sdk import Codes, Diagnostic, document_result, failure_result, load_and_compile, physical_resources
 
     from streamt_exporter_asyncapi.checks import document_problems
     from streamt_exporter_asyncapi.mapping import build_document
@@ -45,9 +45,9 @@ def _run(command_name: str, project_dir: str, env: str | None) -> Result:
                 details={"deprecated_command": _DEPRECATED, "replacement": "docs asyncapi"},
             ),
         )
-    loaded = load_and_compile(project_dir, env)
+    loaded = load_and_compile(project_dir, env, lazy_secrets=True)  # an export never connects
     warnings = notices + loaded.warnings
-    mapped = build_document(loaded.project)
+    mapped = build_document(loaded.project, physical_resources(loaded.compiled.artifacts))
     problems = list(mapped.problems) or document_problems(mapped.document)
     text = ""
     if not problems:

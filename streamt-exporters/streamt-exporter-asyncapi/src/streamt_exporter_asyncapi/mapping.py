@@ -14,10 +14,11 @@ credentials, content types or serializers are invented.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
-from streamt.sdk import FlinkType, FlinkTypeError, parse_type
+from streamt.sdk import FlinkType, FlinkTypeError, Physical, parse_type
 
 ASYNCAPI_VERSION = "3.1.0"
 KAFKA_BINDING_VERSION = "0.5.0"
@@ -36,7 +37,7 @@ class Mapped:
     problems: tuple[str, ...]
 
 
-def build_document(project: Any) -> Mapped:
+def build_document(project: Any, physical: Mapping[str, Physical]) -> Mapped:
     problems: list[str] = []
     info: dict[str, Any] = {"title": project.name, "version": str(project.info.version)}
     if project.info.description:
@@ -46,7 +47,7 @@ def build_document(project: Any) -> Mapped:
     messages: dict[str, Any] = {}
     schemas: dict[str, Any] = {}
     addresses: dict[str, str] = {}
-    for kind, action, declaration, address in _channels(project):
+    for kind, action, declaration, address in _channels(project, physical):
         channel_id = f"{kind}_{declaration.name}"
         message_id, schema_id = f"{channel_id}.message", f"{channel_id}.payload"
         if address in addresses:
@@ -81,16 +82,14 @@ def build_document(project: Any) -> Mapped:
     return Mapped(document, tuple(problems))
 
 
-def _channels(project: Any) -> list[tuple[str, str, Any, str]]:
+def _channels(project: Any, physical: Mapping[str, Physical]) -> list[tuple[str, str, Any, str]]:
+    """A channel per source and per model that has a readable topic (the alias of a virtual topic;
+    a sink has none), addressed by the compiled physical name."""
     found = [("source", "receive", s, s.topic) for s in sorted(project.sources, key=lambda s: s.name)]
     for model in sorted(project.models, key=lambda m: m.name):
-        if model.materialized == "sink":
-            continue
-        address = model.topic_name
-        if model.materialized == "virtual_topic":
-            virtual = model.gateway.virtual_topic if model.gateway else None
-            address = virtual.name if virtual and virtual.name else address
-        found.append(("model", "send", model, address))
+        resource = physical.get(model.name)
+        if resource is not None and resource.topic is not None:
+            found.append(("model", "send", model, resource.topic))
     return found
 
 

@@ -53,7 +53,7 @@ def backstage_command(
     problems = option_problems(options) + load_owner_map(owner_map)[1]
     if problems:
         return Result(COMMAND, errors=tuple(problems))
-    loaded = load_and_compile(project_dir, env)
+    loaded = load_and_compile(project_dir, env, lazy_secrets=True)  # an export never connects
     export = build_export(loaded.project, loaded.compiled, options)
     warnings = loaded.warnings + export.warnings
     if export.errors:

@@ -6,13 +6,19 @@ import click
 from streamt.sdk import Result, env_option, project_dir_option
 
 from streamt_exporter_datahub.codes import DATAHUB_INVALID
+from streamt_exporter_datahub.fabrics import FABRICS
 
 COMMAND = "docs datahub"
 
 
 @click.command("datahub")
 @click.option("--catalog-id", "catalog_id", required=True, help="Exact caller-owned DataFlow ID.")
-@click.option("--fabric", required=True, help="Exact uppercase DataHub v1.7.0 FabricType (PROD, DEV, ...).")
+@click.option(
+    "--fabric",
+    required=True,
+    metavar="FABRIC",
+    help=f"Exact uppercase DataHub v1.7.0 FabricType, one of: {', '.join(FABRICS)}.",
+)
 @click.option("--kafka-platform-instance", "kafka_instance", default=None, help="Kafka platform instance.")
 @click.option("--gateway-platform-id", "gateway_platform", default=None, help="Bare DataHub platform ID for Gateway.")
 @click.option("--gateway-platform-instance", "gateway_instance", default=None, help="Gateway platform instance.")
@@ -44,7 +50,7 @@ def datahub_command(
     problems = identity_problems(identity)
     if problems:
         return Result(COMMAND, errors=tuple(problems))
-    loaded = load_and_compile(project_dir, env)
+    loaded = load_and_compile(project_dir, env, lazy_secrets=True)  # an export never connects
     export = build_export(loaded.project, loaded.compiled, identity)
     # --quiet hides warning text, never errors; the JSON envelope is a machine answer and keeps its warnings.
     quiet_text = quiet and not _json_mode()

@@ -32,12 +32,9 @@ from streamt.sdk import (
 )
 
 from streamt_exporter_datahub.codes import DATAHUB_INVALID
+from streamt_exporter_datahub.fabrics import FABRICS
 
 DATAHUB_VERSION = "1.7.0"
-FABRICS = (
-    "DEV", "TEST", "QA", "UAT", "EI", "PRE", "STG", "NON_PROD", "PROD",
-    "CORP", "RVW", "PRD", "TST", "SIT", "SBX", "SANDBOX", "CERT",
-)  # fmt: skip
 ORCHESTRATOR = "streamt"
 KAFKA_PLATFORM = "urn:li:dataPlatform:kafka"
 PROCESSES = {

@@ -33,7 +33,7 @@ def odcs_command(
     env: str | None,
 ) -> Result:
     """Generate one deterministic, offline-validated ODCS 3.1.0 data contract for the project."""
-    from streamt.sdk import Diagnostic, atomic_write, load_and_compile
+    from streamt.sdk import Diagnostic, atomic_write, load_and_compile, physical_resources
 
     from streamt_exporter_odcs.checks import document_problems, metadata_problems
     from streamt_exporter_odcs.mapping import build_contract
@@ -43,13 +43,13 @@ def odcs_command(
         errors = tuple(Diagnostic(ODCS_INVALID, p, suggestion) for p in problems)
         return Result("docs odcs", data={}, errors=errors, warnings=warnings)
 
-    loaded = load_and_compile(project_dir, env)
+    loaded = load_and_compile(project_dir, env, lazy_secrets=True)  # an export never connects
     project = loaded.project
     version = contract_version if contract_version is not None else str(project.info.version or "")
     problems = metadata_problems(contract_id, status, version)
     if problems:
         return failure(problems, "Pass explicit, non-blank --contract-id, --status and --contract-version values.")
-    mapped = build_contract(project, contract_id, status, version)
+    mapped = build_contract(project, contract_id, status, version, physical_resources(loaded.compiled.artifacts))
     warnings = loaded.warnings + mapped.warnings
     if mapped.problems:
         return failure(list(mapped.problems), "Declare supported Flink SQL column types.", warnings)

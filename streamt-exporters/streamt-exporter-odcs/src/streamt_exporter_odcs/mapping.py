@@ -9,10 +9,11 @@ SQL or runtime settings, and a declaration without columns gets no ``properties`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
-from streamt.sdk import Codes, Diagnostic, FlinkType, FlinkTypeError, parse_type
+from streamt.sdk import KIND_GATEWAY_RULE, Codes, Diagnostic, FlinkType, FlinkTypeError, Physical, parse_type
 
 API_VERSION = "v3.1.0"
 KIND = "DataContract"
@@ -58,7 +59,9 @@ def _required(column: Any) -> bool:
     return bool(column.required) or column.nullable is False
 
 
-def build_contract(project: Any, contract_id: str, status: str, version: str) -> Mapped:
+def build_contract(
+    project: Any, contract_id: str, status: str, version: str, physical: Mapping[str, Physical]
+) -> Mapped:
     problems: list[str] = []
     warnings: list[Diagnostic] = []
     document: dict[str, Any] = {
@@ -74,7 +77,7 @@ def build_contract(project: Any, contract_id: str, status: str, version: str) ->
     objects = []
     for kind, declarations in (("source", project.sources), ("model", project.models)):
         for declaration in sorted(declarations, key=lambda d: d.name):
-            obj = _schema_object(kind, declaration, problems)
+            obj = _schema_object(kind, declaration, physical.get(declaration.name), problems)
             if "properties" not in obj:
                 warnings.append(
                     Diagnostic(
@@ -89,11 +92,12 @@ def build_contract(project: Any, contract_id: str, status: str, version: str) ->
     return Mapped(document, tuple(warnings), tuple(problems))
 
 
-def _schema_object(kind: str, declaration: Any, problems: list[str]) -> dict[str, Any]:
+def _schema_object(kind: str, declaration: Any, resource: Physical | None, problems: list[str]) -> dict[str, Any]:
     obj: dict[str, Any] = {"id": f"{kind}_{declaration.name}", "name": declaration.name}
-    physical = _physical(kind, declaration)
-    if physical is not None:
-        obj["physicalName"], obj["physicalType"] = physical
+    # The compiled physical name; a sink writes into another system and has no readable topic.
+    if resource is not None and resource.topic is not None:
+        obj["physicalName"] = resource.topic
+        obj["physicalType"] = "virtual_topic" if resource.kind == KIND_GATEWAY_RULE else "topic"
     obj["logicalType"] = "object"
     if declaration.description:
         obj["description"] = declaration.description
@@ -118,17 +122,6 @@ def _schema_object(kind: str, declaration: Any, problems: list[str]) -> dict[str
     if properties:
         obj["properties"] = properties
     return obj
-
-
-def _physical(kind: str, declaration: Any) -> tuple[str, str] | None:
-    if kind == "source":
-        return declaration.topic, "topic"
-    if declaration.materialized == "sink":
-        return None  # a sink writes into another system; streamt declares no physical object of its own
-    if declaration.materialized == "virtual_topic":
-        virtual = declaration.gateway.virtual_topic if declaration.gateway else None
-        return (virtual.name if virtual and virtual.name else declaration.topic_name), "virtual_topic"
-    return declaration.topic_name, "topic"
 
 
 def _property(column: _Column, where: str, problems: list[str]) -> dict[str, Any]:

@@ -61,7 +61,7 @@ def openlineage_command(
     if errors:
         return Result(COMMAND, errors=tuple(errors))
 
-    loaded = load_and_compile(project_dir, env)
+    loaded = load_and_compile(project_dir, env, lazy_secrets=True)  # an export never connects
     runtime = loaded.project.runtime
     derived_problems: dict[str, str] = {}
     if chosen["kafka"] is None:

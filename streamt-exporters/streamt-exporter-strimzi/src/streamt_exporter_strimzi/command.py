@@ -22,7 +22,7 @@ def strimzi_command(
 
     from streamt_exporter_strimzi.export import build_export
 
-    loaded = load_and_compile(project_dir, env)
+    loaded = load_and_compile(project_dir, env, lazy_secrets=True)  # an export never connects
     export = build_export(loaded.compiled, namespace, cluster_name)
     warnings = loaded.warnings + export.warnings
     data = {
