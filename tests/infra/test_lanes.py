@@ -21,12 +21,14 @@ INFRA = Path(__file__).resolve().parent
 REPO = INFRA.parents[1]
 
 # A test module that reads the stack's endpoints or drives the stack itself needs the stack, whatever
-# its fixtures say (e.g. a helper reading .stack/endpoints.json, a subprocess running `./dev demo`).
-# Also the variables `./dev stack env` exports (STREAMT_KAFKA_BOOTSTRAP, ...). Unit tests of the devstack's
-# own modules (ids, mount tables) import them without reaching a service.
+# its fixtures say (e.g. a helper reading .stack/endpoints.json, a subprocess running `./dev demo` or
+# `./dev stack up`; naming `./dev stack env` in a comment is harmless).
+# Also the address variables `./dev stack env` exports (STREAMT_KAFKA_BOOTSTRAP, ...; not the base image's id,
+# whose name a product setting shares). Unit tests of the devstack's own modules (ids, mount tables) import
+# them without reaching a service.
 REACHES_THE_STACK = re.compile(
-    r"endpoints\.json|ENDPOINTS_FILE|devstack\.py|streamt_devstack import stack\b|\./dev (?:demo|stack|test)\b|"
-    + "|".join(rf"\bSTREAMT_{key.upper()}\b" for key in ENDPOINT_KEYS)
+    r"endpoints\.json|ENDPOINTS_FILE|devstack\.py|streamt_devstack import stack\b|\./dev (?:demo|stack up|test)\b|"
+    + "|".join(rf"\bSTREAMT_{key.upper()}\b" for key in ENDPOINT_KEYS if key not in fixtures.NOT_ADDRESSES)
 )
 # Modules that name those only to test the plugin's own handling of them, with files of their own.
 OFFLINE_USERS = {
