@@ -41,6 +41,7 @@ class Physical:
     topic: str | None
 
     def to_json(self) -> dict[str, Any]:
+        """``{"kind", "name"}``, as JSON output shows a physical resource."""
         return {"kind": self.kind, "name": self.name}
 
 
