@@ -83,10 +83,10 @@ class Silent:
     """The reporter that shows nothing (``--quiet``)."""
 
     def event(self, status: str, actions: Sequence[Any]) -> None:
-        pass
+        """Ignore one batch's ``status`` (the reporter protocol's event)."""
 
     def close(self) -> None:
-        pass
+        """Nothing was written, so nothing is finished."""
 
 
 def label(action: Any) -> str:

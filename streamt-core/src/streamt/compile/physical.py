@@ -41,6 +41,7 @@ class Physical:
     topic: str | None
 
     def to_json(self) -> dict[str, Any]:
+        """``{kind, name}``: the ``resource`` field of ``list``, ``show`` and ``lineage``."""
         return {"kind": self.kind, "name": self.name}
 
 
