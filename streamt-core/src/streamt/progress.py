@@ -83,10 +83,10 @@ class Silent:
     """The reporter that shows nothing (``--quiet``)."""
 
     def event(self, status: str, actions: Sequence[Any]) -> None:
-        pass
+        """Report nothing."""
 
     def close(self) -> None:
-        pass
+        """Nothing to close."""
 
 
 def label(action: Any) -> str:

@@ -41,6 +41,7 @@ class Physical:
     topic: str | None
 
     def to_json(self) -> dict[str, Any]:
+        """The physical resource as JSON data: its kind and name."""
         return {"kind": self.kind, "name": self.name}
 
 
