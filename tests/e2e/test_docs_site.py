@@ -196,7 +196,7 @@ def test_plugins_add_pages_and_details_as_escaped_text(streamt_cli, streamt_plug
 
 @pytest.mark.parametrize(("name", "expected"), [("orders", "orders"), ("a.b/c", "a~2Eb~2Fc"), ("é", "~C3~A9")])
 def test_page_names_are_safe_and_distinct(name: str, expected: str) -> None:
-    from streamt.docs_site.content import slug
+    from streamt.docs_paths import slug
 
     assert slug(name) == expected
 

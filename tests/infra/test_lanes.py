@@ -32,6 +32,8 @@ REACHES_THE_STACK = re.compile(
 OFFLINE_USERS = {
     "tests/infra/test_stack_fixtures.py": "checks the endpoints-file contract and named stacks it writes itself",
     "tests/infra/test_lanes.py": "this audit",
+    "streamt-kstreams/tests/test_runtime_build.py": "sets and unsets the base-image variables runtime build reads",
+    "streamt-kstreams/tests/test_base_image_pull.py": "unsets the base-image variables; its engine test is marked",
 }
 SERVICE_FIXTURES = set(fixtures.FIXTURE_SERVICE) | set(fixtures.STACK_FIXTURES)
 

@@ -83,10 +83,10 @@ class Silent:
     """The reporter that shows nothing (``--quiet``)."""
 
     def event(self, status: str, actions: Sequence[Any]) -> None:
-        """Report nothing."""
+        """Hears ``actions`` reach ``status`` and shows nothing."""
 
     def close(self) -> None:
-        """Nothing to close."""
+        """Nothing was drawn, so nothing is left to clear."""
 
 
 def label(action: Any) -> str:

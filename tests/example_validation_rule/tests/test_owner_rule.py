@@ -28,8 +28,10 @@ def rule(streamt_plugin):
 
 def test_a_model_without_a_team_is_an_error_at_its_line(rule, streamt_project, streamt_cli) -> None:
     outcome = streamt_cli("validate", "-p", streamt_project(PROJECT))
-    # Every other plugin is off, so validate also names the missing compilers (E903): only ours matter here.
-    (error,) = [e for e in outcome.envelope["errors"] if e["code"] == "E960_MODEL_OWNER_MISSING"]
+    # Isolated, only this rule's plugin is loaded: core also reports E903 for the topic models that
+    # no installed plugin compiles. What is tested here is the rule's own finding.
+    (error,) = [e for e in outcome.envelope["errors"] if e["code"] != "E903_PLUGIN_REQUIRED"]
+    assert error["code"] == "E960_MODEL_OWNER_MISSING"
     assert error["message"] == "Model 'orphan' names no owning team." and error["model"] == "orphan"
     assert error["location"] == "models/orders.yml:5:3"  # the orphan's entry
 

@@ -41,7 +41,7 @@ class Physical:
     topic: str | None
 
     def to_json(self) -> dict[str, Any]:
-        """The physical resource as JSON data: its kind and name."""
+        """``{kind, name}``: what read commands report as the declaration's physical resource."""
         return {"kind": self.kind, "name": self.name}
 
 

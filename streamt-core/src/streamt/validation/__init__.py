@@ -12,9 +12,11 @@ from typing import Any
 
 import attrs
 
+from streamt import kinds
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project.model import Notice, Project
 from streamt.untrusted import exception_name
+from streamt.validation.enums import open_kinds
 from streamt.values import replace
 
 
@@ -92,8 +94,11 @@ def _plugin_findings(project: Project) -> tuple[list[Diagnostic], list[Notice]]:
     from streamt.plugins import get_plugins
 
     plugins = get_plugins()
-    # A materialization no installed plugin compiles is E903 now, not only at compile.
-    diagnostics: list[Diagnostic] = capability_problems(project, plugins, list(project.models))
+    # A materialization no installed plugin compiles is E903 now, not only at compile; one that no
+    # plugin or extra even names is already E501 (validation.enums) and is not reported twice.
+    named = open_kinds(plugins)[kinds.MATERIALIZATION]
+    walk = [m for m in project.models if m.declared_materialized is None or m.declared_materialized in named]
+    diagnostics: list[Diagnostic] = capability_problems(project, plugins, walk)
     notices: list[Notice] = []
     for result in _each_plugin(plugins, project, diagnostics):
         for item in result or ():
