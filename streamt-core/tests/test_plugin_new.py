@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from streamt.errors import Codes
 from streamt.scaffold import KINDS, core_range
+
+
+@pytest.fixture(autouse=True)
+def _no_code_outlives_its_test() -> Iterator[None]:
+    # A STREAMT_PLUGINS_DIR rule registers its code; forgetting the plugins does not take it away.
+    before = {code.code for code in Codes.all()}
+    yield
+    for code in Codes.all():
+        if code.code not in before:
+            Codes.unregister(code.code)
 
 
 @pytest.mark.parametrize("kind", KINDS)
