@@ -457,13 +457,15 @@ def observe(monkeypatch: Any, rest: _Rest, mode: str = "savepoint") -> Observati
     ("state", "failure", "looping"),
     [
         ("RESTARTING", None, True),
-        ("RESTARTING", history(ENFORCER), True),
-        ("RUNNING", history(ENFORCER), True),  # between two attempts of the loop
-        ("RUNNING", history(ENFORCER, at=1), False),  # one failure long ago, running since
+        ("RESTARTING", (ENFORCER, None), True),
+        ("RUNNING", (ENFORCER, None), True),  # between two attempts of the loop
+        ("RUNNING", (ENFORCER, 1), False),  # one failure long ago, running since
         ("RUNNING", None, False),
     ],
 )
 def test_a_restarting_or_lately_failed_job_is_crash_looping(monkeypatch, state, failure, looping) -> None:
+    # Stamped when the test runs, not at collection: a long session must not age a recent failure.
+    failure = None if failure is None else history(*failure)
     seen = observe(monkeypatch, _Rest(state, failure, "file:/chk/3", True))
     assert (seen.spec["state"] == "CRASH_LOOPING") is looping
     assert "timestamp" not in str(seen.spec)  # a reviewed plan binds the observation: nothing that ticks

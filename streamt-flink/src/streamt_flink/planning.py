@@ -303,6 +303,12 @@ class FlinkJobPlanner:
                 f"Flink job '{running_as}' is {view['state']} with another definition; flink.upgrade_mode is "
                 f"blocked ({advice}).",
                 changes=changes,
+                suggestion=(
+                    "set flink.upgrade_mode: last-state (or stateless to start over)"
+                    if looping
+                    else "set flink.upgrade_mode: savepoint (or last-state, or stateless to start over)"
+                )
+                + ", then run `streamt plan --out PLAN.json`, review it and `streamt apply --plan PLAN.json`",
             )
         if (looping or mode == LAST_STATE) and not view.get("retained_checkpoint"):
             if looping:  # no savepoint from a failing job, and no checkpoint survives its cancel
