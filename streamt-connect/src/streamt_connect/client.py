@@ -22,7 +22,6 @@ from streamt.sdk import (
     bounded_session,
     json_or_none,
     never_sent,
-    provider_request,
 )
 
 # Total deadlines of one request (the bounded HTTP layer of streamt.sdk): a connector write waits
@@ -44,7 +43,9 @@ class ConnectClient:
     password: str | None = attrs.field(default=None, repr=False)
     verify: Any = True
     _session: Any = attrs.field(
-        factory=lambda: bounded_session(WRITE_DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS),
+        factory=lambda: bounded_session(
+            WRITE_DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS, provider="connect"
+        ),
         init=False,
         eq=False,
         repr=False,
@@ -57,18 +58,16 @@ class ConnectClient:
 
         auth = (self.username, self.password or "") if self.username else None
         try:
-            with provider_request("connect", method, path) as logged:
-                response = self._session.request(
-                    method,
-                    self.url.rstrip("/") + path,
-                    json=body,
-                    headers={"Accept": "application/json"},
-                    auth=auth,
-                    timeout=READ_DEADLINE_SECONDS if method == "GET" else WRITE_DEADLINE_SECONDS,
-                    verify=self.verify,
-                    allow_redirects=False,
-                )
-                logged.status = response.status_code
+            response = self._session.request(
+                method,
+                self.url.rstrip("/") + path,
+                json=body,
+                headers={"Accept": "application/json"},
+                auth=auth,
+                timeout=READ_DEADLINE_SECONDS if method == "GET" else WRITE_DEADLINE_SECONDS,
+                verify=self.verify,
+                allow_redirects=False,
+            )
             payload = json_or_none(response.content)
         except requests.exceptions.SSLError:
             raise StreamtError(

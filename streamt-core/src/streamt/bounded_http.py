@@ -44,6 +44,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from streamt.errors import Codes, StreamtError
+from streamt.log import provider_request
 
 DEADLINE_CAP_ENV = "STREAMT_TEST_HTTP_DEADLINE"
 MAX_BYTES = 16 * 1024 * 1024  # a registry schema, a job list of thousands of jobs: far below this
@@ -165,7 +166,8 @@ class BoundedAdapter(HTTPAdapter):
 
     ``deadline`` bounds everything from connecting to the last body byte, retries included (a
     request's own ``timeout=`` in seconds may make it shorter, never longer); ``connect_timeout``
-    bounds the TCP/TLS handshake alone (never more than the deadline).
+    bounds the TCP/TLS handshake alone (never more than the deadline); ``provider``, when given, names
+    the provider in the debug line each request gets (``streamt.log.provider_request``).
     """
 
     def __init__(
@@ -174,11 +176,13 @@ class BoundedAdapter(HTTPAdapter):
         *,
         connect_timeout: float = 5.0,
         max_bytes: int = MAX_BYTES,
+        provider: str | None = None,
         **kwargs: Any,
     ) -> None:
         self.deadline = deadline
         self.connect_timeout = connect_timeout
         self.max_bytes = max_bytes
+        self.provider = provider
         super().__init__(**kwargs)
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
@@ -199,7 +203,23 @@ class BoundedAdapter(HTTPAdapter):
         cert: str | tuple[str, str] | None = None,
         proxies: dict[str, str] | None = None,
     ) -> requests.Response:
-        # The one place where a request's method, path, final status and duration are all known.
+        # The one place where a request's method, path, final status and duration are all known, so
+        # the debug line of a provider's request (``provider_request``) is written here, not per client.
+        if self.provider is None:
+            return self._send_bounded(request, timeout, verify, cert, proxies)
+        with provider_request(self.provider, request.method or "", request.path_url) as logged:
+            response = self._send_bounded(request, timeout, verify, cert, proxies)
+            logged.status = response.status_code
+        return response
+
+    def _send_bounded(
+        self,
+        request: requests.PreparedRequest,
+        timeout: Any,
+        verify: bool | str,
+        cert: str | tuple[str, str] | None,
+        proxies: dict[str, str] | None,
+    ) -> requests.Response:
         # A caller's ``timeout`` (seconds) may shorten the deadline for one request, never lengthen it.
         shorter = timeout if isinstance(timeout, int | float) and not isinstance(timeout, bool) else self.deadline
         deadline = capped_deadline(min(shorter, self.deadline))

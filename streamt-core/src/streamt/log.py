@@ -7,8 +7,9 @@ it at start-up. ``STREAMT_LOG_LEVEL`` picks the level (default WARNING);
 
 Two hook points feed the debug log and nothing else: ``provider_request`` around
 each HTTP request a provider client sends (method, path template, status,
-duration; never a URL, header, body or query string), and ``executor_step`` for
-each step the apply executor journals.
+duration; never a URL, header, body or query string; the bounded HTTP layer's
+adapter calls it for every session made with a ``provider``), and
+``executor_step`` for each step the apply executor journals.
 """
 
 from __future__ import annotations

@@ -35,7 +35,6 @@ from streamt.sdk import (
     bounded_session,
     json_body,
     never_sent,
-    provider_request,
     refused_before_change,
 )
 
@@ -94,11 +93,11 @@ class SqlGatewayClient:
         import requests
 
         if self._http is None:
-            self._http = bounded_session(DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+            self._http = bounded_session(
+                DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS, provider="flink_sql_gateway"
+            )
         try:
-            with provider_request("flink_sql_gateway", method, path) as logged:
-                response = self._http.request(method, self.url.rstrip("/") + path, json=body)
-                logged.status = response.status_code
+            response = self._http.request(method, self.url.rstrip("/") + path, json=body)
             payload = json_body(response.content)
         except requests.exceptions.RequestException as e:
             if method != "GET" and not never_sent(e):

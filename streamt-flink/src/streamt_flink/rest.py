@@ -28,7 +28,6 @@ from streamt.sdk import (
     code_for_status,
     json_body,
     never_sent,
-    provider_request,
     refused_before_change,
 )
 
@@ -74,11 +73,11 @@ class FlinkRestClient:
         import requests
 
         if self._http is None:
-            self._http = bounded_session(DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+            self._http = bounded_session(
+                DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS, provider="flink_rest"
+            )
         try:
-            with provider_request("flink_rest", method, path) as logged:
-                response = self._http.request(method, self.url.rstrip("/") + path, json=body)
-                logged.status = response.status_code
+            response = self._http.request(method, self.url.rstrip("/") + path, json=body)
             payload = json_body(response.content)
         except requests.exceptions.RequestException as exc:
             if method != "GET" and not never_sent(exc):

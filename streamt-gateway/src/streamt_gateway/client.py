@@ -20,7 +20,6 @@ from streamt.sdk import (
     bounded_session,
     json_or_none,
     never_sent,
-    provider_request,
 )
 
 DEADLINE_SECONDS = 35.0  # the total deadline of one request (the bounded HTTP layer of streamt.sdk)
@@ -36,7 +35,7 @@ class GatewayClient:
     username: str = "admin"
     password: str = attrs.field(default="", repr=False)
     _session: Any = attrs.field(
-        factory=lambda: bounded_session(DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS),
+        factory=lambda: bounded_session(DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS, provider="gateway"),
         init=False,
         eq=False,
         repr=False,
@@ -50,17 +49,15 @@ class GatewayClient:
         import requests
 
         try:
-            with provider_request("gateway", method, API + path) as logged:
-                response = self._session.request(
-                    method,
-                    self.url.rstrip("/") + API + path,
-                    params=params,
-                    json=body,
-                    headers={"Accept": "application/json"},
-                    auth=(self.username, self.password),
-                    allow_redirects=False,
-                )
-                logged.status = response.status_code
+            response = self._session.request(
+                method,
+                self.url.rstrip("/") + API + path,
+                params=params,
+                json=body,
+                headers={"Accept": "application/json"},
+                auth=(self.username, self.password),
+                allow_redirects=False,
+            )
             payload = json_or_none(response.content)
         except requests.exceptions.SSLError:
             raise StreamtError(

@@ -22,7 +22,6 @@ from streamt.sdk import (
     bounded_error,
     bounded_session,
     json_or_none,
-    provider_request,
 )
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
@@ -41,7 +40,7 @@ POOL_SIZE = 16
 
 
 def _pooled_session() -> Any:
-    return bounded_session(TIMEOUT_SECONDS, pool_size=POOL_SIZE)
+    return bounded_session(TIMEOUT_SECONDS, pool_size=POOL_SIZE, provider="schema_registry")
 
 
 @attrs.frozen
@@ -88,16 +87,14 @@ class RegistryClient:
 
         auth = (self.username, self.password or "") if self.username else self._environment.netrc_auth
         try:
-            with provider_request("schema_registry", method, path) as logged:
-                response = self._session.request(
-                    method,
-                    self.url.rstrip("/") + path,
-                    data=None if body is None else json.dumps(body),
-                    headers={"Content-Type": CONTENT_TYPE, "Accept": CONTENT_TYPE},
-                    auth=auth,
-                    **self._environment.settings,
-                )
-                logged.status = response.status_code
+            response = self._session.request(
+                method,
+                self.url.rstrip("/") + path,
+                data=None if body is None else json.dumps(body),
+                headers={"Content-Type": CONTENT_TYPE, "Accept": CONTENT_TYPE},
+                auth=auth,
+                **self._environment.settings,
+            )
             payload = json_or_none(response.content)
         except requests.exceptions.SSLError:
             raise StreamtError(
