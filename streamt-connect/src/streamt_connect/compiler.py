@@ -8,6 +8,7 @@ from streamt.sdk import KIND_CONNECTOR, KIND_TOPIC, Artifact, Codes, Diagnostic,
 
 from streamt_connect.connector import CONNECTOR_CLASSES, config_value, connector_class, connector_config
 from streamt_connect.implementations import ConfigProblem, implementation, map_config
+from streamt_connect.settings import connect_cluster, sink_settings
 
 PROVIDER = "streamt-connect"
 
@@ -30,7 +31,7 @@ def masks_of(model: Any) -> list[tuple[str, str]]:
 
 def unknown_connector(model: Any, location: str | None = None) -> Diagnostic | None:
     """``E204`` when ``sink.connector`` is a short name streamt does not know."""
-    sink = model.sink
+    sink = sink_settings(model)
     if sink is None or not sink.connector or connector_class(sink.connector) is not None:
         return None
     return Diagnostic(
@@ -43,7 +44,7 @@ def unknown_connector(model: Any, location: str | None = None) -> Diagnostic | N
 
 def refused_config(model: Any, location: str | None = None) -> Diagnostic | None:
     """``E204`` when the connector's keys are known and ``sink.config`` declares one it does not accept."""
-    sink = model.sink
+    sink = sink_settings(model)
     klass = connector_class(sink.connector) if sink is not None and sink.connector else None
     impl = implementation(klass) if klass else None
     if impl is None:
@@ -61,7 +62,7 @@ def sink_problem(model: Any, location: str | None = None) -> Diagnostic | None:
 
 
 def compile_sink(project: Any, model: Any) -> Artifact:
-    sink = model.sink
+    sink = sink_settings(model)
     if sink is None or not sink.connector:
         raise StreamtError(
             Codes.E204_MISSING_SINK_CONFIG,
@@ -76,7 +77,7 @@ def compile_sink(project: Any, model: Any) -> Artifact:
     connect = project.runtime.connect
     spec = {
         "name": model.name,
-        "cluster": model.connect_cluster or (connect.default_cluster if connect else None),
+        "cluster": connect_cluster(model) or (connect.default_cluster if connect else None),
         "config": config,
     }
     return Artifact(

@@ -26,6 +26,13 @@ def streamt_materializations() -> list[Any]:
 
 
 @hookimpl
+def streamt_config_sections() -> list[Any]:
+    from streamt_connect.settings import SECTIONS
+
+    return list(SECTIONS)
+
+
+@hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
     from streamt_connect.compiler import sink_problem
 

@@ -122,6 +122,8 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
     KnownKind(DISCOVERER, "topic", "kafka"),
     *(KnownKind(CONFIG_SECTION, path, extra) for path, extra in (
         ("runtime.flink", "flink"), ("runtime.conduktor", "gateway"), ("deployment_state.postgres", "postgres"),
+        ("model.flink", "flink"), ("model.flink_cluster", "flink"), ("model.gateway", "gateway"),
+        ("model.sink", "connect"), ("model.connect_cluster", "connect"),
     )),
     *(KnownKind(EXPORTER, name, "exporters") for name in (
         "strimzi", "odcs", "datahub", "backstage", "openlineage", "asyncapi",

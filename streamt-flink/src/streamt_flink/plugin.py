@@ -30,8 +30,9 @@ def streamt_materializations() -> list[Any]:
 @hookimpl
 def streamt_config_sections() -> list[Any]:
     from streamt_flink.config import SECTION
+    from streamt_flink.settings import SECTIONS
 
-    return [SECTION]
+    return [SECTION, *SECTIONS]
 
 
 @hookimpl

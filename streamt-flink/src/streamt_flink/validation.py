@@ -22,6 +22,7 @@ from streamt_flink.nullable_keys import nullable_keys
 from streamt_flink.placement import runs_on_flink
 from streamt_flink.query import analyze, maybe_ml, maybe_stateful
 from streamt_flink.relations import model_query
+from streamt_flink.settings import default_settings, flink_settings
 
 MIN_SENSIBLE_TTL_MS = 1000
 
@@ -47,7 +48,8 @@ def check(project: Any) -> list[Any]:
                     where,
                 )
             )
-        mode = model.flink.upgrade_mode if model.flink else None
+        flink = flink_settings(model)
+        mode = flink.upgrade_mode if flink else None
         if mode is not None and mode not in UPGRADE_MODES:
             found.append(
                 Diagnostic(
@@ -59,7 +61,7 @@ def check(project: Any) -> list[Any]:
             )
         found += _prevention(model, where)
         found += nullable_keys(project, model)
-        ttl = model.flink.state_ttl_ms if model.flink else None
+        ttl = flink.state_ttl_ms if flink else None
         if ttl is not None and ttl <= 0:
             found.append(
                 Diagnostic(
@@ -86,7 +88,7 @@ def check(project: Any) -> list[Any]:
                     where,
                 )
             )
-    defaults = project.defaults.models.flink if project.defaults.models is not None else None
+    defaults = default_settings(project)
     if defaults is not None and defaults.upgrade_mode is not None and defaults.upgrade_mode not in UPGRADE_MODES:
         found.append(
             Diagnostic(
@@ -101,7 +103,8 @@ def check(project: Any) -> list[Any]:
 def _prevention(model: Any, where: str | None) -> list[Diagnostic]:
     """``flink.sink.not_null_enforcer`` and ``flink.restart_strategy`` take only what Flink does."""
     found = []
-    enforcer = model.flink.sink.not_null_enforcer if model.flink and model.flink.sink else None
+    flink = flink_settings(model)
+    enforcer = flink.sink.not_null_enforcer if flink and flink.sink else None
     if enforcer is not None and enforcer not in NOT_NULL_ENFORCERS:
         found.append(
             Diagnostic(
@@ -111,7 +114,7 @@ def _prevention(model: Any, where: str | None) -> list[Diagnostic]:
                 where,
             )
         )
-    restart = model.flink.restart_strategy if model.flink else None
+    restart = flink.restart_strategy if flink else None
     if restart is not None and (restart.type != FIXED_DELAY or not _positive(restart.attempts)):
         found.append(
             Diagnostic(

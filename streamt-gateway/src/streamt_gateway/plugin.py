@@ -29,8 +29,9 @@ def streamt_materializations() -> list[Any]:
 @hookimpl
 def streamt_config_sections() -> list[Any]:
     from streamt_gateway.config import SECTION
+    from streamt_gateway.settings import SECTION as MODEL_SECTION
 
-    return [SECTION]
+    return [SECTION, MODEL_SECTION]
 
 
 @hookimpl

@@ -53,14 +53,6 @@ EVENT_TIME = {
     "allowed_lateness_ms": ANY,
 }
 TOPIC = {**_leaves("name", "partitions", "replication_factor"), "config": ANY}
-FLINK = {
-    **_leaves("parallelism", "checkpoint_interval_ms", "state_backend", "state_ttl_ms"),
-    **_leaves("upgrade_mode", "ignore_unclaimed_state"),
-    "sink": _leaves("not_null_enforcer"),
-    "restart_strategy": _leaves("type", "attempts", "delay_ms"),
-}
-SINK = {"connector": ANY, "config": ANY}
-GATEWAY = {"virtual_topic": _leaves("name", "compression")}
 SECURITY = {"classification": ANY, "policies": ANY}
 
 SOURCE = {
@@ -77,17 +69,14 @@ SOURCE = {
     "format": _leaves("ignore_parse_errors"),
 }
 
+# A model's plugin sections (flink, sink, gateway ...) are grafted in, here and under ``advanced``,
+# from their owners' ConfigSection keys by ``streamt.project.sections.accepted_keys``.
 _MODEL_BLOCKS = {
     "materialized": ANY,
     "topic": TOPIC,
-    "flink": FLINK,
-    "sink": SINK,
-    "gateway": GATEWAY,
     "event_time": EVENT_TIME,
     "security": SECURITY,
     "access": ANY,
-    "flink_cluster": ANY,
-    "connect_cluster": ANY,
 }
 
 MODEL = {
@@ -137,7 +126,7 @@ RUNTIME = {
 _TOPIC_DEFAULTS = {**_leaves("partitions", "replication_factor"), "config": ANY}
 DEFAULTS = {
     "topic": _TOPIC_DEFAULTS,
-    "models": {"topic": _TOPIC_DEFAULTS, "cluster": ANY, "flink_cluster": ANY, "flink": FLINK},
+    "models": {"topic": _TOPIC_DEFAULTS, "cluster": ANY},
     "tests": _leaves("flink_cluster", "sample_size"),
 }
 

@@ -162,8 +162,12 @@ CONVERTER = _make_converter()
 
 
 def structure(data: Any, cls: type[T]) -> T:
-    """Build ``cls`` from ``data`` or raise ``StructureError`` listing every problem."""
-    if not isinstance(data, dict):
+    """Build ``cls`` from ``data`` or raise ``StructureError`` listing every problem.
+
+    ``cls`` is a block (an ``attrs`` class, from a map) or, for a plugin section that is one value
+    (``flink_cluster``), a scalar type checked as strictly as a block's fields are.
+    """
+    if not isinstance(data, dict) and attrs.has(cls):
         raise StructureError([((), f"expected a map, got {_kind(data)}")])
     try:
         return CONVERTER.structure(data, cls)

@@ -120,7 +120,7 @@ if TYPE_CHECKING:
     from streamt.progress import Progress, Silent, Step, for_command, phase
     from streamt.project.interpolation import has_placeholder, missing_error, substitute
     from streamt.project.loader import load_project
-    from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test
+    from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test, model_section
     from streamt.recovery.targets import CANDIDATE, PRIOR
     from streamt.refs import Ref
     from streamt.result import Result
@@ -378,6 +378,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
         name: ("streamt.project.model", name)
         for name in ("Project", "Model", "Source", "Test", "Exposure", "Column", "Runtime", "Notice")
     },
+    # a plugin's own model section (``model.<name>`` of its ConfigSection), as its own class
+    "model_section": ("streamt.project.model", "model_section"),
     "Ref": ("streamt.refs", "Ref"),
     # text a person reads never spells a missing value as Python's None
     **{name: ("streamt.shown", name) for name in ("shown", "UNSET")},
@@ -525,6 +527,7 @@ __all__ = [
     "load_and_compile",
     "load_project",
     "missing_error",
+    "model_section",
     "never_sent",
     "next_steps",
     "open_backend",

@@ -38,7 +38,7 @@ def check(project: Project) -> list[Diagnostic]:
                 )
             )
         if model.materialized == "sink":
-            if model.sink is None or not model.sink.connector:
+            if not getattr(model.section("sink"), "connector", None):
                 out.append(
                     Diagnostic(
                         Codes.E204_MISSING_SINK_CONFIG,
