@@ -47,7 +47,7 @@ def refused_config(model: Any, location: str | None = None) -> Diagnostic | None
     sink = sink_settings(model)
     klass = connector_class(sink.connector) if sink is not None and sink.connector else None
     impl = implementation(klass) if klass else None
-    if impl is None:
+    if impl is None or sink is None:
         return None
     try:
         map_config(impl, {str(k): config_value(v) for k, v in sink.config.items()})

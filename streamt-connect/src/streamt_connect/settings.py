@@ -47,7 +47,12 @@ def connect_cluster(model: Model) -> str | None:
 
 SECTIONS = (
     ConfigSection(
-        path=f"model.{NAME}", model=SinkConfig, keys=KEYS, extra="connect", verbatim=("config",), description=_DESCRIPTION
+        path=f"model.{NAME}",
+        model=SinkConfig,
+        keys=KEYS,
+        extra="connect",
+        verbatim=("config",),
+        description=_DESCRIPTION,
     ),
     ConfigSection(path=f"model.{CLUSTER}", model=str, keys=None, extra="connect", description=_DESCRIPTION),
 )

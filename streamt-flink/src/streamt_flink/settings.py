@@ -97,5 +97,7 @@ SECTIONS = (
         shown=True,
         defaults=True,
     ),
-    ConfigSection(path=f"model.{CLUSTER}", model=str, keys=None, extra="flink", description=_DESCRIPTION, defaults=True),
+    ConfigSection(
+        path=f"model.{CLUSTER}", model=str, keys=None, extra="flink", description=_DESCRIPTION, defaults=True
+    ),
 )

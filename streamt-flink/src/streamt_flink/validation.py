@@ -48,8 +48,8 @@ def check(project: Any) -> list[Any]:
                     where,
                 )
             )
-        flink = flink_settings(model)
-        mode = flink.upgrade_mode if flink else None
+        settings = flink_settings(model)
+        mode = settings.upgrade_mode if settings else None
         if mode is not None and mode not in UPGRADE_MODES:
             found.append(
                 Diagnostic(
@@ -61,7 +61,7 @@ def check(project: Any) -> list[Any]:
             )
         found += _prevention(model, where)
         found += nullable_keys(project, model)
-        ttl = flink.state_ttl_ms if flink else None
+        ttl = settings.state_ttl_ms if settings else None
         if ttl is not None and ttl <= 0:
             found.append(
                 Diagnostic(

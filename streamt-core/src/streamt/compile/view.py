@@ -18,7 +18,10 @@ from streamt.project import sections
 
 
 def compiled_view(project: Any, model_name: str, plugins: Any = None) -> dict[str, Any]:
-    """``{"sql", "topic"?, "flink"?, "artifacts", "physical"}`` (``flink``: a shown plugin section) for ``model_name`` (E102 if unknown)."""
+    """``{"sql", "topic"?, "flink"?, "artifacts", "physical"}`` for ``model_name`` (E102 if unknown).
+
+    ``flink`` stands for each plugin section the model writes that its plugin shows (``ConfigSection.shown``).
+    """
     model = project.model(model_name)
     if model is None:
         raise StreamtError(Codes.E102_MODEL_NOT_FOUND, f"Model '{model_name}' not found")

@@ -387,8 +387,8 @@ class _ProjectBlocks:
         self.defaults = _defaults(project_file, stage)
         self.rules = _rules(project_file, stage)
         self.lifecycle = _optional(stage.problems, project_file, "lifecycle", Lifecycle)
-        in_env = env_file is not None and "deployment_state" in env_file.document
-        self.deployment_state = _deployment_state(env_file if in_env else project_file, stage)
+        state_file = env_file if env_file is not None and "deployment_state" in env_file.document else project_file
+        self.deployment_state = _deployment_state(state_file, stage)
         self.safety = _optional(stage.problems, env_file or project_file, "safety", Safety)
         self.environment = _environment(env_file or project_file, env_file, selection, stage)
 
@@ -399,7 +399,9 @@ def _project_info(project_file: _File, stage: _Stage) -> ProjectInfo | None:
     version = doc["project"].get("version") if isinstance(doc.get("project"), dict) else None
     if version is not None and not isinstance(version, str):
         # Names accept an unquoted number (`group: 7`); the version is text by dsl.md §4 (`"1.0"` != `1`).
-        stage.problems.add(project_file, ("project", "version"), "Invalid value at 'project.version': expected a string")
+        stage.problems.add(
+            project_file, ("project", "version"), "Invalid value at 'project.version': expected a string"
+        )
     return info
 
 

@@ -5,9 +5,10 @@ Core owns ``runtime.kafka``, ``runtime.schema_registry``, ``runtime.connect``,
 (``schema.MODEL``). Every other section of those blocks is a plugin's (``model.flink``,
 ``model.sink`` ... for a model, written at its top level or under ``advanced``): the loader checks
 its keys and structures it through the owner's ``ConfigSection`` and keeps the value in
-``sections``, opaque to core; ``validate`` runs the owner's ``check``. A section nobody claims is kept as written (read-only). A known one (the
-catalog's ``config_section`` family) is valid, as a known kind is: what needs its plugin (a
-``flink`` model's compiler, a ``postgres`` backend) fails with ``E903`` and the extra to install.
+``sections``, opaque to core; ``validate`` runs the owner's ``check``. A section nobody claims is
+kept as written (read-only). A known one (the catalog's ``config_section`` family) is valid, as a
+known kind is: what needs its plugin (a ``flink`` model's compiler, a ``postgres`` backend) fails
+with ``E903`` and the extra to install.
 """
 
 from __future__ import annotations
