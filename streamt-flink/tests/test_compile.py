@@ -11,6 +11,7 @@ from streamt.project.loader import load_project
 from streamt_flink import plugin
 from streamt_flink.continuous import compile_test
 from streamt_flink.job import compile_model
+from streamt_flink.settings import FlinkConfig, flink_settings
 from streamt_flink.validation import check, sql_gateway_url
 
 EXAMPLES = SHARED / "spec" / "examples"
@@ -214,6 +215,15 @@ def test_validation_codes(streamt_project: Callable[..., Path]) -> None:
         # GROUP BY k into an upsert sink, and the source does not declare k required.
         *(("W124_UPSERT_KEY_NULLABLE", name) for name in ("no_ttl", "bad_ttl", "short_ttl")),
     }
+
+
+def test_a_short_ttl_is_noticed_on_any_model_that_writes_flink_settings(streamt_project: Callable[..., Path]) -> None:
+    # A model without SQL runs no job, but the settings it writes are still this plugin's to check.
+    project = _project(streamt_project, [{"name": "short", "advanced": {"flink": {"state_ttl_ms": 500}}}])
+    notices = [f for f in check(project) if getattr(f, "code", None) == "STATE_TTL_TOO_SHORT"]
+    assert [n.message for n in notices] == ["Model 'short': state_ttl_ms 500 is under one second"]
+    model = project.model("short")
+    assert flink_settings(model) == FlinkConfig(state_ttl_ms=500) and model.materialized == "topic"
 
 
 def test_ttl_checks_cover_topic_models_run_by_flink(streamt_project: Callable[..., Path]) -> None:

@@ -71,14 +71,6 @@ def check(project: Any) -> list[Any]:
                     where,
                 )
             )
-        elif ttl is not None and ttl < MIN_SENSIBLE_TTL_MS:
-            found.append(
-                Notice(
-                    code="STATE_TTL_TOO_SHORT",
-                    message=f"Model '{model.name}' keeps state for only {ttl} ms; results may be wrong",
-                    subject=model.name,
-                )
-            )
         elif ttl is None and _unbounded_state(model):
             found.append(
                 Diagnostic(
@@ -88,6 +80,7 @@ def check(project: Any) -> list[Any]:
                     where,
                 )
             )
+    found += [notice for model in project.models if (notice := _short_ttl(model)) is not None]
     defaults = default_settings(project)
     if defaults is not None and defaults.upgrade_mode is not None and defaults.upgrade_mode not in UPGRADE_MODES:
         found.append(
@@ -98,6 +91,16 @@ def check(project: Any) -> list[Any]:
             )
         )
     return found
+
+
+def _short_ttl(model: Any) -> Notice | None:
+    """A positive ``flink.state_ttl_ms`` under a second, on any model that writes one (dsl.md §17)."""
+    settings = flink_settings(model)
+    ttl = settings.state_ttl_ms if settings else None
+    if ttl is None or not 0 < ttl < MIN_SENSIBLE_TTL_MS:
+        return None
+    message = f"Model '{model.name}': state_ttl_ms {ttl} is under one second"
+    return Notice(code="STATE_TTL_TOO_SHORT", message=message, subject=model.name)
 
 
 def _prevention(model: Any, where: str | None) -> list[Diagnostic]:
