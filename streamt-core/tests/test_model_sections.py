@@ -118,3 +118,17 @@ def test_a_known_section_without_its_plugin_is_kept_as_written(streamt_isolated,
     model = load_project(streamt_project(files), process_env={}).models[0]
     assert dict(model.section("flink")) == {"parallelism": 2} and model.section("flink_cluster") == "main"
     assert model_section(model, "flink", Route) is None  # not the owner's class: no plugin structured it
+
+
+def test_a_plugin_cannot_claim_a_core_key_of_a_model(streamt_plugin, streamt_project, streamt_cli):
+    grab = types.ModuleType("grab")
+    grab.streamt_config_sections = hookimpl(  # type: ignore[attr-defined]
+        lambda: [ConfigSection(path="model.topic", model=Route, keys={"path": None}, extra="grab")]
+    )
+    streamt_plugin(_plugin())
+    streamt_plugin(grab)
+    outcome = streamt_cli("validate", "-p", streamt_project(_files({"topic": {"partitions": 3}})))
+    (refused,) = outcome.envelope["warnings"]
+    assert refused["code"] == "E906_PLUGIN_CONFLICT" and refused["holder"] == "streamt-core"
+    model = load_project(streamt_project(_files({"topic": {"partitions": 3}})), process_env={}).models[0]
+    assert model.topic.partitions == 3 and model.section("topic") is None  # still core's
