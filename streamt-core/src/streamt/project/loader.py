@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from streamt.capabilities import ConfigSection
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project import environments, normalize, schema
 from streamt.project import sections as plugin_sections
@@ -58,10 +59,10 @@ class _File:
 class _Problems:
     """Diagnostics collected across one stage, raised together."""
 
-    def __init__(self) -> None:
+    def __init__(self, locator: Locator | None = None) -> None:
         self.errors: list[Diagnostic] = []
         # Each file is composed once for all its findings (strict mode may report thousands).
-        self.locator = Locator()
+        self.locator = locator or Locator()
 
     def add(self, file: _File, keys: tuple[Any, ...], message: str, suggestion: str | None = None) -> None:
         where = self.locator(SourcePosition(file.shown, file.path, keys))
@@ -428,7 +429,8 @@ def _defaults(project_file: _File, stage: _Stage) -> DefaultsBlock | None:
     accepted = {n for n, s in stage.model_sections.items() if s is None or s.defaults}
     core = {k: v for k, v in models.items() if k not in accepted and k not in _DERIVED}
     defaults = _optional(stage.problems, project_file, "defaults", DefaultsBlock, {**raw, "models": core})
-    found = _model_sections(project_file, ("defaults", "models"), {k: models[k] for k in accepted & set(models)}, stage)
+    written = {k: models[k] for k in accepted & set(models)}
+    found = _model_sections(project_file, ("defaults", "models"), written, stage.model_sections, stage.problems)
     if defaults is None or defaults.models is None:
         return defaults
     return attrs.evolve(defaults, models=attrs.evolve(defaults.models, sections=ReadOnlyMap(found)))
@@ -500,24 +502,38 @@ def _model_topics(normalized_models: list[Entry]) -> dict[str, str]:
 
 
 def _structured_model(file: _File, keys: tuple[Any, ...], data: dict[str, Any], stage: _Stage) -> Model | None:
-    """``Model`` from a model's core keys, with its plugin sections (each its owner's value) in ``sections``."""
+    """``Model`` from a model's core keys, with its plugin sections (each its owner's value) in ``sections``.
+
+    The sections are structured first (the model is built once), their problems reported after the
+    model's own, in the order the model's fields are read.
+    """
+    section_problems = _Problems(stage.problems.locator)
+    found = _model_sections(file, keys, data, stage.model_sections, section_problems)
     core = {k: v for k, v in data.items() if k not in stage.model_sections and k not in _DERIVED}
+    if found:
+        core["sections"] = ReadOnlyMap(found)
     model = stage.structure(file, keys, core, Model, "model")
-    found = _model_sections(file, keys, data, stage)
-    return attrs.evolve(model, sections=ReadOnlyMap(found)) if model is not None and found else model
+    stage.problems.errors += section_problems.errors
+    return model
 
 
-def _model_sections(file: _File, keys: tuple[Any, ...], data: dict[str, Any], stage: _Stage) -> dict[str, Any]:
+def _model_sections(
+    file: _File,
+    keys: tuple[Any, ...],
+    data: Mapping[str, Any],
+    owners: Mapping[str, ConfigSection | None],
+    problems: _Problems,
+) -> dict[str, Any]:
     """The plugin sections written in ``data``: structured by their owner, or as written when unclaimed."""
     found: dict[str, Any] = {}
     for name, raw in data.items():
-        if name not in stage.model_sections or raw is None:
+        if name not in owners or raw is None:
             continue
-        section = stage.model_sections[name]
+        section = owners[name]
         if section is None:
             found[name] = read_only(raw)
             continue
-        structured = stage.structure(file, (*keys, name), raw, section.model)
+        structured = _structure_block(problems, file, (*keys, name), raw, section.model)
         if structured is not None:
             found[name] = structured
     return found
