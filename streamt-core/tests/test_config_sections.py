@@ -174,9 +174,9 @@ def test_a_raising_check_is_that_plugins_e999_without_its_message(streamt_plugin
     assert "hunter2" not in outcome.stdout and "'leaky'" in outcome.envelope["errors"][0]["message"]
 
 
-def test_core_sections_are_the_runtime_deployment_state_and_model_keys_core_reads() -> None:
+def test_core_sections_are_the_keys_core_reads() -> None:
     from streamt.claims import CORE_SECTIONS
-    from streamt.project.schema import DEPLOYMENT_STATE, MODEL, RUNTIME
+    from streamt.project.schema import DEPLOYMENT_STATE, MODEL, RUNTIME, SOURCE
 
     derived = {f"runtime.{k}" for k in RUNTIME} | {f"deployment_state.{k}" for k in DEPLOYMENT_STATE}
-    assert set(CORE_SECTIONS) == derived | {f"model.{k}" for k in MODEL}
+    assert set(CORE_SECTIONS) == derived | {f"model.{k}" for k in MODEL} | {f"source.{k}" for k in SOURCE}

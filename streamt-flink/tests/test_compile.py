@@ -11,7 +11,7 @@ from streamt.project.loader import load_project
 from streamt_flink import plugin
 from streamt_flink.continuous import compile_test
 from streamt_flink.job import compile_model
-from streamt_flink.settings import FlinkConfig, flink_settings
+from streamt_flink.settings import FlinkConfig, SourceFormat, flink_settings, source_format
 from streamt_flink.validation import check, sql_gateway_url
 
 EXAMPLES = SHARED / "spec" / "examples"
@@ -224,6 +224,29 @@ def test_a_short_ttl_is_noticed_on_any_model_that_writes_flink_settings(streamt_
     assert [n.message for n in notices] == ["Model 'short': state_ttl_ms 500 is under one second"]
     model = project.model("short")
     assert flink_settings(model) == FlinkConfig(state_ttl_ms=500) and model.materialized == "topic"
+
+
+def test_a_sources_format_is_this_plugins_section(streamt_project: Callable[..., Path]) -> None:
+    root = streamt_project(
+        {
+            "stream_project.yml": {
+                "apiVersion": "streamt.dev/v1alpha1",
+                "project": {"name": "p"},
+                "runtime": {"kafka": {"bootstrap_servers": "localhost:9092"}},
+                "sources": [{"name": "raw", "topic": "raw.v1", "format": {"ignore_parse_errors": True}}],
+            }
+        }
+    )
+    (source,) = load_project(root, process_env={}).sources
+    assert source_format(source) == SourceFormat(ignore_parse_errors=True)
+    typo = root / "stream_project.yml"
+    typo.write_text(typo.read_text().replace("ignore_parse_errors", "ignore_parse_error"))
+    with pytest.raises(StreamtError) as caught:
+        load_project(root, process_env={})
+    (error,) = caught.value.diagnostics
+    assert "Unknown key 'sources[0].format.ignore_parse_error'" in error.message and "ignore_parse_errors" in (
+        error.suggestion or ""
+    )
 
 
 def test_ttl_checks_cover_topic_models_run_by_flink(streamt_project: Callable[..., Path]) -> None:

@@ -31,6 +31,10 @@ _MODEL_KEYS = (
     *("deprecation", "region", "materialized", "topic", "event_time", "security", "access", "columns", "contract"),
     *("ml_outputs", "ownership", "connector", "advanced"),
 )
+_SOURCE_KEYS = (
+    *("name", "topic", "description", "owner", "cluster", "tags", "region", "schema", "columns", "freshness"),
+    *("event_time", "advanced", "ownership"),
+)
 # The config sections and keys core reads itself (``streamt.project.schema``; a test keeps them equal),
 # here so that ``streamt plugins`` can list sections without loading the project model.
 CORE_SECTIONS: Mapping[str, str] = dict.fromkeys(
@@ -44,6 +48,7 @@ CORE_SECTIONS: Mapping[str, str] = dict.fromkeys(
         "deployment_state.lock_timeout_seconds",
         # A model's core keys (``schema.MODEL``): a plugin's model section is any other key.
         *(f"model.{key}" for key in _MODEL_KEYS),
+        *(f"source.{key}" for key in _SOURCE_KEYS),
     ),
     CORE,
 )

@@ -1,4 +1,4 @@
-"""``flink:`` and ``flink_cluster:`` of a model: this plugin's model sections (dsl.md §9.3).
+"""``flink:`` and ``flink_cluster:`` of a model, ``format:`` of a source: this plugin's sections (dsl.md §9.3).
 
 Core checks their keys, structures them into ``FlinkConfig`` / a cluster name while loading the
 project (types are ``E501`` at their position) and keeps them in ``model.sections``; they are
@@ -14,10 +14,18 @@ import attrs
 from streamt.sdk import ConfigSection, model_section
 
 if TYPE_CHECKING:  # the project model is loaded by then; naming it must not load it
-    from streamt.sdk import Model, Project
+    from streamt.sdk import Model, Project, Source
 
 NAME = "flink"
 CLUSTER = "flink_cluster"
+FORMAT = "format"
+
+
+@attrs.frozen(kw_only=True)
+class SourceFormat:
+    """How a reader decodes the topic's records; ``ignore_parse_errors`` skips undecodable ones."""
+
+    ignore_parse_errors: bool | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -87,6 +95,11 @@ def default_cluster(project: Project) -> str | None:
     return model_section(project.defaults.models, CLUSTER, str)
 
 
+def source_format(source: Source) -> SourceFormat | None:
+    """How a job reading ``source`` decodes its records (``format:``), or ``None`` when not written."""
+    return model_section(source, FORMAT, SourceFormat)
+
+
 SECTIONS = (
     ConfigSection(
         path=f"model.{NAME}",
@@ -99,5 +112,12 @@ SECTIONS = (
     ),
     ConfigSection(
         path=f"model.{CLUSTER}", model=str, keys=None, extra="flink", description=_DESCRIPTION, defaults=True
+    ),
+    ConfigSection(
+        path=f"source.{FORMAT}",
+        model=SourceFormat,
+        keys={"ignore_parse_errors": None},
+        extra="flink",
+        description="how jobs decode its records (`ignore_parse_errors`), or `None`.",
     ),
 )

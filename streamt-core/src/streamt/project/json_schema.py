@@ -138,10 +138,11 @@ class _Builder:
         return {"properties": properties, "additionalProperties": False}
 
     def _model_section(self, key: str, field: Any, cls: type[Any] | None, path: tuple[str, ...]) -> Any:
-        """The claimed plugin section a model key (or a ``defaults.models`` key) is, if it is one."""
-        if field is not None or cls not in (m.Model, m.ModelDefaults):
+        """The claimed plugin section a model key (a ``defaults.models`` key, a source key) is, if it is one."""
+        if field is not None or cls not in (m.Model, m.ModelDefaults, m.Source):
             return None
-        return self.registry.claimed.get(f"{plugin_sections.MODEL}.{key}")
+        block = plugin_sections.SOURCE if cls is m.Source else plugin_sections.MODEL
+        return self.registry.claimed.get(f"{block}.{key}")
 
     def _model_section_node(self, tree: Any, section: Any, path: tuple[str, ...]) -> dict[str, Any]:
         """A model section's schema: its keys typed by its ``model``, described by its ``description``.

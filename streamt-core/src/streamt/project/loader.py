@@ -269,6 +269,7 @@ class _Stage:
         self.warnings = list(load_warnings)
         self.sections = sections
         self.model_sections = sections.model_sections()
+        self.source_sections = sections.declaration_sections(plugin_sections.SOURCE)
 
     def check_keys(self, file: _File, node: Any) -> None:
         _check_keys(file, node, self.strict, self.problems, self.warnings)
@@ -297,7 +298,11 @@ def _build(
     declarations = _declarations(files, env_file, stage)
     stage.problems.raise_if_any()
     blocks = _ProjectBlocks(project_file, env_file, selection, variables, stage)
-    sources = _structured_each(declarations["sources"], normalize.source, Source, "source", stage)
+    sources = [
+        source
+        for file, keys, item in declarations["sources"]
+        if (source := _with_own_sections(file, keys, _map(item, normalize.source), Source, stage)) is not None
+    ]
     normalized_models = _normalized_models(declarations, stage)
     tests = _structured_each(declarations["tests"], normalize.test, Test, "test", stage)
     exposures = _structured_each(declarations["exposures"], normalize.exposure, Exposure, "exposure", stage)
@@ -311,7 +316,7 @@ def _build(
         project_file.document,
         has_gateway=blocks.runtime.enables("virtual_topic"),
         has_flink=blocks.runtime.enables("flink"),
-        structure_model=lambda file, keys, data: _structured_model(file, keys, data, stage),
+        structure_model=lambda file, keys, data: _with_own_sections(file, keys, data, Model, stage),
     )
     stage.problems.raise_if_any()
     return Project(
@@ -430,7 +435,7 @@ def _defaults(project_file: _File, stage: _Stage) -> DefaultsBlock | None:
     core = {k: v for k, v in models.items() if k not in accepted and k not in _DERIVED}
     defaults = _optional(stage.problems, project_file, "defaults", DefaultsBlock, {**raw, "models": core})
     written = {k: models[k] for k in accepted & set(models)}
-    found = _model_sections(project_file, ("defaults", "models"), written, stage.model_sections, stage.problems)
+    found = _own_sections(project_file, ("defaults", "models"), written, stage.model_sections, stage.problems)
     if defaults is None or defaults.models is None:
         return defaults
     return attrs.evolve(defaults, models=attrs.evolve(defaults.models, sections=ReadOnlyMap(found)))
@@ -501,23 +506,27 @@ def _model_topics(normalized_models: list[Entry]) -> dict[str, str]:
     return model_topics
 
 
-def _structured_model(file: _File, keys: tuple[Any, ...], data: dict[str, Any], stage: _Stage) -> Model | None:
-    """``Model`` from a model's core keys, with its plugin sections (each its owner's value) in ``sections``.
+def _with_own_sections(file: _File, keys: tuple[Any, ...], data: Any, cls: type[Any], stage: _Stage) -> Any:
+    """A model or a source from its core keys, with its plugin sections (each its owner's value) in ``sections``.
 
-    The sections are structured first (the model is built once), their problems reported after the
-    model's own, in the order the model's fields are read.
+    The sections are structured first (the declaration is built once), their problems reported after
+    the declaration's own, in the order its fields are read.
     """
+    label = "model" if cls is Model else "source"
+    owners = stage.model_sections if cls is Model else stage.source_sections
+    if not isinstance(data, dict) or not owners:
+        return stage.structure(file, keys, data, cls, label)
     section_problems = _Problems(stage.problems.locator)
-    found = _model_sections(file, keys, data, stage.model_sections, section_problems)
-    core = {k: v for k, v in data.items() if k not in stage.model_sections and k not in _DERIVED}
+    found = _own_sections(file, keys, data, owners, section_problems)
+    core = {k: v for k, v in data.items() if k not in owners and k not in _DERIVED}
     if found:
         core["sections"] = ReadOnlyMap(found)
-    model = stage.structure(file, keys, core, Model, "model")
+    value = stage.structure(file, keys, core, cls, label)
     stage.problems.errors += section_problems.errors
-    return model
+    return value
 
 
-def _model_sections(
+def _own_sections(
     file: _File,
     keys: tuple[Any, ...],
     data: Mapping[str, Any],

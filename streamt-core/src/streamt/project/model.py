@@ -123,13 +123,6 @@ class Freshness:
 
 
 @attrs.frozen(kw_only=True)
-class SourceFormat:
-    """How a reader decodes the topic's records; ``ignore_parse_errors`` skips undecodable ones."""
-
-    ignore_parse_errors: bool | None = None
-
-
-@attrs.frozen(kw_only=True)
 class SourceAdvanced:
     event_time: EventTime | None = None
 
@@ -145,7 +138,8 @@ class Source:
     * ``freshness`` — ``max_lag_seconds`` / ``warn_after_seconds`` expectations, or ``None``.
     * ``event_time`` — the event-time column and watermark (``advanced`` holds the long form).
     * ``ownership`` — ``Ownership(mode=...)``: ``external`` (default), ``adopted`` or ``managed``.
-    * ``format`` — how jobs decode its records (``ignore_parse_errors``), or ``None``.
+    * ``sections`` — the source's plugin sections (``format``: how Flink jobs decode its records),
+      by name, as for ``Model.sections``.
     """
 
     name: str
@@ -161,7 +155,11 @@ class Source:
     advanced: SourceAdvanced | None = None
     ownership: Ownership = Ownership(mode="external")
     region: str | None = None
-    format: SourceFormat | None = None
+    sections: ReadOnlyMap = attrs.field(factory=ReadOnlyMap)
+
+    def section(self, name: str) -> Any:
+        """The section ``<name>`` of this source (its owning plugin's value), or ``None`` when not written."""
+        return self.sections.get(name)
 
 
 # --- models -------------------------------------------------------------------------------------
@@ -280,8 +278,8 @@ class Model:
         return tuple(ref.name for ref in self.dependencies)
 
 
-def model_section(model: Model | ModelDefaults | None, name: str, cls: type[T]) -> T | None:
-    """The plugin section ``name`` of ``model`` (or of ``defaults.models``) as its owner's class ``cls``.
+def model_section(model: Model | ModelDefaults | Source | None, name: str, cls: type[T]) -> T | None:
+    """The plugin section ``name`` of ``model`` (of ``defaults.models``, of a source) as its owner's class ``cls``.
 
     ``None`` when it is not written, or when it was kept as written because its plugin is missing:
     a plugin asks for its own section (``model_section(model, "flink", FlinkConfig)``) and gets it typed.

@@ -66,7 +66,7 @@ SOURCE = {
     "event_time": EVENT_TIME,
     "advanced": {"event_time": EVENT_TIME},
     "ownership": OWNERSHIP,
-    "format": _leaves("ignore_parse_errors"),
+    # A source's plugin sections (``format``, streamt-flink's) are grafted in by ``sections.accepted_keys``.
 }
 
 # A model's plugin sections (flink, sink, gateway ...) are grafted in, here and under ``advanced``,

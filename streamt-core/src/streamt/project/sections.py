@@ -27,6 +27,7 @@ from streamt.untrusted import exception_name
 
 BLOCKS = ("runtime", "deployment_state")
 MODEL = "model"  # a model's own sections: ``models[].<name>`` and ``models[].advanced.<name>``
+SOURCE = "source"  # a source's own sections: ``sources[].<name>``
 # Shorthands of dsl.md §19 that name a part of another section: `runtime.gateway` is
 # `runtime.conduktor.gateway`. The loader folds them (``normalize.runtime``) before structuring.
 SHORTHANDS: dict[str, tuple[str, str]] = {"runtime.gateway": ("runtime.conduktor", "gateway")}
@@ -58,7 +59,11 @@ class Registry:
 
     def model_sections(self) -> dict[str, ConfigSection | None]:
         """``name -> ConfigSection`` of a model's plugin sections (``None``: known, its plugin missing)."""
-        return {name: self.claimed.get(f"{MODEL}.{name}") for name in self.names(MODEL)}
+        return self.declaration_sections(MODEL)
+
+    def declaration_sections(self, block: str) -> dict[str, ConfigSection | None]:
+        """``name -> ConfigSection`` of the plugin sections of a ``model`` or a ``source``."""
+        return {name: self.claimed.get(f"{block}.{name}") for name in self.names(block)}
 
     def verbatim(self) -> dict[str, tuple[str, ...] | None]:
         """``name -> keys`` of model sections whose values keep ``${...}`` as written (``None``: all of them)."""
@@ -92,6 +97,9 @@ def accepted_keys(node: dict[str, Any], sections: Registry) -> dict[str, Any]:
     out = dict(node)
     if isinstance(out.get("models"), list):
         out["models"] = [_with_model_sections(out["models"][0], sections)]
+    if isinstance(out.get("sources"), list):
+        grafted = {n: _schema_node(s.keys) if s else ANY for n, s in sections.declaration_sections(SOURCE).items()}
+        out["sources"] = [{**out["sources"][0], **grafted}]
     defaults = out.get("defaults")
     if isinstance(defaults, dict) and isinstance(defaults.get("models"), dict):
         out["defaults"] = {**defaults, "models": _with_model_sections(defaults["models"], sections, defaults=True)}
