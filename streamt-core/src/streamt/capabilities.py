@@ -150,10 +150,11 @@ class ConfigSection(Value):
     the plugin that declares it here. Core checks its keys, structures it into ``model`` at load
     time (a value of the wrong type is ``E501`` at its position, as for core's own blocks) and
     keeps the result, opaque to core, under its last name part in ``project.runtime.sections``,
-    ``project.deployment_state.sections`` or each model's ``sections`` (``model_section``).
+    ``project.deployment_state.sections`` or each model's (or source's) ``sections`` (``model_section``).
 
-    * ``path`` — ``runtime.<name>``, ``deployment_state.<name>`` or ``model.<name>``: where users
-      write the section (a model section also under the model's ``advanced``).
+    * ``path`` — ``runtime.<name>``, ``deployment_state.<name>``, ``model.<name>`` or
+      ``source.<name>``: where users write the section (a model section also under the model's
+      ``advanced``).
     * ``model`` — an ``attrs`` class: scalars are type-checked strictly (no coercion), nested
       ``attrs`` classes, ``tuple[...]`` and ``dict[str, ...]`` are structured recursively. A model
       section may also be one value (``str`` for ``model.flink_cluster``), with ``keys`` ``None``.
@@ -213,7 +214,7 @@ class ConfigSection(Value):
 
     @property
     def block(self) -> str:
-        """``runtime``, ``deployment_state`` or ``model``."""
+        """``runtime``, ``deployment_state``, ``model`` or ``source``."""
         return self.path.split(".", 1)[0]
 
     @property
