@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 import pytest
-from streamt.artifacts import KIND_GATEWAY_RULE, Artifact
+from streamt.sdk import KIND_GATEWAY_RULE, Artifact
 from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, SafetyBlocker
 from streamt_gateway.config import ConduktorRuntime
 from streamt_gateway.deployers import GatewayRuleDeployer

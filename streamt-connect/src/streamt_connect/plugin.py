@@ -26,6 +26,13 @@ def streamt_materializations() -> list[Any]:
 
 
 @hookimpl
+def streamt_artifact_kinds() -> list[Any]:
+    from streamt_connect.kinds import KINDS
+
+    return list(KINDS)
+
+
+@hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
     from streamt_connect.compiler import sink_problem
 
@@ -40,10 +47,7 @@ def streamt_validate(project: Any, env: str) -> list[Any]:
 
 @hookimpl
 def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
-    from streamt.sdk import Model
-
-    if not isinstance(declaration, Model) or declaration.materialized != "sink":
-        return []
+    # Core sends the `sink` models (kinds.CONNECTOR).
     from streamt_connect.compiler import compile_sink
 
     return [compile_sink(project, declaration)]

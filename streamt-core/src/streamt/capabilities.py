@@ -50,6 +50,70 @@ class Materialization(Value):
         self._fill(name, description, extra, runtime_sections, implemented, role)
 
 
+class ArtifactKind(Value):
+    """An artifact kind a plugin compiles, and where core puts it (``streamt_artifact_kinds``).
+
+    * ``name`` — the ``Artifact.kind`` it registers (``topic``, ``flink_job``, ``lake_table``).
+    * ``directory`` — where its files go under the output directory (``topics``,
+      ``lifecycle/connector_removals``): relative, ``/``-separated, no ``.`` or ``..`` part.
+    * ``manifest_key`` — its list under ``artifacts`` in ``manifest.json`` (``topics``); the
+      manifest lists every registered key, empty when no artifact has the kind.
+    * ``rank`` — its place when no ``depends_on`` decides (artifacts, and the sections of plan,
+      apply and diff text): lower first, ties by kind name. streamt's plugins use storage 10-29,
+      jobs, connectors and rules 30-69, test jobs 70-79, removals 80-99; an unregistered kind is 100.
+    * ``title`` — its section heading in plan, apply and diff text (``Flink Jobs``); empty: the name.
+    * ``named_by`` — ``identity`` (the file is named after ``Artifact.identity``) or ``name``
+      (after the declaration, ``Artifact.name``, as dsl.md section 18 names connector files).
+    * ``materializations`` — the values of ``materialized:`` whose models this plugin compiles
+      into the kind; ``executors`` — the values of ``executor:`` (a ``topic`` model with SQL);
+      ``test_types`` — the values of ``tests[].type``; ``sources`` — ``True`` when sources compile
+      into it. Core sends each declaration to ``streamt_compile`` only of the plugins whose kinds
+      it produces (``streamt.sdk.produces``); a kind with none of these (a removal core compiles
+      from tombstones) is registered for its layout only.
+    """
+
+    __slots__ = _fields = (
+        "name",
+        "directory",
+        "manifest_key",
+        "rank",
+        "title",
+        "named_by",
+        "materializations",
+        "executors",
+        "test_types",
+        "sources",
+    )
+
+    name: str
+    directory: str
+    manifest_key: str
+    rank: int
+    title: str
+    named_by: str
+    materializations: tuple[str, ...]
+    executors: tuple[str, ...]
+    test_types: tuple[str, ...]
+    sources: bool
+
+    def __init__(
+        self,
+        name: str,
+        directory: str,
+        manifest_key: str,
+        rank: int,
+        title: str = "",
+        named_by: str = "identity",
+        materializations: tuple[str, ...] = (),
+        executors: tuple[str, ...] = (),
+        test_types: tuple[str, ...] = (),
+        sources: bool = False,
+    ) -> None:
+        self._fill(
+            name, directory, manifest_key, rank, title, named_by, materializations, executors, test_types, sources
+        )
+
+
 class Exporter(Value):
     """An exporter mounted as ``streamt <group> <name>`` (``streamt_exporters``).
 
@@ -211,6 +275,7 @@ DISCOVERER = "discoverer"
 EXPORTER = "exporter"
 COMMAND = "command"
 CONFIG_SECTION = "config_section"
+ARTIFACT_KIND = "artifact_kind"
 
 
 class KnownKind(Value):

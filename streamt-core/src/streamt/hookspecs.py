@@ -53,7 +53,15 @@ if TYPE_CHECKING:
     # Only for type checkers (as tox 4's plugin/spec.py does): importing these
     # at run time would load the project model for every ``--help``.
     from streamt.artifacts import Artifact
-    from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
+    from streamt.capabilities import (
+        ArtifactKind,
+        AssertionKind,
+        ConfigSection,
+        Exporter,
+        KnownKind,
+        Materialization,
+        TestType,
+    )
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.lazy import LazyGroup
     from streamt.docs_site.extensions import DocsNodeDetail, DocsPage
@@ -88,6 +96,41 @@ def streamt_materializations() -> list[Materialization] | None:
     installs it (``flink`` for ``pip install 'streamt[flink]'``). Core uses
     this to tell users which extra to install when a project needs a
     materialization that no installed plugin provides.
+    """
+
+
+@hookspec
+def streamt_artifact_kinds() -> list[ArtifactKind] | None:
+    """Register the artifact kinds this plugin compiles, and which declarations produce them.
+
+    Return a list of ``streamt.sdk.ArtifactKind``, one per ``Artifact.kind`` your
+    ``streamt_compile`` returns that is yours::
+
+        @hookimpl
+        def streamt_artifact_kinds():
+            return [ArtifactKind(name="lake_table", directory="lake", manifest_key="lake_tables",
+                                 rank=45, title="Lake Tables", materializations=("lake_table",))]
+
+    Core reads nothing else to lay kinds out and order them: files go under ``directory`` (named
+    after the artifact's identity, or its declaration with ``named_by="name"``), the manifest lists
+    them under ``artifacts.<manifest_key>`` (an empty list when there are none), and ``rank``
+    orders them when no ``depends_on`` decides (lower first; an unregistered kind ranks 100 and
+    goes under ``<kind>/``).
+
+    The registration also says which declarations your compiler wants: core sends a source, model
+    or test to your ``streamt_compile`` only when it produces one of your kinds — a model
+    materialized as one of ``materializations``, a ``topic`` model with SQL whose ``executor:`` is
+    one of ``executors``, a test whose type is one of ``test_types``, a source when ``sources``
+    is true (``streamt.sdk.produces(kind, declaration)`` answers it). You may still return
+    artifacts of another plugin's kind for a declaration you receive (a Flink test's failures
+    topic). A plugin that implements ``streamt_compile`` but not this hook receives every
+    declaration, as before this hook existed.
+
+    One kind, one provider: two plugins registering one name, or two plugins' kinds sharing a
+    ``manifest_key``, is ``E906_PLUGIN_CONFLICT`` naming both, and a compile that needs the kind
+    fails with it. An invalid registration (a directory leaving the output directory, a rank
+    that is not an integer) is ``E901`` and is ignored. Return constants: called once per plugin
+    set, on the first compile or plan.
     """
 
 
@@ -131,12 +174,13 @@ def streamt_compile(project: Project, declaration: Declaration, env: str) -> lis
     """Compile one declaration (source, model or test) into artifacts.
 
     Core walks the DAG in dependency order and calls this hook once per
-    declaration; every plugin sees every declaration and returns artifacts
-    only for those it owns (by materialization, executor or kind), else an
-    empty list. Return ``streamt.sdk.Artifact`` objects whose ``spec`` is
-    canonical JSON-compatible data: same inputs, same bytes. Core computes
-    the checksum, orders artifacts and writes files; a plugin never writes
-    files. Must not contact any service.
+    declaration, of the plugins that registered a kind the declaration
+    produces (``streamt_artifact_kinds``; a plugin that registers no kind
+    sees every declaration and returns ``[]`` for those it does not own).
+    Return ``streamt.sdk.Artifact`` objects whose ``spec`` is canonical
+    JSON-compatible data: same inputs, same bytes. Core computes the
+    checksum, orders artifacts and writes files; a plugin never writes files.
+    Must not contact any service.
     """
 
 

@@ -27,6 +27,13 @@ def streamt_materializations() -> list[Any]:
 
 
 @hookimpl
+def streamt_artifact_kinds() -> list[Any]:
+    from streamt_gateway.kinds import KINDS
+
+    return list(KINDS)
+
+
+@hookimpl
 def streamt_config_sections() -> list[Any]:
     from streamt_gateway.config import SECTION
 
@@ -58,10 +65,7 @@ def streamt_validate(project: Any, env: str) -> list[Any]:
 
 @hookimpl
 def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
-    from streamt.sdk import Model
-
-    if not isinstance(declaration, Model) or declaration.materialized != "virtual_topic":
-        return []
+    # Core sends the `virtual_topic` models (kinds.GATEWAY_RULE).
     from streamt_gateway.compiler import compile_rule
 
     return [compile_rule(project, declaration)]

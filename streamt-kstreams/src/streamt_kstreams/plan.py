@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from streamt.sdk import KIND_KAFKA_STREAMS_JOB, KIND_TOPIC, Artifact, Codes, Diagnostic, StreamtError
+from streamt.sdk import KIND_KAFKA_STREAMS_JOB, KIND_TOPIC, Artifact, Codes, Diagnostic, StreamtError, produces
 
+from streamt_kstreams.kinds import KAFKA_STREAMS_JOB
 from streamt_kstreams.subset import RunnerQuery, SubsetError, parse
 
 PROVIDER = "streamt-kstreams"
@@ -27,7 +28,8 @@ NON_JSON_FORMATS = ("avro", "protobuf")
 
 
 def runs_on_kafka_streams(model: Any) -> bool:
-    return model.executor == "kafka_streams" and bool(model.sql)
+    """Does the runner run this model? The registration of ``KAFKA_STREAMS_JOB`` says (core dispatches by it too)."""
+    return produces(KAFKA_STREAMS_JOB, model)
 
 
 def input_columns(project: Any, query: RunnerQuery) -> dict[str, str] | None:

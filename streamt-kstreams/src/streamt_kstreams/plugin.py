@@ -46,6 +46,13 @@ def streamt_materializations() -> list[Any]:
 
 
 @hookimpl
+def streamt_artifact_kinds() -> list[Any]:
+    from streamt_kstreams.kinds import KINDS
+
+    return list(KINDS)
+
+
+@hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
     from streamt.sdk import StreamtError
 
@@ -63,13 +70,10 @@ def streamt_validate(project: Any, env: str) -> list[Any]:
 
 @hookimpl
 def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
-    from streamt.sdk import Model
+    from streamt_kstreams.plan import compile_plan
 
-    from streamt_kstreams.plan import compile_plan, runs_on_kafka_streams
-
-    if isinstance(declaration, Model) and runs_on_kafka_streams(declaration):
-        return [compile_plan(project, declaration)]
-    return []
+    # Core sends the models whose runner plan this plugin registers (kinds.KAFKA_STREAMS_JOB).
+    return [compile_plan(project, declaration)]
 
 
 @hookimpl
