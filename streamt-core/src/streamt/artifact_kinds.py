@@ -28,7 +28,6 @@ from streamt import kinds
 from streamt.capabilities import ARTIFACT_KIND, ArtifactKind
 from streamt.errors import Codes, Diagnostic
 from streamt.plugins import Plugins
-from streamt.project.model import Model, Source, Test
 
 ARTIFACT_HOOK = "streamt_artifact_kinds"
 UNREGISTERED_RANK = 100
@@ -43,6 +42,9 @@ MATERIALIZATION_USES = ("materialization", "executor")
 
 def uses(declaration: Any) -> tuple[Use, ...]:
     """What ``declaration`` asks a compiler for: its source-ness, test type, materialization and executor."""
+    # Not at the top: `streamt plugins` lists the registry without loading the project model.
+    from streamt.project.model import Model, Source, Test
+
     if isinstance(declaration, Source):
         return (("source", ""),)
     if isinstance(declaration, Test):
