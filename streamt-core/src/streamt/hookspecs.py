@@ -32,8 +32,8 @@ Rules that hold for every hook:
   returned diagnostic, artifact, observation or exported document.
 
 Objects that serve a kind (observers, planners and deployers by artifact kind,
-state backends, materializations, test types, discoverers) follow one rule: one
-kind, one provider. Two plugins claiming the same kind is
+artifact kinds themselves, state backends, materializations, test types,
+discoverers) follow one rule: one kind, one provider. Two plugins claiming the same kind is
 ``E906_PLUGIN_CONFLICT`` naming both, and neither is used (``streamt.kinds``);
 a name core or a plugin streamt ships holds stays theirs, and the claim on it
 is refused with ``E906`` (``streamt.claims``). Command paths are claims too.
