@@ -7,6 +7,8 @@ Nothing here is a closed list. A *kind* is a name in one *family*:
 * ``state_backend`` — ``deployment_state.backend`` (``streamt_state_backends``);
 * ``test_type`` / ``assertion`` — ``tests[].type`` and the keys of
   ``tests[].assertions`` items (``streamt_test_types``, ``streamt_assertion_kinds``);
+* ``artifact_kind`` — the kinds plugins compile, with their layout and rank
+  (``streamt_artifact_kinds``; the registry is ``streamt.artifact_kinds``);
 * ``observer`` / ``planner`` / ``deployer`` / ``discoverer`` — artifact kinds
   served by the objects of ``streamt_observers`` ... (their ``kinds``);
 * ``command`` — ``<group> <name>`` subcommands that a known plugin adds.
