@@ -3,7 +3,9 @@
 The output is deterministic: JSON with sorted keys and a trailing newline,
 paths sorted. ``manifest`` decides every path without rendering a byte (what
 plans and dry runs need); ``render`` builds the whole tree in memory, while
-``streamt.compile.output`` renders and writes one artifact at a time.
+``streamt.compile.output`` renders and writes one artifact at a time. Each kind's directory,
+manifest key and file naming are what its plugin registers (``streamt.artifact_kinds``); the
+manifest lists every registered key.
 """
 
 from __future__ import annotations
