@@ -20,6 +20,7 @@ two kinds of different plugins sharing a manifest key, is ``E906`` and neither i
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -42,18 +43,25 @@ MATERIALIZATION_USES = ("materialization", "executor")
 
 def uses(declaration: Any) -> tuple[Use, ...]:
     """What ``declaration`` asks a compiler for: its source-ness, test type, materialization and executor."""
-    # Not at the top: `streamt plugins` lists the registry without loading the project model.
-    from streamt.project.model import Model, Source, Test
-
-    if isinstance(declaration, Source):
-        return (("source", ""),)
-    if isinstance(declaration, Test):
-        return (("test_type", declaration.type),)
-    if isinstance(declaration, Model):
+    model, source, test = _declaration_types()
+    if isinstance(declaration, model):
         if declaration.materialized == "topic" and declaration.sql:
             return (("materialization", declaration.materialized), ("executor", declaration.executor))
         return (("materialization", declaration.materialized),)
+    if isinstance(declaration, source):
+        return (("source", ""),)
+    if isinstance(declaration, test):
+        return (("test_type", declaration.type),)
     return ()
+
+
+@functools.cache
+def _declaration_types() -> tuple[type, type, type]:
+    # Imported on first use, not with this module: `streamt plugins` lists the registry without
+    # loading the project model.
+    from streamt.project.model import Model, Source, Test
+
+    return Model, Source, Test
 
 
 def _served(kind: ArtifactKind) -> tuple[Use, ...]:
@@ -120,6 +128,8 @@ class ArtifactKinds:
 
     def conflicts(self, declarations: Iterable[Any]) -> list[Diagnostic]:
         """``E906`` for each conflicted kind one of ``declarations`` would compile into."""
+        if not self._contested:
+            return []
         used = {use for declaration in declarations for use in uses(declaration)}
         return [
             kinds.conflict_diagnostic(self.table.family, kind, self.table.conflicts[kind])
