@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 from streamt.sdk import load_project
-from streamt_flink.config import FlinkCluster, FlinkRuntime, flink_runtime
 from streamt_connect.config import ConnectCluster, connect_runtime
+from streamt_flink.config import FlinkCluster, FlinkRuntime, flink_runtime
 from streamt_gateway.config import GatewayRuntime, gateway_runtime
 from streamt_kstreams.config import KafkaStreamsRuntime, kafka_streams_runtime
 from streamt_postgres_state.config import PostgresState, postgres_state

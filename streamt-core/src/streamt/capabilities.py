@@ -165,7 +165,7 @@ class ConfigSection(Value):
     * ``enables`` — ``enables(value) -> [materialization]``: the materializations whose runtime
       the written section configures (``flink`` for ``runtime.flink``; ``virtual_topic`` when
       ``runtime.conduktor`` has a ``gateway``). Core's materialization inference (dsl.md §9.2)
-      and its "runtime missing" checks (E201, E202, E207) ask this, never the value itself.
+      asks this (``Runtime.enables``), never the value itself.
     * ``interpolate`` — ``False`` for a section whose values are names of environment variables,
       not values: ``${...}`` in it is kept as written.
     * ``check_declaration`` — ``check_declaration(declaration, project) -> [Diagnostic]``: what one

@@ -3,8 +3,9 @@
 Registered through the ``streamt`` entry-point group. Compiles ``topic`` models with
 ``executor: kafka_streams`` into runner plan artifacts (``kafka_streams/<model>.json``). It owns
 ``runtime.kafka_streams`` (``streamt_config_sections``: the image, network and offset checks, and
-E208 for a model without it); ``streamt_validate`` reports SQL outside the runner subset (E501). ``runtime build`` builds the runner image; online plans observe runner
-containers on Docker by their ownership labels, and apply creates them (``online``, ``deploy``).
+E208 for a model without it); ``streamt_validate`` reports SQL outside the runner subset (E501).
+``runtime build`` builds the runner image; online plans observe runner containers on Docker by
+their ownership labels, and apply creates them (``online``, ``deploy``).
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@ Core owns ``runtime.kafka``, ``runtime.schema_registry`` and the core keys of
 ``deployment_state``. Every other section of those two blocks is a plugin's (``runtime.connect``,
 ``runtime.kafka_streams``, ``runtime.flink`` ...): the loader checks its keys and structures it
 through the owner's ``ConfigSection`` and keeps the value in ``sections``, opaque to core;
-``validate`` runs the owner's ``check_declaration`` for every declaration and its ``check``. A section nobody claims is kept as written (read-only). A known one (the
-catalog's ``config_section`` family) is valid, as a known kind is: what needs its plugin (a
-``flink`` model's compiler, a ``postgres`` backend) fails with ``E903`` and the extra to install.
+``validate`` runs the owner's ``check_declaration`` for every declaration and its ``check``. A
+section nobody claims is kept as written (read-only). A known one (the catalog's
+``config_section`` family) is valid, as a known kind is: what needs its plugin (a ``flink``
+model's compiler, a ``postgres`` backend) fails with ``E903`` and the extra to install.
 """
 
 from __future__ import annotations
