@@ -115,4 +115,5 @@ def test_the_config_section_example_says_what_a_model_needs(streamt_plugin, stre
         }
     }
     report = validate_project(load_project(streamt_project(files)))
-    assert [d.message for d in report.errors if d.code.code == "E208"] == ["Model 'orders' needs runtime.lake"]
+    needs = [d.message for d in report.errors if d.code.code == "E208_MISSING_CONFIG"]
+    assert needs == ["Model 'orders' needs runtime.lake"]
