@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from streamt.sdk import load_project
-
 from streamt_connect.config import ConnectCluster, connect_runtime
 
 SINK = {"name": "to_db", "materialized": "sink", "from": [{"source": "orders"}]}

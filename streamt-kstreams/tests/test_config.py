@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from streamt.project.json_schema import file_schemas
-
 from streamt_kstreams.config import IMAGE_ID_PATTERN, INITIAL_OFFSETS
 
 IMAGE = "sha256:" + "b" * 64
