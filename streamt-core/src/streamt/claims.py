@@ -29,7 +29,8 @@ CORE = "streamt-core"
 _MODEL_KEYS = (
     *("name", "description", "owner", "tags", "sql", "from", "key", "primary_key", "executor", "group", "version"),
     *("deprecation", "region", "materialized", "topic", "event_time", "security", "access", "columns", "contract"),
-    *("ml_outputs", "ownership", "connector", "advanced"),
+    # Not `connector`: the legacy spelling of streamt-connect's sink section, which core still folds.
+    *("ml_outputs", "ownership", "advanced"),
 )
 _SOURCE_KEYS = (
     *("name", "topic", "description", "owner", "cluster", "tags", "region", "schema", "columns", "freshness"),
@@ -41,8 +42,6 @@ CORE_SECTIONS: Mapping[str, str] = dict.fromkeys(
     (
         "runtime.kafka",
         "runtime.schema_registry",
-        "runtime.connect",
-        "runtime.kafka_streams",
         "deployment_state.backend",
         "deployment_state.namespace",
         "deployment_state.lock_timeout_seconds",

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.artifacts import KIND_TOPIC
 from streamt.compile.engine import compile_project
 from streamt.compile.physical import physical_resources
 from streamt.errors import Codes, StreamtError
+from streamt.kind_names import KIND_TOPIC
 from streamt.project import sections
 
 
