@@ -95,6 +95,7 @@ def test_show_lists_the_settings(webhook, streamt_project, streamt_cli) -> None:
     outcome = streamt_cli("show", "model", "orders_hook", "-p", streamt_project(project(ROUTE)))
     assert outcome.ok, outcome.envelope
     assert outcome.envelope["data"][KIND] == {"path": "/hooks/x", "method": "POST"}
+    assert [a["kind"] for a in outcome.envelope["data"]["artifacts"]] == [KIND]
 
 
 def test_without_the_plugin_the_key_is_unknown(streamt_isolated, streamt_project, streamt_cli) -> None:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import attrs
 from streamt.sdk import (
     Artifact,
+    ArtifactKind,
     Codes,
     ConfigSection,
     Diagnostic,
     Materialization,
     Model,
     Project,
-    Source,
-    Test,
     hookimpl,
     model_section,
 )
@@ -58,6 +57,21 @@ def streamt_materializations() -> list[Materialization]:
 
 
 @hookimpl
+def streamt_artifact_kinds() -> list[ArtifactKind]:
+    # generated/webhooks/<model>.json, manifest "webhooks"; core sends http_webhook models to streamt_compile.
+    return [
+        ArtifactKind(
+            name=KIND,
+            directory="webhooks",
+            manifest_key="webhooks",
+            rank=66,
+            title="Webhooks",
+            materializations=(KIND,),
+        )
+    ]
+
+
+@hookimpl
 def streamt_config_sections() -> list[ConfigSection]:
     return [SETTINGS]
 
@@ -80,9 +94,7 @@ def streamt_validate(project: Project) -> list[Diagnostic]:
 
 
 @hookimpl
-def streamt_compile(project: Project, declaration: Source | Model | Test) -> list[Artifact]:
-    if not isinstance(declaration, Model) or declaration.materialized != KIND:
-        return []
+def streamt_compile(project: Project, declaration: Model) -> list[Artifact]:
     route = settings(declaration)
     if route is None:  # validate reports it
         return []
