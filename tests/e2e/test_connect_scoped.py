@@ -80,9 +80,8 @@ def make_project(
 
     def make(sink_model: str = "orders_to_db") -> Project:
         suffix = uuid.uuid4().hex[:10]
-        name, topic, alias, rows, state = f"sc_{suffix}", f"e2e-{suffix}.orders", f"e2e-{suffix}.orders.view", *[
-            f"{part}_{suffix}" for part in ("rows", "st")
-        ]
+        name, topic, alias = f"sc_{suffix}", f"e2e-{suffix}.orders", f"e2e-{suffix}.orders.view"
+        rows, state = f"rows_{suffix}", f"st_{suffix}"
         owner.cursor().execute(f"CREATE SCHEMA {rows}")
         files = {
             "stream_project.yml": {

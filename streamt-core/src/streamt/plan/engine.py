@@ -207,10 +207,12 @@ def _ownership_requirement(
         owner = (observation.spec or {}).get("owner")
         if isinstance(owner, Mapping):
             # The provider's owner marker (a connector's streamt.owner): who made it, never a secret.
-            message += f" It was created by streamt project '{owner['project']}', environment '{owner['environment']}'."
+            made_by = f"created by streamt project '{owner['project']}', environment '{owner['environment']}'"
+            message += f" It was {made_by}."
+            suggestion = None
             if (owner["project"], owner["environment"]) != (compiled.project_name, compiled.environment):
                 suggestion = "rename the declaration, or remove the resource from that project first"
-                return OwnershipRequirement(artifact.kind, artifact.identity, resource, message, suggestion)
+            return OwnershipRequirement(artifact.kind, artifact.identity, resource, message, suggestion, made_by)
     else:
         return None
     return OwnershipRequirement(artifact.kind, artifact.identity, resource, message)
