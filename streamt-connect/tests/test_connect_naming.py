@@ -91,3 +91,58 @@ def test_the_owner_marker_is_observed() -> None:
     observation = observe(listed(SCOPED, **{"streamt.owner": "other/dev"}))
     assert observation.status == PRESENT
     assert (observation.spec or {})["owner"] == {"project": "other", "environment": "dev"}
+
+
+def scripted(monkeypatch: pytest.MonkeyPatch, answers: list[Any]) -> list[tuple[str, str]]:
+    from streamt_connect import rename
+    from streamt_connect.client import ConnectClient
+
+    calls: list[tuple[str, str]] = []
+    script = iter(answers)
+
+    def request(self: Any, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        calls.append((method, path))
+        return next(script)
+
+    monkeypatch.setattr(ConnectClient, "request", request)
+    monkeypatch.setattr(rename, "PAUSE_SECONDS", 0)
+    return calls
+
+
+LEGACY_CONFIG = {"name": "orders_to_db", "connector.class": "x.Y", "topics": "t"}
+STOPPED = (200, {"connector": {"state": "STOPPED"}, "tasks": []})
+
+
+def test_a_rename_refused_before_the_new_connector_exists_resumes_the_old_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamt_connect.client import ConnectClient
+    from streamt_connect.live import config_fingerprint
+    from streamt_connect.rename import rename
+
+    calls = scripted(monkeypatch, [(200, {"config": LEGACY_CONFIG}), (202, None), STOPPED, (500, None), (202, None)])
+    outcome = rename(ConnectClient("http://c", "main"), "orders_to_db", SCOPED, {}, config_fingerprint(LEGACY_CONFIG))
+    assert (outcome.status, outcome.error) == ("failed", "HTTP500")
+    assert calls[-1] == ("PUT", "/connectors/orders_to_db/resume")
+    assert ("POST", "/connectors") not in calls
+
+
+def test_a_rename_failing_after_the_create_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamt_connect.client import ConnectClient
+    from streamt_connect.live import config_fingerprint
+    from streamt_connect.rename import rename
+
+    offsets = {"offsets": [{"partition": {"kafka_topic": "t", "kafka_partition": 0}, "offset": {"kafka_offset": 2}}]}
+    answers = [(200, {"config": LEGACY_CONFIG}), (202, None), STOPPED, (200, offsets), (201, {}), (400, None)]
+    calls = scripted(monkeypatch, answers)
+    outcome = rename(ConnectClient("http://c", "main"), "orders_to_db", SCOPED, {}, config_fingerprint(LEGACY_CONFIG))
+    assert (outcome.status, outcome.error) == ("unknown", "RenameIncomplete:HTTP400")
+    assert calls[-1] == ("PATCH", f"/connectors/{SCOPED}/offsets")
+
+
+def test_a_rename_of_a_connector_changed_since_the_plan_sends_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamt_connect.client import ConnectClient
+    from streamt_connect.rename import rename
+
+    calls = scripted(monkeypatch, [(200, {"config": {**LEGACY_CONFIG, "topics": "other"}})])
+    outcome = rename(ConnectClient("http://c", "main"), "orders_to_db", SCOPED, {}, "reviewed-fingerprint")
+    assert (outcome.status, outcome.error) == ("failed", "PreimageChanged")
+    assert calls == [("GET", "/connectors/orders_to_db")]
