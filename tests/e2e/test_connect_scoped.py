@@ -41,7 +41,7 @@ class Project:
     rows: str  # the PostgreSQL schema the sink writes to
     state: str  # the PostgreSQL schema of its ownership state
     files: dict[str, Any]
-    connectors: list[str] = attrs.field(factory=list)  # every name its sink may have on the worker
+    connectors: list[str] = attrs.field(factory=list)  # every name its sink may have on the worker (cleanup)
 
     def write(self) -> None:
         from streamt.testing import write_project
@@ -128,7 +128,7 @@ def make_project(
             }
         }
         project = Project(tmp_path / name, name, topic, alias, rows, state, files)
-        project.connectors += [sink_model, f"{name}.default.{sink_model}"]
+        project.connectors.append(f"{name}.default.{sink_model}")
         project.write()
         made.append(project)
         init = streamt_cli(
@@ -274,6 +274,7 @@ def test_an_owned_legacy_connector_is_renamed_by_a_reviewed_apply_without_reread
 
     legacy = f"legacy_{uuid.uuid4().hex[:10]}"
     project = make_project(sink_model=legacy)
+    project.connectors.append(legacy)  # unique: never another test's connector
     scoped = f"{project.name}.default.{legacy}"
     with monkeypatch.context() as before:  # the compiler as it was before scoped names
         before.setattr(compiler, "connector_name", lambda _project, model: model.name)
