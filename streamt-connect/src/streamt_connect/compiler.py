@@ -6,6 +6,7 @@ from typing import Any
 
 from streamt.sdk import KIND_CONNECTOR, KIND_TOPIC, Artifact, Codes, Diagnostic, StreamtError
 
+from streamt_connect.config import connect_runtime
 from streamt_connect.connector import CONNECTOR_CLASSES, config_value, connector_class, connector_config
 from streamt_connect.implementations import ConfigProblem, implementation, map_config
 from streamt_connect.naming import connector_name, owner_marker
@@ -76,7 +77,7 @@ def compile_sink(project: Any, model: Any) -> Artifact:
     name = connector_name(project, model)
     owner = owner_marker(project.name, project.env) if model.ownership.mode == "managed" else None
     config = connector_config(name, sink.connector, topics, sink.config, masks_of(model), owner)
-    connect = project.runtime.connect
+    connect = connect_runtime(project.runtime)
     spec = {
         "name": name,
         "cluster": model.connect_cluster or (connect.default_cluster if connect else None),

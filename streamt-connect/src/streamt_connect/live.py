@@ -38,6 +38,7 @@ from streamt.sdk import (
 )
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
+from streamt_connect.config import connect_runtime
 from streamt_connect.naming import owner_of
 
 SECRET_WORDS = ("password", "secret", "token", "credential", "api.key", "apikey", "private", "passphrase")
@@ -72,7 +73,7 @@ def resolved_config(artifact: Artifact, environ: Mapping[str, str]) -> dict[str,
 
 
 def client_for(runtime: Any, cluster: str | None) -> ConnectClient:
-    connect = runtime.connect
+    connect = connect_runtime(runtime)
     if connect is None or not connect.clusters:
         raise StreamtError(
             Codes.E205_CONNECT_REQUIRED,
