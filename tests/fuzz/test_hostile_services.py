@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_server import MODES, fault_server
+from fault_server import MODES, fault_server, silent_listener
 from harness import _alarm, check_contract, run_subprocess
 from streamt.bounded_http import DEADLINE_CAP_ENV
 from streamt.errors import StreamtError
@@ -90,6 +90,25 @@ def test_a_write_without_a_complete_answer_may_have_happened(client: str, mode: 
         error, seconds = _timed(lambda: WRITES[client](url))
     assert isinstance(error, MaybeSent), f"{client} under {mode}: {error!r}"
     assert seconds < WITHIN, f"{client} under {mode} took {seconds:.1f} s"
+
+
+def test_a_stalled_kafka_broker_is_the_timeout_code_not_refused(tmp_path: Path) -> None:
+    """Finding 5: a broker that accepts TCP and never answers was ``E406_CONNECTION_REFUSED``."""
+    with silent_listener() as bootstrap:
+        root = write_project(tmp_path / "p", {"stream_project.yml": {
+            "project": {"name": "stalled"},
+            "runtime": {"kafka": {"bootstrap_servers": bootstrap}},
+            "models": [{"name": "orders", "materialized": "topic"}],
+        }})  # fmt: skip
+        started = time.monotonic()
+        run = run_subprocess(["plan", "-p", str(root)], seconds=60, env={"STREAMT_KAFKA_CONNECT_TIMEOUT": "1"})
+        seconds = time.monotonic() - started
+    envelope = check_contract(run, tmp_path)
+    (error,) = envelope["errors"]
+    assert error["code"] == "E429_SERVICE_DEADLINE_EXCEEDED", envelope["errors"]
+    assert "did not answer within 1 s" in error["message"] and "STREAMT_KAFKA_CONNECT_TIMEOUT" in error["suggestion"]
+    assert bootstrap not in json.dumps(envelope)
+    assert seconds < 20, f"{seconds:.1f} s"
 
 
 # --- OpenLineage delivery: only W112, within the budget, whatever the transport file says ------------
