@@ -206,6 +206,30 @@ def test_a_path_too_long_for_the_file_system_is_a_coded_error(
     assert [e["code"] for e in envelope["errors"]] == [code], envelope["errors"]
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [
+        "{topic: " + "t" * 249 + ", schema: {format: avro}}",  # subject <topic>-value: 255 characters
+        "{topic: t, schema: {format: avro, subject: " + "s" * 300 + "}}",
+        "{topic: t, schema: {format: avro, subject: '" + "/" * 100 + "'}}",  # percent-encoded: 300 bytes
+    ],
+)
+def test_every_output_holds_the_names_validate_accepts(schema: str, tmp_path: Path) -> None:
+    # Issue 28, finding 10: a subject validate accepts made compile fail with "File name too long" (E905).
+    source = "sources: [{name: raw, columns: [{name: id, type: STRING}], " + schema[1:] + "]\n"
+    project = "project: {name: r}\nruntime: {kafka: {bootstrap_servers: 'x:1'}, schema_registry: {url: 'http://x:1'}}\n"
+    project += source
+    root = write_project(tmp_path / "p", {"stream_project.yml": project})
+    assert check_contract(run_in_process(["validate", "-p", str(root)]))["status"] == "ok"
+    for argv in (["compile", "-p", str(root)], ["docs", "generate", "-p", str(root), "--output", str(tmp_path / "site")]):
+        envelope = check_contract(run_in_process(argv))
+        assert envelope["status"] == "ok", envelope["errors"]
+    (subject_file,) = (root / "generated" / "schemas").iterdir()
+    assert len(subject_file.name.encode()) <= 255 and subject_file.name.endswith(".json")
+    manifest = json.loads((root / "generated" / "manifest.json").read_text())
+    assert [entry["files"] for entry in manifest["artifacts"]["schemas"]] == [[f"schemas/{subject_file.name}"]]
+
+
 def test_a_recovery_evidence_file_with_a_duplicate_key_is_refused(tmp_path: Path) -> None:
     from streamt.recovery import evidence
 

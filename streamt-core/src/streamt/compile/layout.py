@@ -30,6 +30,7 @@ from streamt.artifacts import (
 )
 from streamt.compile.engine import CompiledProject
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.fsutil import MAX_FILE_NAME_BYTES
 from streamt.json_fast import sorted_compact
 
 MANIFEST = "manifest.json"
@@ -53,6 +54,7 @@ STANDARD_KEYS = tuple(sorted(key for _, key in LAYOUT.values()))
 NAMED_BY_MODEL = (KIND_CONNECTOR, KIND_GATEWAY_RULE, KIND_KAFKA_STREAMS_JOB)
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+_PARTIAL_ESCAPE = re.compile(r"%[0-9A-F]?$")
 
 
 def file_stem(identity: str) -> str:
@@ -65,14 +67,27 @@ def file_stem(identity: str) -> str:
     return "%2E" + stem[1:] if stem.startswith(".") else stem
 
 
+def fitted_stem(stem: str, limit: int) -> str:
+    """``stem`` when it has at most ``limit`` bytes; else its start and a digest of all of it, ``limit`` bytes.
+
+    File systems hold 255 bytes per file name, and a subject or a plugin's identity may be longer. ``~``
+    is never in a ``file_stem``, so a shortened stem cannot meet an unshortened one.
+    """
+    if len(stem) <= limit:  # ASCII: a file_stem percent-encodes everything else
+        return stem
+    head = _PARTIAL_ESCAPE.sub("", stem[: limit - 17])  # never half of a %XX
+    return f"{head}~{hashlib.sha256(stem.encode()).hexdigest()[:16]}"
+
+
 def placement(kind: str) -> tuple[str, str]:
     return LAYOUT.get(kind, (kind, kind))
 
 
 def _base(artifact: Artifact) -> str:
     directory, _ = placement(artifact.kind)
-    stem = artifact.name if artifact.kind in NAMED_BY_MODEL else artifact.identity
-    return f"{directory}/{file_stem(stem)}"
+    stem = file_stem(artifact.name if artifact.kind in NAMED_BY_MODEL else artifact.identity)
+    longest_suffix = max(len(suffix.encode()) for suffix in (".json", *artifact.files))
+    return f"{directory}/{fitted_stem(stem, MAX_FILE_NAME_BYTES - longest_suffix)}"
 
 
 def artifact_paths(artifact: Artifact) -> list[str]:
