@@ -282,7 +282,7 @@ class FlinkJobDeployer:
             rest = rest_client(self.runtime, artifact)
             setup, insert = split(statements)
             # Placeholders live in the DDL options only; the user's query text is sent as written.
-            setup = [resolve_placeholders(s, os.environ) for s in setup]
+            setup = [resolve_placeholders(s, self.runtime.environment()) for s in setup]
             before = {j.job_id for j in rest.jobs() if j.name == name}
         except StreamtError as exc:
             return Submitted(Outcome(FAILED, _code(exc)))
