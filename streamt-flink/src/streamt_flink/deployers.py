@@ -280,9 +280,10 @@ class FlinkJobDeployer:
         try:
             url = gateway_url(self.runtime, artifact)
             rest = rest_client(self.runtime, artifact)
-            setup, insert = split(statements)
-            # Placeholders live in the DDL options only; the user's query text is sent as written.
-            setup = [resolve_placeholders(s, self.runtime.environment()) for s in setup]
+            # `${VAR}` in the DDL options (the JAAS line) and in the query (a secret `{{ env() }}` is its
+            # placeholder in compiled SQL): resolved in memory, never written.
+            environ = self.runtime.environment()
+            setup, insert = split([resolve_placeholders(s, environ) for s in statements])
             before = {j.job_id for j in rest.jobs() if j.name == name}
         except StreamtError as exc:
             return Submitted(Outcome(FAILED, _code(exc)))

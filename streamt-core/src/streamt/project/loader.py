@@ -37,6 +37,7 @@ from streamt.project.model import (
 )
 from streamt.project.readonly import ReadOnlyMap, read_only
 from streamt.project.sqlmodels import build_models
+from streamt.render import VARIABLE_NAME, PublishedVariables
 from streamt.project.structure import StructureError, structure
 from streamt.project.yaml_io import Locator, SourcePosition, display_path, read_yaml
 
@@ -293,6 +294,10 @@ def _build(
     if version is not None and not isinstance(version, str):
         # Names accept an unquoted number (`group: 7`); the version is text by dsl.md §4 (`"1.0"` != `1`).
         problems.add(project_file, ("project", "version"), "Invalid value at 'project.version': expected a string")
+    for index, name in enumerate(info.non_secret_env if info is not None else ()):
+        if not isinstance(name, str) or VARIABLE_NAME.fullmatch(name) is None:
+            where = ("project", "non_secret_env", index)
+            problems.add(project_file, where, "Invalid value in 'project.non_secret_env': expected a variable name")
     runtime_file = env_file if env_file is not None else project_file
     runtime_raw = runtime_file.document.get("runtime")
     if runtime_raw is None:
@@ -377,7 +382,7 @@ def _build(
         normalized_models,
         topics,
         model_topics,
-        variables,
+        PublishedVariables(variables, info.non_secret_env if info is not None else ()),
         doc,
         has_gateway=runtime.enables("virtual_topic"),
         has_flink=runtime.enables("flink"),
