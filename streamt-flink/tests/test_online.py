@@ -8,10 +8,10 @@ import pytest
 from streamt.artifacts import Artifact
 from streamt.errors import StreamtError
 from streamt.plan.model import Observation, SafetyBlocker
-from streamt_flink.deployers import FlinkJobDeployer, split
-from streamt_flink.placeholders import resolve_placeholders
 from streamt.project.loader import load_project
 from streamt.testing import write_project
+from streamt_flink.deployers import FlinkJobDeployer, split
+from streamt_flink.placeholders import resolve_placeholders
 from streamt_flink.planning import FlinkJobObserver, FlinkJobPlanner, select_job
 from streamt_flink.rest import LiveJob
 
@@ -50,7 +50,10 @@ SASL_JOB = Artifact(
 
 def _observer(root: Path, dotenv: str | None) -> FlinkJobObserver:
     cluster = {"rest_url": "http://127.0.0.1:9", "sql_gateway_url": "http://127.0.0.1:9"}
-    runtime = {"kafka": {"bootstrap_servers": "127.0.0.1:9"}, "flink": {"default": "local", "clusters": {"local": cluster}}}
+    runtime = {
+        "kafka": {"bootstrap_servers": "127.0.0.1:9"},
+        "flink": {"default": "local", "clusters": {"local": cluster}},
+    }
     write_project(root, {"stream_project.yml": {"project": {"name": "pw"}, "runtime": runtime}})
     if dotenv is not None:
         (root / ".env").write_text(dotenv)

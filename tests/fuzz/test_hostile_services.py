@@ -134,7 +134,9 @@ def test_the_docker_engine_answers_one_coded_error_within_its_deadline(
 
 STREAMS: dict[str, Callable[[Any], Any]] = {
     "pull": lambda docker: base_image._pull(docker, base_image.PINNED, time.monotonic() + 600),
-    "build": lambda docker: build._engine_build(docker, b"", base_image.PINNED, "sha256:" + "0" * 64, time.monotonic() + 600),
+    "build": lambda docker: build._engine_build(
+        docker, b"", base_image.PINNED, "sha256:" + "0" * 64, time.monotonic() + 600
+    ),
 }
 
 

@@ -221,7 +221,10 @@ def test_every_output_holds_the_names_validate_accepts(schema: str, tmp_path: Pa
     project += source
     root = write_project(tmp_path / "p", {"stream_project.yml": project})
     assert check_contract(run_in_process(["validate", "-p", str(root)]))["status"] == "ok"
-    for argv in (["compile", "-p", str(root)], ["docs", "generate", "-p", str(root), "--output", str(tmp_path / "site")]):
+    for argv in (
+        ["compile", "-p", str(root)],
+        ["docs", "generate", "-p", str(root), "--output", str(tmp_path / "site")],
+    ):
         envelope = check_contract(run_in_process(argv))
         assert envelope["status"] == "ok", envelope["errors"]
     (subject_file,) = (root / "generated" / "schemas").iterdir()

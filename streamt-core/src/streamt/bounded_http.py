@@ -156,11 +156,12 @@ def _watched(connection: Any) -> Any:
 def watched_pool(pool: type[HTTPConnectionPool]) -> type[HTTPConnectionPool]:
     """A subclass of ``pool`` whose connections a ``BoundedAdapter`` request shuts down at its deadline."""
 
-    def _get_conn(self: HTTPConnectionPool, timeout: float | None = None) -> Any:
-        return _watched(super(watched, self)._get_conn(timeout))
+    class Watched(pool):  # type: ignore[valid-type,misc]
+        def _get_conn(self, timeout: float | None = None) -> Any:
+            return _watched(super()._get_conn(timeout))
 
-    watched: type[HTTPConnectionPool] = type(f"Watched{pool.__name__}", (pool,), {"_get_conn": _get_conn})
-    return watched
+    Watched.__name__ = Watched.__qualname__ = f"Watched{pool.__name__}"
+    return Watched
 
 
 _WATCHED_POOLS = {"http": watched_pool(HTTPConnectionPool), "https": watched_pool(HTTPSConnectionPool)}
@@ -245,9 +246,7 @@ class BoundedAdapter(HTTPAdapter):
                 proxies=proxies,
             )
             response._content = self._read_body(response)
-            if self.max_depth is not None and "json" in response.headers.get("Content-Type", ""):
-                if json_depth(response._content) > self.max_depth:
-                    raise ResponseInvalid(f"the answer nests deeper than {self.max_depth} levels")
+            self._check_depth(response)
             if watch.expired:  # a shut-down socket can look like the end of an answer
                 raise DeadlineExceeded(deadline)
         except DeadlineExceeded:
@@ -262,6 +261,12 @@ class BoundedAdapter(HTTPAdapter):
             watch.finish()  # a finished watch stays queued until its deadline, then expires as a no-op
             _active.watch = None
         return response
+
+    def _check_depth(self, response: requests.Response) -> None:
+        if self.max_depth is None or "json" not in response.headers.get("Content-Type", ""):
+            return
+        if json_depth(response.content) > self.max_depth:
+            raise ResponseInvalid(f"the answer nests deeper than {self.max_depth} levels")
 
     def _read_body(self, response: requests.Response) -> bytes:
         body = bytearray()

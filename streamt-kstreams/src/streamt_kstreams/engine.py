@@ -77,7 +77,7 @@ def _bound(api: Any) -> None:
     """Mount bounded adapters on docker-py's session for a Unix socket or a TCP (TLS) engine."""
     from docker.transport import UnixHTTPAdapter
 
-    bounds = {"deadline": REQUEST_DEADLINE, "connect_timeout": CONNECT_SECONDS, "max_depth": MAX_DEPTH}
+    bounds: dict[str, Any] = {"deadline": REQUEST_DEADLINE, "connect_timeout": CONNECT_SECONDS, "max_depth": MAX_DEPTH}
     if api.base_url.startswith(("http://", "https://")):
         for prefix in ("http://", "https://"):
             api.mount(prefix, BoundedAdapter(**bounds))

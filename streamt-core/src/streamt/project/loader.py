@@ -37,9 +37,9 @@ from streamt.project.model import (
 )
 from streamt.project.readonly import ReadOnlyMap, read_only
 from streamt.project.sqlmodels import build_models
-from streamt.render import VARIABLE_NAME, PublishedVariables
 from streamt.project.structure import StructureError, structure
 from streamt.project.yaml_io import Locator, SourcePosition, display_path, read_yaml
+from streamt.render import VARIABLE_NAME, PublishedVariables
 
 API_VERSION = "streamt.dev/v1alpha1"
 PROJECT_FILES = ("stream_project.yml", "stream_project.yaml")
