@@ -9,6 +9,7 @@ observer resolves the same statements once before any mutation, so a missing var
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -32,6 +33,13 @@ def resolve_placeholders(statement: str, environ: Mapping[str, str]) -> str:
         return environ[name]
 
     return _PLACEHOLDER.sub(value, statement)
+
+
+def project_variables(runtime: Any) -> Mapping[str, str]:
+    """Where a job's ``${VAR}`` resolves: the project's variables, or the process environment for a
+    runtime that is not a loaded project's (as ``Runtime.environment()`` itself falls back)."""
+    environment = getattr(runtime, "environment", None)
+    return environment() if callable(environment) else os.environ
 
 
 def require_resolvable(artifact: Any, environ: Mapping[str, str]) -> None:

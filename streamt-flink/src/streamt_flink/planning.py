@@ -70,7 +70,7 @@ from streamt_flink.identity import (
     record_attributes,
     statements_for,
 )
-from streamt_flink.placeholders import require_resolvable
+from streamt_flink.placeholders import project_variables, require_resolvable
 from streamt_flink.recovery import classify_recovery, recovery_record_attributes
 from streamt_flink.rest import ACTIVE, CRASH_LOOPING, TERMINAL, FlinkRestClient, LiveJob
 
@@ -144,7 +144,7 @@ class FlinkJobObserver:
             if artifact.ownership != "external":
                 gateway_url(self.runtime, artifact)  # E206 before any request: apply could not submit it
                 # A missing variable (`.env`, then the process) fails the plan (E502), not apply halfway.
-                require_resolvable(artifact, self.runtime.environment())
+                require_resolvable(artifact, project_variables(self.runtime))
             by_url.setdefault(client.url, (client, []))[1].append(artifact)
         observed: dict[str, Observation] = {}
         for client, group in by_url.values():

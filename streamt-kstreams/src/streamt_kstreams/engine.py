@@ -20,8 +20,7 @@ import functools
 import re
 from typing import Any
 
-from streamt.bounded_http import MAX_DEPTH, BoundedAdapter, bounded_error, watched_pool
-from streamt.sdk import Codes, StreamtError
+from streamt.sdk import MAX_DEPTH, BoundedAdapter, Codes, StreamtError, bounded_error, watched_pool
 
 from streamt_kstreams.limits import MAX_TIMEOUT
 

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     )
     from streamt.boundary import boundary
     from streamt.bounded_http import (
+        MAX_DEPTH,
         BoundedAdapter,
         DeadlineExceeded,
         ResponseInvalid,
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
         json_body,
         json_depth,
         json_or_none,
+        watched_pool,
     )
     from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
     from streamt.capabilities import StateBackend as StateBackendRegistration
@@ -259,6 +261,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     **{
         name: ("streamt.bounded_http", name)
         for name in (
+            "MAX_DEPTH",
             "BoundedAdapter",
             "DeadlineExceeded",
             "ResponseInvalid",
@@ -268,6 +271,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "json_body",
             "json_depth",
             "json_or_none",
+            "watched_pool",
         )
     },
     "create_exclusive": ("streamt.fsutil", "create_exclusive"),
@@ -409,6 +413,7 @@ __all__ = [
     "KIND_SCHEMA",
     "KIND_TEST_JOB",
     "KIND_TOPIC",
+    "MAX_DEPTH",
     "MAX_EXAMPLES",
     "NOOP",
     "NOT_FOUND",
@@ -551,6 +556,7 @@ __all__ = [
     "unfinished_operation_commands",
     "validate_and_compile",
     "verify_bindings",
+    "watched_pool",
     "write_outcome",
     "write_output_file",
 ]
