@@ -40,6 +40,7 @@ from streamt.project.readonly import ReadOnlyMap, read_only
 from streamt.project.sqlmodels import build_models
 from streamt.project.structure import StructureError, structure
 from streamt.project.yaml_io import Locator, SourcePosition, display_path, read_yaml
+from streamt.render import VARIABLE_NAME, PublishedVariables
 
 API_VERSION = "streamt.dev/v1alpha1"
 PROJECT_FILES = ("stream_project.yml", "stream_project.yaml")
@@ -312,7 +313,7 @@ def _build(
         normalized_models,
         {s.name: s.topic for s in sources},
         _model_topics(normalized_models),
-        variables,
+        PublishedVariables(variables, blocks.info.non_secret_env),
         project_file.document,
         has_gateway=blocks.runtime.enables("virtual_topic"),
         has_flink=blocks.runtime.enables("flink"),
@@ -408,6 +409,12 @@ def _project_info(project_file: _File, stage: _Stage) -> ProjectInfo | None:
         stage.problems.add(
             project_file, ("project", "version"), "Invalid value at 'project.version': expected a string"
         )
+    for index, name in enumerate(info.non_secret_env if info is not None else ()):
+        if not isinstance(name, str) or VARIABLE_NAME.fullmatch(name) is None:
+            where = ("project", "non_secret_env", index)
+            stage.problems.add(
+                project_file, where, "Invalid value in 'project.non_secret_env': expected a variable name"
+            )
     return info
 
 

@@ -629,11 +629,14 @@ class ProjectInfo:
     """The ``project`` block.
 
     * ``name`` — the project name; ``version`` — its version, as text; ``description`` — free text.
+    * ``non_secret_env`` — the variables whose ``{{ env() }}`` values may be published (show, docs,
+      ``generated/``); any other one is its ``${NAME}`` placeholder there, resolved only at apply.
     """
 
     name: str
     version: str = "0.0.0"
     description: str | None = None
+    non_secret_env: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
 
 
 @attrs.frozen(kw_only=True)

@@ -159,7 +159,7 @@ DECLARATIONS = {"sources": [SOURCE], "models": [MODEL], "tests": [TEST], "exposu
 
 PROJECT_FILE = {
     "apiVersion": ANY,
-    "project": _leaves("name", "version", "description"),
+    "project": _leaves("name", "version", "description", "non_secret_env"),
     "runtime": RUNTIME,
     "defaults": DEFAULTS,
     "rules": RULES,

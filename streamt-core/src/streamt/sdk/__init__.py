@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from streamt.artifacts import Artifact, canonical_json, sha256_checksum
     from streamt.boundary import boundary
     from streamt.bounded_http import (
+        MAX_DEPTH,
         BoundedAdapter,
         DeadlineExceeded,
         ResponseInvalid,
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
         json_body,
         json_depth,
         json_or_none,
+        watched_pool,
     )
     from streamt.capabilities import (
         ArtifactKind,
@@ -275,6 +277,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     **{
         name: ("streamt.bounded_http", name)
         for name in (
+            "MAX_DEPTH",
             "BoundedAdapter",
             "DeadlineExceeded",
             "ResponseInvalid",
@@ -284,6 +287,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "json_body",
             "json_depth",
             "json_or_none",
+            "watched_pool",
         )
     },
     "create_exclusive": ("streamt.fsutil", "create_exclusive"),
@@ -427,6 +431,7 @@ __all__ = [
     "KIND_SCHEMA",
     "KIND_TEST_JOB",
     "KIND_TOPIC",
+    "MAX_DEPTH",
     "MAX_EXAMPLES",
     "NOOP",
     "NOT_FOUND",
@@ -572,6 +577,7 @@ __all__ = [
     "unfinished_operation_commands",
     "validate_and_compile",
     "verify_bindings",
+    "watched_pool",
     "write_outcome",
     "write_output_file",
 ]
