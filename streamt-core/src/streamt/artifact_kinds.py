@@ -23,12 +23,15 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt import kinds
 from streamt.capabilities import ARTIFACT_KIND, ArtifactKind
 from streamt.errors import Codes, Diagnostic
 from streamt.plugins import Plugins
+
+if TYPE_CHECKING:
+    from streamt.project.model import Model, Source, Test
 
 ARTIFACT_HOOK = "streamt_artifact_kinds"
 UNREGISTERED_RANK = 100
@@ -56,12 +59,12 @@ def uses(declaration: Any) -> tuple[Use, ...]:
 
 
 @functools.cache
-def _declaration_types() -> tuple[type, type, type]:
+def _declaration_types() -> tuple[type[Model], type[Source], type[Test]]:
     # Imported on first use, not with this module: `streamt plugins` lists the registry without
     # loading the project model.
-    from streamt.project.model import Model, Source, Test
+    from streamt.project import model
 
-    return Model, Source, Test
+    return model.Model, model.Source, model.Test
 
 
 def _served(kind: ArtifactKind) -> tuple[Use, ...]:

@@ -123,7 +123,8 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
     )),
     KnownKind(DISCOVERER, "topic", "kafka"),
     *(KnownKind(CONFIG_SECTION, path, extra) for path, extra in (
-        ("runtime.flink", "flink"), ("runtime.conduktor", "gateway"), ("deployment_state.postgres", "postgres"),
+        ("runtime.flink", "flink"), ("runtime.conduktor", "gateway"), ("runtime.connect", "connect"),
+        ("runtime.kafka_streams", "kstreams"), ("deployment_state.postgres", "postgres"),
     )),
     *(KnownKind(EXPORTER, name, "exporters") for name in (
         "strimzi", "odcs", "datahub", "backstage", "openlineage", "asyncapi",

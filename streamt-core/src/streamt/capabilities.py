@@ -209,7 +209,7 @@ class AssertionKind(Value):
 class ConfigSection(Value):
     """A configuration section a plugin owns and validates, from ``streamt_config_sections``.
 
-    Core reads only the sections it owns (``runtime.kafka``, ``runtime.connect`` ...); any other
+    Core reads only the sections it owns (``runtime.kafka``, ``runtime.schema_registry`` ...); any other
     section of ``runtime`` or ``deployment_state`` belongs to the plugin that declares it here. Core
     checks its keys, structures it into ``model`` at load time (a value of the wrong type is
     ``E501`` at its position, as for core's own blocks) and keeps the result, opaque to core, in
@@ -217,7 +217,9 @@ class ConfigSection(Value):
 
     * ``path`` — ``runtime.<name>`` or ``deployment_state.<name>``: where users write the section.
     * ``model`` — an ``attrs`` class: scalars are type-checked strictly (no coercion), nested
-      ``attrs`` classes, ``tuple[...]`` and ``dict[str, ...]`` are structured recursively.
+      ``attrs`` classes, ``tuple[...]`` and ``dict[str, ...]`` are structured recursively. A field's
+      ``metadata={"json_schema": {"enum": [...]}}`` (or ``{"pattern": ...}``) is the value set
+      ``streamt schema`` shows for it: say there what ``check`` accepts.
     * ``keys`` — the accepted keys as written: ``{key: None}`` for a value,
       ``{key: {...}}`` for a map with known keys, ``{"*": {...}}`` for a map of any keys whose
       values have the given keys. Any other key is ``W401`` (legacy) or ``E501`` (strict).
@@ -227,12 +229,16 @@ class ConfigSection(Value):
     * ``enables`` — ``enables(value) -> [materialization]``: the materializations whose runtime
       the written section configures (``flink`` for ``runtime.flink``; ``virtual_topic`` when
       ``runtime.conduktor`` has a ``gateway``). Core's materialization inference (dsl.md §9.2)
-      and its "runtime missing" checks (E201, E202, E207) ask this, never the value itself.
+      asks this (``Runtime.enables``), never the value itself.
     * ``interpolate`` — ``False`` for a section whose values are names of environment variables,
       not values: ``${...}`` in it is kept as written.
+    * ``check_declaration`` — ``check_declaration(declaration, project) -> [Diagnostic]``: what one
+      model or test needs of this plugin's runtime, whether the section is written or not (a
+      ``flink`` model without ``runtime.flink`` is ``E202``). ``validate`` asks it for each model,
+      then each test, section by section in path order, before the written sections' ``check``.
     """
 
-    __slots__ = _fields = ("path", "model", "keys", "extra", "check", "enables", "interpolate")
+    __slots__ = _fields = ("path", "model", "keys", "extra", "check", "enables", "interpolate", "check_declaration")
 
     path: str
     model: type[Any]
@@ -241,6 +247,7 @@ class ConfigSection(Value):
     check: Callable[[Any, Any], list[Any]] | None
     enables: Callable[[Any], Iterable[str]] | None
     interpolate: bool
+    check_declaration: Callable[[Any, Any], Iterable[Any]] | None
 
     def __init__(
         self,
@@ -251,8 +258,9 @@ class ConfigSection(Value):
         check: Callable[[Any, Any], list[Any]] | None = None,
         enables: Callable[[Any], Iterable[str]] | None = None,
         interpolate: bool = True,
+        check_declaration: Callable[[Any, Any], Iterable[Any]] | None = None,
     ) -> None:
-        self._fill(path, model, keys, extra, check, enables, interpolate)
+        self._fill(path, model, keys, extra, check, enables, interpolate, check_declaration)
 
     @property
     def block(self) -> str:

@@ -140,10 +140,11 @@ def streamt_config_sections() -> list[ConfigSection] | None:
 
     Return a list of ``streamt.sdk.ConfigSection``: the section's ``path``, the
     ``attrs`` class it is structured into, its accepted ``keys``, the ``extra``
-    that installs the plugin and optional ``check`` / ``enables`` functions.
-    Core checks the keys and types while loading the project (``E501`` at the
-    position, ``W401`` for an unknown key in legacy mode), runs ``check`` during
-    ``validate``, and keeps the structured value in
+    that installs the plugin and optional ``check`` / ``enables`` /
+    ``check_declaration`` functions. Core checks the keys and types while
+    loading the project (``E501`` at the position, ``W401`` for an unknown key
+    in legacy mode), runs ``check_declaration`` for every model and test and
+    ``check`` for the written section during ``validate``, and keeps the structured value in
     ``project.runtime.sections[name]`` (``project.deployment_state.sections``
     for ``deployment_state.*``); core itself never reads it. A section no
     installed plugin claims is kept as a read-only mapping of what was written,

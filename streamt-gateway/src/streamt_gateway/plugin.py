@@ -1,10 +1,10 @@
 """streamt plugin: Conduktor Gateway virtual topics.
 
 Registered through the ``streamt`` entry-point group. Compiles ``virtual_topic`` models into
-Gateway rule artifacts. "No Gateway configured" (E201) is core validation; this plugin reports
-what only it knows: a filter Gateway cannot evaluate (W201), an alias without exactly one
-upstream (E501), a mask method Gateway has no rule for (W131, its own code) and a mask on a column
-the upstream does not produce (E436).
+Gateway rule artifacts. "No Gateway configured" (E201) is the declaration check of its
+``runtime.conduktor`` section; ``streamt_validate`` reports what only it knows: a filter Gateway
+cannot evaluate (W201), an alias without exactly one upstream (E501), a mask method Gateway has no
+rule for (W131, its own code) and a mask on a column the upstream does not produce (E436).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from typing import Any
 
 from streamt.sdk import KIND_KAFKA_STREAMS_JOB, KIND_TOPIC, Artifact, Codes, Diagnostic, StreamtError, produces
 
+from streamt_kstreams.config import kafka_streams_runtime
 from streamt_kstreams.kinds import KAFKA_STREAMS_JOB
 from streamt_kstreams.subset import RunnerQuery, SubsetError, parse
 
@@ -110,7 +111,7 @@ def compile_plan(project: Any, model: Any) -> Artifact:
     types = input_columns(project, query) or {}
     ref = next(d for d in model.dependencies if d.name == query.input_name)
     input_topic = project.topic_of(ref)
-    streams = project.runtime.kafka_streams
+    streams = kafka_streams_runtime(project.runtime)
     app_id = application_id(project, model)
     spec = {
         "plan_version": PLAN_VERSION,

@@ -1,10 +1,11 @@
 """streamt plugin: the packaged Kafka Streams runner.
 
 Registered through the ``streamt`` entry-point group. Compiles ``topic`` models with
-``executor: kafka_streams`` into runner plan artifacts (``kafka_streams/<model>.json``). The
-image and ``runtime.kafka_streams`` checks are core validation; this plugin reports SQL outside
-the runner subset (E501). ``runtime build`` builds the runner image; online plans observe runner
-containers on Docker by their ownership labels, and apply creates them (``online``, ``deploy``).
+``executor: kafka_streams`` into runner plan artifacts (``kafka_streams/<model>.json``). It owns
+``runtime.kafka_streams`` (``streamt_config_sections``: the image, network and offset checks, and
+E208 for a model without it); ``streamt_validate`` reports SQL outside the runner subset (E501).
+``runtime build`` builds the runner image; online plans observe runner containers on Docker by
+their ownership labels, and apply creates them (``online``, ``deploy``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,13 @@ def streamt_artifact_kinds() -> list[Any]:
     from streamt_kstreams.kinds import KINDS
 
     return list(KINDS)
+
+
+@hookimpl
+def streamt_config_sections() -> list[Any]:
+    from streamt_kstreams.config import SECTION
+
+    return [SECTION]
 
 
 @hookimpl
