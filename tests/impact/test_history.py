@@ -195,10 +195,12 @@ def test_the_json_shape_is_exactly_the_documented_one(repo: tuple[Path, list[str
         "highest",
         "impacted",
         "impacted_breaking",
+        "impacted_by_type",
         "impacted_exposures",
         "non_breaking",
         "operational",
         "resources_changed",
+        "security",
     ]
     assert sorted(data["gate"]) == ["fail_on", "met"]
     change = data["changes"][0]
@@ -206,8 +208,8 @@ def test_the_json_shape_is_exactly_the_documented_one(repo: tuple[Path, list[str
     assert sorted(change["fields"][0]) == ["after", "before", "classification", "field", "reason", "workflow"]
     assert sorted(change["artifacts"][0]) == ["identity", "kind", "status"]
     impacted = data["impacted"][0]
-    assert sorted(impacted) == ["breaking", "kind", "name", "owner", "reasons", "type"]
-    assert sorted(impacted["reasons"][0]) == ["breaking", "field", "kind", "resource", "via", "why"]
+    assert sorted(impacted) == ["breaking", "effect", "kind", "name", "owner", "reasons", "type"]
+    assert sorted(impacted["reasons"][0]) == ["breaking", "field", "kind", "resource", "security", "via", "why"]
     assert sorted(data["workflows"][0]) == ["description", "id"]
     documented = (Path(__file__).resolve().parents[2] / "docs" / "commands" / "impact.md").read_text()
     for key in ("impacted_exposures", "working_tree", "resources_changed", '"gate"', '"via"', '"artifacts"'):

@@ -310,7 +310,10 @@ def _partitions(name: str, old: Any, new: Any, before: Any, after: Any, consumer
         classification, workflow, reason = OPERATIONAL, "partition_reduction", "partition count reduced"
     elif keyed and stateful:
         classification, workflow = BREAKING, None
-        reason = f"keyed topic re-partitioned: keys move between partitions under {consumers.describe(stateful)}"
+        stateless = [r for r in consumers.direct(name) if r not in stateful]
+        reason = f"keyed topic re-partitioned: keys move between partitions under stateful {consumers.describe(stateful)}"
+        if stateless:
+            reason += f"; stateless {consumers.describe(stateless)} keep working"
     else:
         classification, workflow = NON_BREAKING, None
         reason = "more partitions" + ("" if keyed else " on an unkeyed topic")
@@ -323,6 +326,7 @@ def _partitions(name: str, old: Any, new: Any, before: Any, after: Any, consumer
             reason=reason,
             workflow=workflow,
             flows=classification == BREAKING,
+            breaks=tuple(reader for _, reader in stateful),
         )
     ]
 
@@ -701,7 +705,25 @@ def _metadata(old: Any, new: Any) -> list[FieldChange]:
 
 def _declaration(kind: str, old: Any, new: Any) -> list[FieldChange]:
     attributes = sorted(a.name for a in old.__attrs_attrs__)
-    return _non_breaking(attributes, old, new, lambda _attribute: f"{kind} declaration changed")
+
+    def reason(attribute: str) -> str:
+        if attribute in ("consumes", "depends_on"):
+            return f"{attribute} {_moved(getattr(old, attribute), getattr(new, attribute))}"
+        return f"{kind} declaration changed"
+
+    return _non_breaking(attributes, old, new, reason)
+
+
+def _moved(before: Any, after: Any) -> str:
+    """``a, b → a, c`` for the inputs an exposure reads, with the columns when only those changed."""
+    old, new = [r.name for r in before], [r.name for r in after]
+    if old != new:
+        return f"{', '.join(old) or '(none)'} → {', '.join(new) or '(none)'}"
+
+    def columns(refs: Any) -> str:
+        return "; ".join(f"{r.name}: {', '.join(c.name for c in r.columns) or 'every column'}" for r in refs)
+
+    return f"columns {columns(before)} → {columns(after)}"
 
 
 def _non_breaking(attributes: Iterable[str], old: Any, new: Any, reason: Callable[[str], str]) -> list[FieldChange]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from streamt.impact.changes import BREAKING, ResourceChange
+from streamt.impact.changes import BREAKING, SECURITY, ResourceChange
 from streamt.impact.consumers import Consumers
 
 
@@ -26,11 +26,13 @@ class Reason:
     breaking: bool
     via: tuple[str, ...]
     why: str
+    security: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             "breaking": self.breaking,
             "field": self.field,
+            "security": self.security,
             "kind": self.kind,
             "resource": self.resource,
             "via": list(self.via),
@@ -50,9 +52,17 @@ class Impacted:
     def breaking(self) -> bool:
         return any(r.breaking for r in self.reasons)
 
+    @property
+    def effect(self) -> str:
+        """``breaking``, ``security`` (it now receives data less protected than before) or ``affected``."""
+        if self.breaking:
+            return "breaking"
+        return "security" if any(r.security for r in self.reasons) else "affected"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "breaking": self.breaking,
+            "effect": self.effect,
             "kind": self.kind,
             "name": self.name,
             "owner": self.owner,
@@ -86,7 +96,10 @@ def closure(changes: list[ResourceChange], consumers: Consumers) -> list[Impacte
                         field=field.field,
                         # Only a direct reader breaks: a later one reads an intermediate model's output,
                         # whose own change (if any) is reported and classified on its own.
-                        breaking=field.classification == BREAKING and target in direct,
+                        breaking=field.classification == BREAKING
+                        and target in direct
+                        and (field.breaks is None or target in field.breaks),
+                        security=field.classification == SECURITY,
                         via=paths[target],
                         why=f"{change.kind} {change.name} {field.field}: {what}",
                     )
