@@ -18,6 +18,7 @@ from streamt.artifacts import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
 from streamt.impact.changes import BREAKING, NON_BREAKING, OPERATIONAL, FieldChange, ResourceChange
 from streamt.impact.consumers import Consumers
 from streamt.impact.snapshot import Snapshot
+from streamt.impact.security import moved_secrets, security_changes
 from streamt.impact.widening import is_widening
 from streamt.sql.columns import projection, where_clause
 
@@ -26,7 +27,7 @@ REMOVAL_KINDS = (KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL)
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
 # Compatibility levels by strength: a consumer relying on a guarantee loses it when the level drops.
 _COMPATIBILITY = {"NONE": 0, "BACKWARD": 1, "FORWARD": 1, "FULL": 2}
-_METADATA = ("description", "owner", "tags", "access", "group", "version", "deprecation", "region")
+_METADATA = ("description", "owner", "tags", "version", "deprecation", "region")
 _ARTIFACT_WORKFLOWS = {"flink_job": "flink_savepoint_upgrade", "kafka_streams_job": "kafka_streams_replacement"}
 
 
@@ -170,6 +171,8 @@ def _fields(
         fields += _model(name, old, new, consumers)
     if kind == "source":
         fields += _source_schema(old, new)
+    if kind in ("source", "model"):
+        fields += security_changes(kind, old, new)
     if kind in ("test", "exposure"):
         fields += _declaration(kind, old, new)
     else:
@@ -503,17 +506,6 @@ def _model(name: str, old: Any, new: Any, consumers: Consumers) -> list[FieldCha
                 flows=True,
             )
         )
-    if old.security != new.security:
-        fields.append(
-            FieldChange(
-                field="security",
-                before=_plain(old.security),
-                after=_plain(new.security),
-                classification=NON_BREAKING,
-                reason="masking or access policies changed",
-                flows=True,
-            )
-        )
     return fields
 
 
@@ -623,7 +615,10 @@ def _sink(old: Any, new: Any) -> list[FieldChange]:
             )
         ]
     old_config, new_config = (old.config if old else {}), (new.config if new else {})
-    keys = sorted(k for k in old_config.keys() | new_config.keys() if old_config.get(k) != new_config.get(k))
+    moved = set(moved_secrets(old, new))  # reported as security changes
+    keys = sorted(
+        k for k in old_config.keys() | new_config.keys() if old_config.get(k) != new_config.get(k) and k not in moved
+    )
     # Connector configs are compared by key; values may hold ${VAR} placeholders and are not echoed.
     return [
         FieldChange(

@@ -27,7 +27,6 @@ from streamt.impact.snapshot import Side, Snapshot
 from streamt.impact.workflows import WORKFLOWS
 
 FORMAT_VERSION = 1
-THRESHOLDS = ("breaking", "operational", "security", "any")
 
 
 @attrs.frozen(kw_only=True)
