@@ -204,7 +204,20 @@ def test_the_json_shape_is_exactly_the_documented_one(repo: tuple[Path, list[str
     ]
     assert sorted(data["gate"]) == ["fail_on", "met"]
     change = data["changes"][0]
-    assert sorted(change) == ["artifacts", "classification", "fields", "kind", "name", "owner", "status"]
+    assert sorted(change) == ["advice", "artifacts", "classification", "fields", "kind", "name", "owner", "status"]
+    assert sorted(change["advice"][0]) == [
+        "blocked",
+        "commands",
+        "description",
+        "identity",
+        "kind",
+        "reason",
+        "setting",
+        "state_compatible",
+        "summary",
+        "upgrade_mode",
+        "workflow",
+    ]
     assert sorted(change["fields"][0]) == ["after", "before", "classification", "field", "reason", "workflow"]
     assert sorted(change["artifacts"][0]) == ["identity", "kind", "status"]
     impacted = data["impacted"][0]
@@ -212,5 +225,16 @@ def test_the_json_shape_is_exactly_the_documented_one(repo: tuple[Path, list[str
     assert sorted(impacted["reasons"][0]) == ["breaking", "field", "kind", "resource", "security", "via", "why"]
     assert sorted(data["workflows"][0]) == ["description", "id"]
     documented = (Path(__file__).resolve().parents[2] / "docs" / "commands" / "impact.md").read_text()
-    for key in ("impacted_exposures", "working_tree", "resources_changed", '"gate"', '"via"', '"artifacts"'):
+    for key in (
+        "impacted_exposures",
+        "impacted_by_type",
+        "working_tree",
+        "resources_changed",
+        '"gate"',
+        '"via"',
+        '"artifacts"',
+        '"advice"',
+        '"state_compatible"',
+        '"effect"',
+    ):
         assert key in documented

@@ -63,6 +63,7 @@ class ResourceChange:
     fields: tuple[FieldChange, ...]
     artifacts: tuple[dict[str, str], ...] = ()
     owner: str | None = None
+    advice: tuple[Any, ...] = ()  # ``streamt.plan.model.Advice`` of each changed job, from its planner
 
     @property
     def classification(self) -> str:
@@ -70,6 +71,7 @@ class ResourceChange:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "advice": [a.to_json() for a in self.advice],
             "artifacts": list(self.artifacts),
             "classification": self.classification,
             "fields": [f.to_json() for f in self.fields],

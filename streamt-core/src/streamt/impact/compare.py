@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 
 from streamt.artifacts import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
+from streamt.impact.advice import advise
 from streamt.impact.changes import BREAKING, NON_BREAKING, OPERATIONAL, FieldChange, ResourceChange
 from streamt.impact.consumers import Consumers
 from streamt.impact.snapshot import Snapshot
@@ -44,10 +45,14 @@ def compare(base: Snapshot, head: Snapshot, consumers: Consumers) -> list[Resour
             artifacts = _artifact_changes(base_artifacts.get(name, {}), head_artifacts.get(name, {}))
             if old == new and not artifacts:
                 continue
+            advice: tuple[Any, ...] = ()
             if name in renames:
                 fields = [_renamed(name, renames[name], _topic_name(kind, old if old is not None else new), old)]
             else:
                 fields = _fields(kind, name, old, new, consumers, artifacts)
+                if old is not None and new is not None and artifacts:
+                    advice = advise(artifacts, base_artifacts.get(name, {}), head_artifacts.get(name, {}))
+                    fields = _advised(fields, advice)
             if fields:
                 status = "added" if old is None else "removed" if new is None else "changed"
                 owner = getattr(new if new is not None else old, "owner", None)
@@ -59,6 +64,7 @@ def compare(base: Snapshot, head: Snapshot, consumers: Consumers) -> list[Resour
                         fields=tuple(fields),
                         artifacts=tuple(artifacts),
                         owner=owner,
+                        advice=advice,
                     )
                 )
     changes += _tombstones(base, head)
@@ -104,6 +110,23 @@ def _renamed(name: str, other: str, topic: str | None, old: Any) -> FieldChange:
         + ("; its ownership record stays under the old name, so the new one must claim it" if managed else ""),
         workflow="adoption" if managed else None,
     )
+
+
+def _advised(fields: list[FieldChange], advice: tuple[Any, ...]) -> list[FieldChange]:
+    """The generic job workflow of each field replaced by what the job's planner advises."""
+    by_workflow = {_ARTIFACT_WORKFLOWS[a.kind]: a for a in advice if a.kind in _ARTIFACT_WORKFLOWS}
+    out = []
+    for field in fields:
+        given = by_workflow.get(field.workflow or "")
+        if given is None:
+            out.append(field)
+        elif given.workflow is None:  # plan redeploys nothing (only the upgrade policy changed)
+            out.append(
+                attrs.evolve(field, classification=NON_BREAKING, workflow=None, reason=f"{field.reason}; {given.summary}")
+            )
+        else:
+            out.append(attrs.evolve(field, workflow=given.workflow))
+    return out
 
 
 # --- artifacts ----------------------------------------------------------------------------------

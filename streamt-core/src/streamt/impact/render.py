@@ -15,7 +15,6 @@ from itertools import pairwise
 from typing import Any
 
 from streamt.impact.report import Node, Report
-from streamt.impact.workflows import WORKFLOWS
 
 MARKER = "<!-- streamt-impact -->"  # lets a CI job find and update its previous comment
 _LABEL = {
@@ -72,6 +71,8 @@ def text(report: Report) -> str:
             )
             if field.workflow:
                 lines.append(f"          workflow: {field.workflow}")
+        for advice in change.advice:
+            lines.append(f"      plan: {_advice_line(advice)}")
     if report.impacted:
         lines += ["", "Impacted downstream:"]
     for item in report.impacted:
@@ -82,8 +83,20 @@ def text(report: Report) -> str:
             lines.append(f"      via {' -> '.join((reason.resource, *reason.via))}: {reason.why}")
     if report.workflows():
         lines += ["", "Workflows to run:"]
-        lines += [f"  {w}: {WORKFLOWS[w]}" for w in report.workflows()]
+        lines += [f"  {w}: {d}" for w, d in report.workflows()]
     return "\n".join(lines)
+
+
+def _advice_line(advice: Any) -> str:
+    """One advice as one line: what plan does, the setting to change first, the state, the commands."""
+    parts = [f"{advice.kind} {advice.identity}: " + ("BLOCKED: " if advice.blocked else "") + advice.summary]
+    if advice.setting:
+        parts.append(f"first set {advice.setting}")
+    if advice.state_compatible is not None:
+        parts.append("state compatible" if advice.state_compatible else "state NOT compatible")
+    if advice.commands:
+        parts.append("then run " + " and ".join(advice.commands))
+    return "; ".join(parts)
 
 
 def _cell(value: str) -> str:
@@ -117,7 +130,10 @@ def markdown(report: Report) -> str:
         )
     if report.workflows():
         lines += ["", "**Workflows to run**", ""]
-        lines += [f"- `{w}`: {WORKFLOWS[w]}" for w in report.workflows()]
+        lines += [f"- `{w}`: {_cell(d)}" for w, d in report.workflows()]
+    if report.advice():
+        lines += ["", "**What plan will do**", ""]
+        lines += [f"- {_cell(line)}" for line in map(_advice_line, report.advice())]
     diagram = mermaid(report)
     if len(diagram) > 1:  # lifecycle tombstones alone have no lineage to draw
         lines += ["", "```mermaid", *diagram, "```"]

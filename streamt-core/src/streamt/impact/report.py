@@ -60,8 +60,14 @@ class Report:
     def highest(self) -> str | None:
         return highest([c.classification for c in self.changes])
 
-    def workflows(self) -> list[str]:
-        return sorted({f.workflow for c in self.changes for f in c.fields if f.workflow})
+    def workflows(self) -> list[tuple[str, str]]:
+        """``(id, description)`` of every workflow named, sorted; a planner's advice describes its own."""
+        described = {a.workflow: a.description for c in self.changes for a in c.advice if a.workflow}
+        named = {f.workflow for c in self.changes for f in c.fields if f.workflow}
+        return [(w, described.get(w) or WORKFLOWS.get(w, w)) for w in sorted(named)]
+
+    def advice(self) -> list[Any]:
+        return [a for c in self.changes for a in c.advice]
 
     def counts(self) -> dict[str, int]:
         counts = dict.fromkeys(LEVELS, 0)
@@ -125,7 +131,7 @@ class Report:
                 "resources_changed": len(self.changes),
                 "security": counts[SECURITY],
             },
-            "workflows": [{"id": w, "description": WORKFLOWS[w]} for w in self.workflows()],
+            "workflows": [{"id": w, "description": d} for w, d in self.workflows()],
         }
 
 
