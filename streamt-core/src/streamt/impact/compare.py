@@ -18,6 +18,7 @@ from streamt.artifacts import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
 from streamt.impact.advice import advise
 from streamt.impact.changes import BREAKING, NON_BREAKING, OPERATIONAL, FieldChange, ResourceChange
 from streamt.impact.consumers import Consumers
+from streamt.impact.identity import identity_changes
 from streamt.impact.snapshot import Snapshot
 from streamt.impact.security import moved_secrets, security_changes
 from streamt.impact.widening import is_widening
@@ -47,9 +48,13 @@ def compare(base: Snapshot, head: Snapshot, consumers: Consumers) -> list[Resour
                 continue
             advice: tuple[Any, ...] = ()
             if name in renames:
-                fields = [_renamed(name, renames[name], _topic_name(kind, old if old is not None else new), old)]
+                fields = [_renamed(name, renames[name], _kept(kind, old if old is not None else new), old)]
+                if old is None:  # the new name's side says what the rename does at runtime
+                    fields += identity_changes(base_artifacts.get(renames[name], {}), head_artifacts.get(name, {}))
             else:
                 fields = _fields(kind, name, old, new, consumers, artifacts)
+                if old is not None and new is not None and artifacts:
+                    fields += identity_changes(base_artifacts.get(name, {}), head_artifacts.get(name, {}))
                 if old is not None and new is not None and artifacts:
                     advice = advise(artifacts, base_artifacts.get(name, {}), head_artifacts.get(name, {}))
                     fields = _advised(fields, advice)
@@ -79,26 +84,41 @@ def _topic_name(kind: str, declaration: Any) -> str | None:
     return None
 
 
+def _kept(kind: str, declaration: Any) -> str | None:
+    """What a rename keeps, which pairs the removed and the added name: the topic written, or a sink's
+    inputs and connector (its connector is named after the declaration, so its identity changes)."""
+    topic = _topic_name(kind, declaration)
+    if topic is not None:
+        return f"topic {topic}"
+    sink = getattr(declaration, "sink", None) if kind == "model" else None
+    if sink is None or not sink.connector:
+        return None
+    inputs = ", ".join(sorted(r.name for r in declaration.from_)) or "its SQL"
+    config = ",".join(f"{k}={v}" for k, v in sorted(sink.config.items()) if k != "name")
+    return f"the {sink.connector} sink of {inputs} ({config})"
+
+
 def _renames(kind: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, str]:
-    """Removed name <-> added name, both ways, when the two declarations write the same topic."""
-    added = {_topic_name(kind, after[n]): n for n in sorted(after.keys() - before.keys())}
+    """Removed name <-> added name, both ways, when the two declarations keep the same topic or sink."""
+    added = {_kept(kind, after[n]): n for n in sorted(after.keys() - before.keys())}
     pairs: dict[str, str] = {}
     for name in sorted(before.keys() - after.keys()):
-        topic = _topic_name(kind, before[name])
-        if topic is not None and topic in added:
-            pairs[name], pairs[added[topic]] = added[topic], name
+        kept = _kept(kind, before[name])
+        if kept is not None and kept in added:
+            pairs[name], pairs[added[kept]] = added[kept], name
     return pairs
 
 
-def _renamed(name: str, other: str, topic: str | None, old: Any) -> FieldChange:
+def _renamed(name: str, other: str, kept: str | None, old: Any) -> FieldChange:
     """A declaration renamed with its topic kept: readers keep reading; the ownership record does not follow."""
+    kept = kept.split(" (", 1)[0] if kept else kept  # the sink's config is for pairing, never echoed
     if old is None:
         return FieldChange(
             field="declaration",
             before=other,
             after=name,
             classification=NON_BREAKING,
-            reason=f"renamed from {other}; topic {topic} is unchanged",
+            reason=f"renamed from {other}; {kept} is unchanged",
         )
     managed = old.ownership.mode != "external"
     return FieldChange(
@@ -106,7 +126,7 @@ def _renamed(name: str, other: str, topic: str | None, old: Any) -> FieldChange:
         before=name,
         after=other,
         classification=OPERATIONAL if managed else NON_BREAKING,
-        reason=f"renamed to {other}; topic {topic} is unchanged"
+        reason=f"renamed to {other}; {kept} is unchanged"
         + ("; its ownership record stays under the old name, so the new one must claim it" if managed else ""),
         workflow="adoption" if managed else None,
     )
@@ -283,13 +303,15 @@ def _topic(kind: str, name: str, old: Any, new: Any, consumers: Consumers) -> li
     after = new.topic if kind == "source" else new.topic_name
     stores = kind == "source" or old.materialized in ("topic", "flink")
     if before != after and stores:
+        redeployed = consumers.jobs_reading(name)
         fields.append(
             FieldChange(
                 field="topic.name",
                 before=before,
                 after=after,
                 classification=BREAKING,
-                reason="topic renamed: readers of the old topic stop receiving records and the new topic starts empty",
+                reason="topic renamed: readers of the old topic stop receiving records and the new topic starts empty"
+                + (f"; redeploy {consumers.describe(redeployed)} (they read it by name)" if redeployed else ""),
                 workflow="reviewed_removal",
                 flows=True,
             )

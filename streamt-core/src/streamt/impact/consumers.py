@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from streamt.dag import Graph, build_graph
+from streamt.impact.identity import JOB_KINDS
 from streamt.project.model import Source
 from streamt.sql.columns import referenced_columns
 
@@ -31,6 +32,7 @@ class Consumers:
         self._topics = {
             side: _topics(compiled) for side, compiled in (("base", base_compiled), ("head", head_compiled))
         }
+        self._jobs = {a.name for a in head_compiled.artifacts if a.kind in JOB_KINDS}
 
     def direct(self, name: str) -> list[Reader]:
         """Readers on either side, base first, each once."""
@@ -80,6 +82,10 @@ class Consumers:
                         out.append((kind, reader))
                         break
         return out
+
+    def jobs_reading(self, name: str) -> list[Reader]:
+        """Direct model readers that compile a job at the head (a Flink job, runner or connector)."""
+        return [r for r in self.direct(name) if r[0] == "model" and r[1] in self._jobs]
 
     def topic_spec(self, side: str, name: str) -> dict[str, Any] | None:
         """The compiled topic spec of declaration ``name`` at ``side``."""
