@@ -441,8 +441,15 @@ def _column_break(
     name: str, prefix: str, column: str, before: Any, after: Any, what: str, consumers: Consumers
 ) -> FieldChange:
     readers = consumers.reading(name, column)
+    further = [
+        f"{reader} (as {read})"
+        for reader, via, read in consumers.chain.reach(name, column, typed=after is not None)
+        if len(via) > 1
+    ]
     if readers:
         classification, reason = BREAKING, f"{what}; read by {consumers.describe(readers)}"
+        if further:
+            reason += f", and downstream by {', '.join(further)}"
     else:
         classification, reason = NON_BREAKING, f"{what}; no declared consumer reads it"
     return FieldChange(

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from streamt.dag import Graph, build_graph
+from streamt.impact.chain import ColumnChain
 from streamt.impact.identity import JOB_KINDS
 from streamt.project.model import Source
 from streamt.sql.columns import referenced_columns
@@ -33,6 +34,14 @@ class Consumers:
             side: _topics(compiled) for side, compiled in (("base", base_compiled), ("head", head_compiled))
         }
         self._jobs = {a.name for a in head_compiled.artifacts if a.kind in JOB_KINDS}
+        self._chain: ColumnChain | None = None
+
+    @property
+    def chain(self) -> ColumnChain:
+        """Column changes followed through column lineage (built on first use: most changes need none)."""
+        if self._chain is None:
+            self._chain = ColumnChain(self)
+        return self._chain
 
     def direct(self, name: str) -> list[Reader]:
         """Readers on either side, base first, each once."""
