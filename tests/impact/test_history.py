@@ -238,3 +238,19 @@ def test_the_json_shape_is_exactly_the_documented_one(repo: tuple[Path, list[str
         '"effect"',
     ):
         assert key in documented
+
+
+def test_the_ci_recipes_run_real_options_and_post_the_markdown() -> None:
+    """examples/ci/: each job renders --format markdown, posts it found by its marker, and gates on a real level."""
+    import yaml
+    from streamt.commands.impact import impact_command
+    from streamt.impact.render import MARKER
+
+    levels = next(p for p in impact_command.params if p.name == "fail_on").type.choices  # type: ignore[attr-defined]
+    recipes = Path(__file__).resolve().parents[2] / "examples" / "ci"
+    for name in ("github-actions.yml", "gitlab-ci.yml"):
+        text = (recipes / name).read_text()
+        yaml.safe_load(text)
+        assert "--format markdown > impact.md" in text and MARKER in text
+        gates = [line.split("--fail-on ")[1].split()[0] for line in text.splitlines() if "streamt impact" in line and "--fail-on " in line]
+        assert gates and all(level in levels for level in gates)
