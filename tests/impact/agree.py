@@ -23,7 +23,11 @@ def agree(report: Report) -> tuple[str, dict[str, Any], str]:
             level = f"**{level}**" if level in ("breaking", "security") else level
             assert f"| `{_md(field['field'])}` | {level} | {_md(field['reason'])} |" in md
     section = md.split("**Impacted downstream**", 1)[-1].split("**Workflows to run**")[0].split("```")[0]
-    rows = {line.split("`")[1]: line.split(" | ")[2] for line in section.splitlines() if line.startswith("| ") and "`" in line}
+    rows = {
+        line.split("`")[1]: line.split(" | ")[2]
+        for line in section.splitlines()
+        if line.startswith("| ") and "`" in line
+    }
     for item in data["impacted"]:
         effect = item["effect"]
         assert effect == ("breaking" if item["breaking"] else effect)

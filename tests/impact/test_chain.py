@@ -14,6 +14,8 @@ from streamt.impact.report import build
 from streamt.impact.snapshot import Side, take
 
 sys.path.insert(0, str(Path(__file__).parent))
+import itertools
+
 import history
 from agree import agree
 from test_compare import project, report
@@ -33,9 +35,7 @@ APP = {
 IDS = {"name": "ids", "type": "application", "consumes": [{"ref": "total", "columns": [{"name": "id"}]}]}
 
 
-def files(
-    source_type: str = "BIGINT", total: dict[str, Any] | None = None, column: str = "amount"
-) -> dict[str, bytes]:
+def files(source_type: str = "BIGINT", total: dict[str, Any] | None = None, column: str = "amount") -> dict[str, bytes]:
     source = {**SOURCE, "columns": [SOURCE["columns"][0], {"name": column, "type": source_type}]}
     return project(models=[source, COPY, total or TOTAL], exposures=[APP, IDS])
 
@@ -46,7 +46,7 @@ def impacted(result: Any) -> dict[str, tuple[bool, list[str]]]:
 
 def test_a_type_narrowed_at_the_source_reaches_the_application_two_models_down() -> None:
     result = report(files(), files("INT"))
-    shown, data, md = agree(result)
+    shown, data, _md = agree(result)
     assert impacted(result) == {
         "clean": (True, ["clean"]),
         "total": (True, ["clean", "total"]),
@@ -98,5 +98,5 @@ def test_every_history_step_agrees_in_text_json_and_markdown(repo: tuple[Path, l
     root, commits = repo
     repository = Repository.containing(root / history.PROJECT)
     snapshots = [take(Side("x", c, c), repository.project_files(c), None) for c in commits]
-    for before, after in zip(snapshots, snapshots[1:], strict=False):
+    for before, after in itertools.pairwise(snapshots):
         agree(build(before, after))

@@ -252,5 +252,9 @@ def test_the_ci_recipes_run_real_options_and_post_the_markdown() -> None:
         text = (recipes / name).read_text()
         yaml.safe_load(text)
         assert "--format markdown > impact.md" in text and MARKER in text
-        gates = [line.split("--fail-on ")[1].split()[0] for line in text.splitlines() if "streamt impact" in line and "--fail-on " in line]
+        gates = [
+            line.split("--fail-on ")[1].split()[0]
+            for line in text.splitlines()
+            if "streamt impact" in line and "--fail-on " in line
+        ]
         assert gates and all(level in levels for level in gates)

@@ -15,7 +15,11 @@ from test_compare import JOB, RAW, SINK, project, report
 
 KEPT = {"advanced": {"topic": {"name": "shop.out"}}}
 FLINK = {"name": "out", "materialized": "flink", "sql": "SELECT id, n FROM {{ ref('raw') }} WHERE n > 1", **KEPT}
-READER = {"name": "per_id", "materialized": "flink", "sql": "SELECT id, COUNT(*) AS c FROM {{ ref('out') }} GROUP BY id"}
+READER = {
+    "name": "per_id",
+    "materialized": "flink",
+    "sql": "SELECT id, COUNT(*) AS c FROM {{ ref('out') }} GROUP BY id",
+}
 APP = {"name": "app", "type": "application", "consumes": [{"ref": "out"}]}
 
 
@@ -37,7 +41,9 @@ def test_a_renamed_flink_model_is_a_new_job_beside_the_old_one() -> None:
     assert level == "breaking"
     assert "a new flink job p/default/out_v2 with a new consumer group streamt.p.default.out_v2" in reason
     assert "starting at earliest-offset" in reason
-    assert "the old flink job p/default/out, writing shop.out, keeps running until removed: a duplicate writer" in reason
+    assert (
+        "the old flink job p/default/out, writing shop.out, keeps running until removed: a duplicate writer" in reason
+    )
     assert fields(result)[("out", "declaration")][0] == "operational"  # the ownership record: adoption
     assert "identity_change" in [w["id"] for w in data["workflows"]]
     assert {i["name"] for i in data["impacted"] if i["breaking"]} >= {"per_id", "app"}
@@ -65,6 +71,6 @@ def test_a_renamed_sink_is_a_new_connector_with_a_new_group() -> None:
 def test_a_renamed_topic_names_the_jobs_to_redeploy() -> None:
     moved = {**FLINK, "advanced": {"topic": {"name": "shop.out.v2"}}}
     result = report(files(FLINK), files(moved))
-    shown, _, md = agree(result)
+    _shown, _, _md = agree(result)
     level, reason = fields(result)[("out", "topic.name")]
     assert level == "breaking" and "redeploy model per_id, model to_db (they read it by name)" in reason

@@ -34,7 +34,7 @@ def lineage(**changes: Any) -> dict[str, bytes]:
 def test_a_partition_change_breaks_stateful_readers_only_and_every_format_says_so() -> None:
     after = lineage(out={"advanced": {"topic": {"partitions": 6}}})
     result = report(lineage(), after)
-    shown, data, md = agree(result)
+    _shown, data, _md = agree(result)
     effects = {i["name"]: i["effect"] for i in data["impacted"]}
     assert effects == {"per_id": "breaking", "app": "breaking", "to_db": "affected", "board": "affected"}
     [field] = data["changes"][0]["fields"]
@@ -52,7 +52,7 @@ def test_readers_are_counted_by_type_not_as_custom_applications() -> None:
 def test_a_moved_input_says_from_and_to_in_text() -> None:
     moved = [APPS[0], {"name": "app", "type": "application", "consumes": [{"ref": "per_id"}]}]
     result = report(lineage(), lineage(exposures=moved))
-    shown, data, _ = agree(result)
+    shown, _data, _ = agree(result)
     assert "[non-breaking] consumes: consumes out → per_id" in shown
 
 

@@ -406,7 +406,6 @@ class FlinkJobPlanner:
             SafetyBlocker(reason, artifact.kind, artifact.identity, message, suggestion),
         ]
 
-
     def advise(self, before: Artifact, after: Artifact) -> Advice:
         """What ``plan`` does when the job compiled as ``before`` runs and ``after`` replaces it.
 
@@ -437,8 +436,12 @@ class _AppliedRecord:
         self.attributes = attributes
 
 
+def _unresolved(artifact: Any, environ: Any = None) -> None:
+    """Placeholders stay text offline: apply resolves them, and advice needs none."""
+
+
 class _Advisor(FlinkJobPlanner):
-    resolvable = staticmethod(lambda artifact: None)  # placeholders stay text offline; apply resolves them
+    resolvable = staticmethod(_unresolved)
 
 
 def _running(name: str, artifact: Artifact) -> Observation:

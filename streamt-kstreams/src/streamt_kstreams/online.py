@@ -259,7 +259,6 @@ class KafkaStreamsPlanner:
             "`streamt apply --plan FILE` (the reviewed replacement)",
         )
 
-
     def advise(self, before: Artifact, after: Artifact) -> Advice:
         """What ``plan`` does when the runner created from ``before`` runs and ``after`` replaces it.
 

@@ -17,7 +17,9 @@ from streamt.plan.model import Advice
 from streamt.plugins import get_plugins
 
 
-def advise(changed: list[dict[str, str]], before: dict[tuple[str, str], Any], after: dict[tuple[str, str], Any]) -> tuple[Advice, ...]:
+def advise(
+    changed: list[dict[str, str]], before: dict[tuple[str, str], Any], after: dict[tuple[str, str], Any]
+) -> tuple[Advice, ...]:
     """Advice for every artifact in ``changed`` present on both sides whose planner advises."""
     table = None
     out = []

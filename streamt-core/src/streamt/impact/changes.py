@@ -3,8 +3,9 @@
 Classifications, from least to most severe: ``non-breaking`` (a consumer keeps working),
 ``operational`` (someone must run a named workflow before or while applying), ``breaking``
 (a consumer can stop working) and ``security`` (data or access is exposed more than before: a mask
-removed or weakened, a classification changed, access widened, a secret moved into plain config). ``flows`` marks changes that alter what downstream readers receive
-(records, schema, key or topic), which is what the downstream closure follows; metadata-only
+removed or weakened, a classification changed, access widened, a secret moved into plain config).
+``flows`` marks changes that alter what downstream readers receive (records, schema, key or
+topic), which is what the downstream closure follows; metadata-only
 changes (descriptions, owners, tags, tests) stay with their resource.
 """
 

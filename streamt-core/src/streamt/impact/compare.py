@@ -19,8 +19,8 @@ from streamt.impact.advice import advise
 from streamt.impact.changes import BREAKING, NON_BREAKING, OPERATIONAL, FieldChange, ResourceChange
 from streamt.impact.consumers import Consumers
 from streamt.impact.identity import identity_changes
-from streamt.impact.snapshot import Snapshot
 from streamt.impact.security import moved_secrets, security_changes
+from streamt.impact.snapshot import Snapshot
 from streamt.impact.widening import is_widening
 from streamt.sql.columns import projection, where_clause
 
@@ -142,7 +142,9 @@ def _advised(fields: list[FieldChange], advice: tuple[Any, ...]) -> list[FieldCh
             out.append(field)
         elif given.workflow is None:  # plan redeploys nothing (only the upgrade policy changed)
             out.append(
-                attrs.evolve(field, classification=NON_BREAKING, workflow=None, reason=f"{field.reason}; {given.summary}")
+                attrs.evolve(
+                    field, classification=NON_BREAKING, workflow=None, reason=f"{field.reason}; {given.summary}"
+                )
             )
         else:
             out.append(attrs.evolve(field, workflow=given.workflow))
@@ -359,7 +361,9 @@ def _partitions(name: str, old: Any, new: Any, before: Any, after: Any, consumer
     elif keyed and stateful:
         classification, workflow = BREAKING, None
         stateless = [r for r in consumers.direct(name) if r not in stateful]
-        reason = f"keyed topic re-partitioned: keys move between partitions under stateful {consumers.describe(stateful)}"
+        reason = (
+            f"keyed topic re-partitioned: keys move between partitions under stateful {consumers.describe(stateful)}"
+        )
         if stateless:
             reason += f"; stateless {consumers.describe(stateless)} keep working"
     else:

@@ -163,7 +163,8 @@ def mermaid(report: Report) -> list[str]:
     lines += [f"    {ids[a]} --> {ids[b]}" for a, b in sorted(edges)]
     for name in names:
         node = by_name.get(name)
-        style = _STYLES.get(_worst(node)) if node is not None else None
+        worst = _worst(node) if node is not None else None
+        style = _STYLES.get(worst) if worst is not None else None
         if style:
             lines.append(f"    style {ids[name]} {style}")
     return lines

@@ -33,12 +33,16 @@ def security_changes(kind: str, old: Any, new: Any) -> list[FieldChange]:
     if kind == "model":
         policies = _masks(old.security, new.security) + _policies(old.security, new.security)
         if not policies and old.security != new.security:
-            policies.append(_field("security", None, None, False, "security policies changed (no mask or access widened)"))
+            policies.append(
+                _field("security", None, None, False, "security policies changed (no mask or access widened)")
+            )
         fields += policies + _access(old, new) + _secrets(old.sink, new.sink)
     return fields
 
 
-def _field(field: str, before: Any, after: Any, widened: bool, reason: str, columns: tuple[str, ...] = ()) -> FieldChange:
+def _field(
+    field: str, before: Any, after: Any, widened: bool, reason: str, columns: tuple[str, ...] = ()
+) -> FieldChange:
     return FieldChange(
         field=field,
         before=before,
@@ -78,7 +82,7 @@ def _classifications(old: Any, new: Any) -> list[FieldChange]:
     return fields
 
 
-def _mask_map(security: Any) -> dict[str, Any]:
+def _mask_map(security: Any) -> Any:
     policies = security.policies if security is not None else ()
     return {p.column: p for p in policies if p.kind == "mask" and p.column}
 
@@ -92,7 +96,9 @@ def _masks(old: Any, new: Any) -> list[FieldChange]:
             continue
         if b is None:
             fields.append(
-                _field(f"security.mask.{column}", a.method, None, True, "mask removed: readers see the value", (column,))
+                _field(
+                    f"security.mask.{column}", a.method, None, True, "mask removed: readers see the value", (column,)
+                )
             )
             continue
         if a is None:
