@@ -85,7 +85,7 @@ def test_a_removed_or_renamed_column_reaches_every_column_derived_from_it() -> N
     assert fields[("raw", "columns.amount_cents")] == "non-breaking"
     chain = impacted(result)
     assert chain["billing"] == (True, ["clean", "total", "billing"])
-    assert "uses column total.amount_sum (derived from raw.amount): removed" in shown
+    assert "uses column total.amount_sum (derived from raw.amount): renamed to amount_cents" in shown
 
 
 @pytest.fixture(scope="module")

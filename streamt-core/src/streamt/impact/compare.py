@@ -408,8 +408,12 @@ def _columns(
     if before is None or after is None:
         return []
     fields = []
-    for column in [c for c in before if c not in after]:
-        fields.append(_column_break(name, prefix, column, before[column], None, "removed", consumers))
+    removed, added = [c for c in before if c not in after], [c for c in after if c not in before]
+    # One column gone and one new of the same type: a rename (readers of the old name break).
+    renamed = len(removed) == len(added) == 1 and before[removed[0]] == after[added[0]]
+    for column in removed:
+        what = f"renamed to {added[0]}" if renamed else "removed"
+        fields.append(_column_break(name, prefix, column, before[column], None, what, consumers))
     for column in [c for c in after if c in before and before[c] != after[c]]:
         old_type, new_type = before[column], after[column]
         if old_type is None or new_type is None or is_widening(old_type, new_type):
@@ -426,14 +430,14 @@ def _columns(
             )
         else:
             fields.append(_column_break(name, prefix, column, old_type, new_type, "type narrowed", consumers))
-    for column in [c for c in after if c not in before]:
+    for column in added:
         fields.append(
             FieldChange(
                 field=f"{prefix}.{column}",
                 before=None,
                 after=after[column],
                 classification=NON_BREAKING,
-                reason="column added",
+                reason=f"column added (renamed from {removed[0]})" if renamed else "column added",
                 flows=True,
                 columns=(column,),
             )
@@ -671,7 +675,7 @@ def _sink(old: Any, new: Any) -> list[FieldChange]:
             )
         ]
     old_config, new_config = (old.config if old else {}), (new.config if new else {})
-    moved = set(moved_secrets(old, new))  # reported as security changes
+    moved = set(moved_secrets(old_config, new_config))  # reported as security changes
     keys = sorted(
         k for k in old_config.keys() | new_config.keys() if old_config.get(k) != new_config.get(k) and k not in moved
     )

@@ -36,7 +36,7 @@ def security_changes(kind: str, old: Any, new: Any) -> list[FieldChange]:
             policies.append(
                 _field("security", None, None, False, "security policies changed (no mask or access widened)")
             )
-        fields += policies + _access(old, new) + _secrets(old.sink, new.sink)
+        fields += policies + _access(old, new) + _secrets(sink_config(old), sink_config(new))
     return fields
 
 
@@ -189,9 +189,14 @@ def _rank(access: str) -> int:
     return _ACCESS.index(access) if access in _ACCESS else len(_ACCESS)  # unknown: widest
 
 
-def moved_secrets(old: Any, new: Any) -> list[str]:
+def sink_config(model: Any) -> dict[str, Any]:
+    """The one read of a model's sink settings here (the provider owns the section)."""
+    sink = getattr(model, "sink", None)
+    return dict(sink.config) if sink is not None else {}
+
+
+def moved_secrets(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """Secret-named keys of a sink's config that were a placeholder (or absent) and are now a literal."""
-    before, after = (old.config if old else {}), (new.config if new else {})
     moved = []
     for key in sorted(after):
         value = after[key]
@@ -203,7 +208,7 @@ def moved_secrets(old: Any, new: Any) -> list[str]:
     return moved
 
 
-def _secrets(old: Any, new: Any) -> list[FieldChange]:
+def _secrets(old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]:
     return [
         _field(
             f"sink.config.{key}",
