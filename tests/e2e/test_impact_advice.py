@@ -25,10 +25,10 @@ def _git(path: Path, *args: str) -> None:
 
 
 def test_following_the_reports_setting_and_commands_upgrades_the_job(
-    count_project,
+    count_project,  # noqa: F811  (the imported fixture, requested by name)
     streamt_cli,
     tmp_path,
-    monkeypatch,  # noqa: F811
+    monkeypatch,
 ) -> None:
     project = count_project()
     project.write()  # flink.upgrade_mode unset: the default, blocked

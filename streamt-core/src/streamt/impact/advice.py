@@ -27,6 +27,8 @@ def advise(
         key = (item["kind"], item["identity"])
         if item["status"] != "changed" or key not in before or key not in after:
             continue
+        if after[key].ownership == "external":
+            continue  # plan never changes an external resource: there is nothing to advise
         table = table if table is not None else planners(get_plugins())
         advisor = getattr(table.get(item["kind"]), "advise", None)
         if advisor is None:

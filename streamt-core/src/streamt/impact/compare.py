@@ -55,7 +55,7 @@ def compare(base: Snapshot, head: Snapshot, consumers: Consumers) -> list[Resour
                 fields = _fields(kind, name, old, new, consumers, artifacts)
                 if old is not None and new is not None and artifacts:
                     fields += identity_changes(base_artifacts.get(name, {}), head_artifacts.get(name, {}))
-                if old is not None and new is not None and artifacts:
+                if kind == "model" and old is not None and new is not None and artifacts:
                     advice = advise(artifacts, base_artifacts.get(name, {}), head_artifacts.get(name, {}))
                     fields = _advised(fields, advice)
             if fields:
