@@ -38,6 +38,7 @@ Planner (Flink cannot return the SQL a job runs, so "same" means the record's de
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -76,6 +77,8 @@ from streamt_flink.recovery import classify_recovery, recovery_record_attributes
 from streamt_flink.rest import ACTIVE, CRASH_LOOPING, TERMINAL, FlinkRestClient, LiveJob
 
 KINDS = (KIND_FLINK_JOB, KIND_TEST_JOB)
+_GROUP = re.compile(r"'properties\.group\.id'\s*=\s*'([^']*)'")
+_STARTUP = re.compile(r"'scan\.startup\.mode'\s*=\s*'([^']*)'")
 SAVEPOINT, STATELESS, RESUBMIT, LAST_STATE = "savepoint", "stateless", "resubmit", "last-state"
 # A live job whose newest failure is younger than this is crash-looping (Flink's exponential
 # restart delay tops out at one minute: a looping job fails again well within it).
@@ -405,6 +408,18 @@ class FlinkJobPlanner:
             ),
             SafetyBlocker(reason, artifact.kind, artifact.identity, message, suggestion),
         ]
+
+    @staticmethod
+    def runtime_identity(artifact: Artifact) -> dict[str, str | None]:
+        """The job as it runs: its pipeline name, its sources' consumer group and start mode, its sink topic."""
+        text = "\n".join(str(s) for s in artifact.spec.get("statements") or ())
+        group, start = _GROUP.search(text), _STARTUP.search(text)
+        return {
+            "name": pipeline_of(artifact),
+            "group": group.group(1) if group else None,
+            "start": start.group(1) if start else "the group's committed offsets",
+            "writes": (artifact.spec.get("sink") or {}).get("topic"),
+        }
 
     def advise(self, before: Artifact, after: Artifact) -> Advice:
         """What ``plan`` does when the job compiled as ``before`` runs and ``after`` replaces it.

@@ -259,6 +259,17 @@ class KafkaStreamsPlanner:
             "`streamt apply --plan FILE` (the reviewed replacement)",
         )
 
+    @staticmethod
+    def runtime_identity(artifact: Artifact) -> dict[str, str | None]:
+        """The runner as it runs: its application id (also its consumer group), start offset and output."""
+        spec = artifact.spec
+        return {
+            "name": spec.get("application_id"),
+            "group": spec.get("application_id"),
+            "start": (spec.get("runtime") or {}).get("initial_offset"),
+            "writes": spec.get("output_topic"),
+        }
+
     def advise(self, before: Artifact, after: Artifact) -> Advice:
         """What ``plan`` does when the runner created from ``before`` runs and ``after`` replaces it.
 

@@ -12,16 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from streamt.errors import StreamtError
-from streamt.kinds import planners
+from streamt.impact.planners import Planners
 from streamt.plan.model import Advice
-from streamt.plugins import get_plugins
 
 
 def advise(
-    changed: list[dict[str, str]], before: dict[tuple[str, str], Any], after: dict[tuple[str, str], Any]
+    changed: list[dict[str, str]],
+    before: dict[tuple[str, str], Any],
+    after: dict[tuple[str, str], Any],
+    planners: Planners,
 ) -> tuple[Advice, ...]:
     """Advice for every artifact in ``changed`` present on both sides whose planner advises."""
-    table = None
     out = []
     for item in changed:
         key = (item["kind"], item["identity"])
@@ -29,8 +30,7 @@ def advise(
             continue
         if after[key].ownership == "external":
             continue  # plan never changes an external resource: there is nothing to advise
-        table = table if table is not None else planners(get_plugins())
-        advisor = getattr(table.get(item["kind"]), "advise", None)
+        advisor = getattr(planners.of(item["kind"]), "advise", None)
         if advisor is None:
             continue
         try:

@@ -52,13 +52,19 @@ def compare(base: Snapshot, head: Snapshot, consumers: Consumers) -> list[Resour
             if name in renames:
                 fields = [_renamed(name, renames[name], _kept(kind, old if old is not None else new), old)]
                 if old is None:  # the new name's side says what the rename does at runtime
-                    fields += identity_changes(base_artifacts.get(renames[name], {}), head_artifacts.get(name, {}))
+                    fields += identity_changes(
+                        base_artifacts.get(renames[name], {}), head_artifacts.get(name, {}), consumers.planners
+                    )
             else:
                 fields = _fields(kind, name, old, new, consumers, artifacts)
                 if old is not None and new is not None and artifacts:
-                    fields += identity_changes(base_artifacts.get(name, {}), head_artifacts.get(name, {}))
+                    fields += identity_changes(
+                        base_artifacts.get(name, {}), head_artifacts.get(name, {}), consumers.planners
+                    )
                 if kind == "model" and old is not None and new is not None and artifacts:
-                    advice = advise(artifacts, base_artifacts.get(name, {}), head_artifacts.get(name, {}))
+                    advice = advise(
+                        artifacts, base_artifacts.get(name, {}), head_artifacts.get(name, {}), consumers.planners
+                    )
                     fields = _advised(fields, advice)
             if fields:
                 status = "added" if old is None else "removed" if new is None else "changed"

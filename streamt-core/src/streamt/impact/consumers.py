@@ -15,7 +15,7 @@ from typing import Any
 
 from streamt.dag import Graph, build_graph
 from streamt.impact.chain import ColumnChain
-from streamt.impact.identity import JOB_KINDS
+from streamt.impact.planners import Planners
 from streamt.project.model import Source
 from streamt.sql.columns import referenced_columns
 
@@ -33,7 +33,9 @@ class Consumers:
         self._topics = {
             side: _topics(compiled) for side, compiled in (("base", base_compiled), ("head", head_compiled))
         }
-        self._jobs = {a.name for a in head_compiled.artifacts if a.kind in JOB_KINDS}
+        self.planners = Planners()
+        self._head_artifacts = head_compiled.artifacts
+        self._jobs: set[str] | None = None
         self._chain: ColumnChain | None = None
 
     @property
@@ -93,7 +95,14 @@ class Consumers:
         return out
 
     def jobs_reading(self, name: str) -> list[Reader]:
-        """Direct model readers that compile a job at the head (a Flink job, runner or connector)."""
+        """Direct model readers that compile something running at the head (a kind whose planner tells
+        its runtime identity): they read ``name`` by its physical name and must be redeployed."""
+        if self._jobs is None:
+            running = {}
+            for artifact in self._head_artifacts:
+                if artifact.kind not in running:
+                    running[artifact.kind] = hasattr(self.planners.of(artifact.kind), "runtime_identity")
+            self._jobs = {a.name for a in self._head_artifacts if running[a.kind]}
         return [r for r in self.direct(name) if r[0] == "model" and r[1] in self._jobs]
 
     def topic_spec(self, side: str, name: str) -> dict[str, Any] | None:

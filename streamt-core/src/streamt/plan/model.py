@@ -126,6 +126,7 @@ class Advice:
     A planner's ``advise`` answers from its own planning rules, offline, so ``streamt impact`` says
     what ``plan``/``apply`` will accept before anything runs.
 
+    * ``kind``, ``identity`` — the artifact advised on.
     * ``workflow`` — a stable id (``flink_savepoint_upgrade`` ...); ``None`` when nothing is redeployed.
     * ``description`` — one line saying what the workflow does.
     * ``summary`` — what plan does as the project is configured (or why it refuses).

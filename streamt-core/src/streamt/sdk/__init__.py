@@ -13,7 +13,7 @@ layout may change in any release. The names fall into four groups:
   ``ArtifactKind``, ``Exporter``, ``StateBackendRegistration``, ``TestType``,
   ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``ErrorCode``.
 * **Protocols** — the objects hooks return (``streamt.sdk.protocols``):
-  ``Compiler``, ``Validator``, ``Observer``, ``Planner`` (``AdvisingPlanner``), ``Deployer``,
+  ``Compiler``, ``Validator``, ``Observer``, ``Planner`` (``AdvisingPlanner``, ``IdentityPlanner``), ``Deployer``,
   ``StateBackend`` (including the recovery methods), ``StateBackendFactory``,
   ``DiscoverySource``, ``CommandFactory``.
 * **Values** — what those objects exchange with core: the project read view
@@ -147,6 +147,7 @@ if TYPE_CHECKING:
         Compiler,
         Deployer,
         DiscoverySource,
+        IdentityPlanner,
         Observer,
         Planner,
         RuntimeReader,
@@ -212,6 +213,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "Compiler",
             "Deployer",
             "DiscoverySource",
+            "IdentityPlanner",
             "Observer",
             "Planner",
             "RuntimeReader",
@@ -477,6 +479,7 @@ __all__ = [
     "Exposure",
     "FlinkType",
     "FlinkTypeError",
+    "IdentityPlanner",
     "KnownKind",
     "Loaded",
     "Materialization",

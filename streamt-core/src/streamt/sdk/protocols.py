@@ -117,6 +117,17 @@ class AdvisingPlanner(Planner, Protocol):
         ...
 
 
+class IdentityPlanner(Planner, Protocol):
+    """A planner of something that runs and reads (a job, a runner, a sink), for ``streamt impact``."""
+
+    def runtime_identity(self, artifact: Artifact) -> Mapping[str, str | None]:
+        """What runs for ``artifact``, from its spec: ``name`` (what the provider lists it as),
+        ``group`` (its consumer group), ``start`` (where a new group starts reading) and ``writes``
+        (its output). Two artifacts with different names are two resources running side by side.
+        """
+        ...
+
+
 class Deployer(Protocol):
     """Executes actions for the artifact kinds in ``kinds`` and reports the truth of each one."""
 
