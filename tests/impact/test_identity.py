@@ -64,7 +64,7 @@ def test_a_renamed_sink_is_a_new_connector_with_a_new_group() -> None:
     result = report(before, after)
     agree(result)
     level, reason = fields(result)[("to_warehouse", "identity.connector")]
-    assert level == "breaking" and "new consumer group connect-to_warehouse starting at earliest" in reason
+    assert level == "breaking" and "new consumer group connect-p.default.to_warehouse starting at earliest" in reason
     assert "${JDBC_URL}" not in str(result.to_json())  # sink config pairs the rename but is never echoed
 
 

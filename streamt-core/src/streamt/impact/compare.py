@@ -8,6 +8,7 @@ Resources equal on both sides cost one equality check: 5,000 unchanged models ar
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -94,16 +95,17 @@ def _topic_name(kind: str, declaration: Any) -> str | None:
 
 def _kept(kind: str, declaration: Any) -> str | None:
     """What a rename keeps, which pairs the removed and the added name: the topic written, or a sink's
-    inputs and connector (its connector is named after the declaration, so its identity changes)."""
+    inputs and settings (what it runs is named after the declaration, so its identity changes)."""
     topic = _topic_name(kind, declaration)
     if topic is not None:
         return f"topic {topic}"
-    sink = getattr(declaration, "sink", None) if kind == "model" else None
-    if sink is None or not sink.connector:
+    settings = _plain(getattr(declaration, "sink", None)) if kind == "model" else None
+    if not settings:
         return None
+    settings["config"] = {k: v for k, v in (settings.get("config") or {}).items() if k != "name"}
     inputs = ", ".join(sorted(r.name for r in declaration.from_)) or "its SQL"
-    config = ",".join(f"{k}={v}" for k, v in sorted(sink.config.items()) if k != "name")
-    return f"the {sink.connector} sink of {inputs} ({config})"
+    # After the NUL: what pairs the two sides, never shown (a setting may hold a placeholder).
+    return f"the sink of {inputs}\0{json.dumps(settings, sort_keys=True, default=str)}"
 
 
 def _renames(kind: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, str]:
@@ -119,7 +121,7 @@ def _renames(kind: str, before: dict[str, Any], after: dict[str, Any]) -> dict[s
 
 def _renamed(name: str, other: str, kept: str | None, old: Any) -> FieldChange:
     """A declaration renamed with its topic kept: readers keep reading; the ownership record does not follow."""
-    kept = kept.split(" (", 1)[0] if kept else kept  # the sink's config is for pairing, never echoed
+    kept = kept.split("\0", 1)[0] if kept else kept
     if old is None:
         return FieldChange(
             field="declaration",
