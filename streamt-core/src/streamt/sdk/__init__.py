@@ -13,13 +13,13 @@ layout may change in any release. The names fall into four groups:
   ``ArtifactKind``, ``Exporter``, ``StateBackendRegistration``, ``TestType``,
   ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``ErrorCode``.
 * **Protocols** — the objects hooks return (``streamt.sdk.protocols``):
-  ``Compiler``, ``Validator``, ``Observer``, ``Planner``, ``Deployer``,
+  ``Compiler``, ``Validator``, ``Observer``, ``Planner`` (``AdvisingPlanner``, ``IdentityPlanner``), ``Deployer``,
   ``StateBackend`` (including the recovery methods), ``StateBackendFactory``,
   ``DiscoverySource``, ``CommandFactory``.
 * **Values** — what those objects exchange with core: the project read view
   (``Project``, ``Model``, ``Source``, ``Test``, ``Exposure``, ``Column``,
   ``Ref``, ``Runtime``, ``Notice``), ``Artifact``, ``Observation``,
-  ``Action``, ``SafetyBlocker``, ``Outcome``, ``OwnershipRecord``,
+  ``Action``, ``Advice``, ``SafetyBlocker``, ``Outcome``, ``OwnershipRecord``,
   ``OwnershipState``, ``OperationControl``, ``Diagnostic``, ``Codes``,
   ``StreamtError``, ``Result``, ``TopicMetadata``,
   ``SchemaLookup``, ``Enrichment``, and the constants that name their states.
@@ -120,6 +120,7 @@ if TYPE_CHECKING:
         UNAVAILABLE,
         UPDATE,
         Action,
+        Advice,
         Observation,
         SafetyBlocker,
     )
@@ -143,10 +144,12 @@ if TYPE_CHECKING:
     )
     from streamt.sdk.protocols import (
         AdoptionObserver,
+        AdvisingPlanner,
         CommandFactory,
         Compiler,
         Deployer,
         DiscoverySource,
+        IdentityPlanner,
         Observer,
         Planner,
         RuntimeReader,
@@ -207,10 +210,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
         name: ("streamt.sdk.protocols", name)
         for name in (
             "AdoptionObserver",
+            "AdvisingPlanner",
             "CommandFactory",
             "Compiler",
             "Deployer",
             "DiscoverySource",
+            "IdentityPlanner",
             "Observer",
             "Planner",
             "RuntimeReader",
@@ -309,6 +314,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
         name: ("streamt.plan.model", name)
         for name in (
             "Action",
+            "Advice",
             "Observation",
             "SafetyBlocker",
             "ABSENT",
@@ -456,6 +462,8 @@ __all__ = [
     "Action",
     "ActionProgress",
     "AdoptionObserver",
+    "Advice",
+    "AdvisingPlanner",
     "Artifact",
     "ArtifactKind",
     "Assertion",
@@ -478,6 +486,7 @@ __all__ = [
     "Exposure",
     "FlinkType",
     "FlinkTypeError",
+    "IdentityPlanner",
     "KnownKind",
     "Loaded",
     "Materialization",
