@@ -26,6 +26,13 @@ def streamt_materializations() -> list[Any]:
 
 
 @hookimpl
+def streamt_removal_kinds() -> list[Any]:
+    from streamt_connect.tombstone import REMOVAL
+
+    return [REMOVAL]
+
+
+@hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
     from streamt_connect.compiler import sink_problem
 

@@ -19,6 +19,7 @@ from streamt.capabilities import (
     EXECUTOR,
     EXPORTER,
     MATERIALIZATION,
+    REMOVAL,
     STATE_BACKEND,
     TEST_TYPE,
     KnownKind,
@@ -122,6 +123,9 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
     KnownKind(DISCOVERER, "topic", "kafka"),
     *(KnownKind(CONFIG_SECTION, path, extra) for path, extra in (
         ("runtime.flink", "flink"), ("runtime.conduktor", "gateway"), ("deployment_state.postgres", "postgres"),
+    )),
+    *(KnownKind(REMOVAL, key, extra) for key, extra in (
+        ("gateway_rule_removals", "gateway"), ("connector_removals", "connect"),
     )),
     *(KnownKind(EXPORTER, name, "exporters") for name in (
         "strimzi", "odcs", "datahub", "backstage", "openlineage", "asyncapi",

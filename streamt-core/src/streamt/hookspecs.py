@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     # at run time would load the project model for every ``--help``.
     from streamt.artifacts import Artifact
     from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
+    from streamt.capabilities import RemovalKind
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.lazy import LazyGroup
     from streamt.docs_site.extensions import DocsNodeDetail, DocsPage
@@ -107,6 +108,32 @@ def streamt_config_sections() -> list[ConfigSection] | None:
     and ``validate`` reports ``E903_PLUGIN_REQUIRED`` when the known-kinds
     catalog names its plugin (family ``config_section``). Two plugins claiming
     one path is ``E906_PLUGIN_CONFLICT``. Called on every load: keep it cheap.
+    """
+
+
+@hookspec
+def streamt_removal_kinds() -> list[RemovalKind] | None:
+    """Declare the ``lifecycle`` removal tombstones this plugin owns (``lifecycle.connector_removals``).
+
+    A tombstone is how a user asks streamt to delete a resource it deployed before: removing a
+    declaration never deletes anything (dsl.md section 15). Return a list of
+    ``streamt.sdk.RemovalKind``, one per list under ``lifecycle:``: its ``key``, the removal
+    artifact ``kind`` (``<prior kind>_removal``), the ``attrs`` ``model`` and accepted ``keys``
+    of one entry, and ``tombstone(entry) -> Artifact``. Core checks and structures the entries
+    while loading (an unknown key is ``E501``/``W401`` at its position, as anywhere else), keeps
+    them in ``project.lifecycle`` (``project.lifecycle.entries(key)``), runs ``check`` during
+    ``validate`` and adds one artifact per entry to every full compile. Everything else is core's
+    and the same for every kind: offline plans and ``apply --plan --dry-run`` are refused
+    (``E418``), the tombstone is planned against the *prior* artifact's ownership record, a
+    direct apply proceeds only when every tombstone is a fulfilled no-op
+    (``streamt.sdk.TOMBSTONE_FULFILLED``), and the delete needs a reviewed plan and ``--force``.
+
+    The plugin serves the kind like any other: an observer, a planner and a deployer in
+    ``streamt_observers``/``streamt_planners``/``streamt_deployers``, best built on
+    ``streamt.sdk.RemovalPlanner`` and ``streamt.sdk.RemovalDeployer``, which hold the shared
+    decisions (fulfilled no-op, unowned and drifted blockers, one DELETE action bound to the
+    reviewed evidence, never retried, never rolled back, absence confirmed). Two plugins claiming
+    one key is ``E906``. Called on every load: keep it cheap.
     """
 
 

@@ -40,6 +40,7 @@ from streamt.capabilities import (
     EXECUTOR,
     EXPORTER,
     MATERIALIZATION,
+    REMOVAL,
     STATE_BACKEND,
     TEST_TYPE,
     KnownKind,
@@ -62,6 +63,7 @@ __all__ = [
     "MATERIALIZATION",
     "OBSERVER",
     "PLANNER",
+    "REMOVAL",
     "STATE_BACKEND",
     "TEST_TYPE",
     "KindTable",
@@ -77,6 +79,7 @@ __all__ = [
     "materializations",
     "observers",
     "planners",
+    "removal_kinds",
     "state_backends",
     "test_types",
     "unknown_suggestion",
@@ -208,6 +211,15 @@ def test_types(plugins: Plugins) -> KindTable[Any]:
 def config_sections(plugins: Plugins) -> KindTable[Any]:
     """``path -> ConfigSection``; core's own sections and keys (``claims.CORE_SECTIONS``) are never a plugin's."""
     return by_kind(plugins, "streamt_config_sections", CONFIG_SECTION, _path_of, held=claims_of.CORE_SECTIONS)
+
+
+def removal_kinds(plugins: Plugins) -> KindTable[Any]:
+    """``lifecycle`` key -> ``RemovalKind``, in plugin order (the order tombstones are named in)."""
+    return by_kind(plugins, "streamt_removal_kinds", REMOVAL, _key_of)
+
+
+def _key_of(removal: Any) -> tuple[str, ...]:
+    return (removal.key,)
 
 
 def _path_of(section: Any) -> tuple[str, ...]:

@@ -41,6 +41,13 @@ def streamt_error_codes() -> list[Any]:
 
 
 @hookimpl
+def streamt_removal_kinds() -> list[Any]:
+    from streamt_gateway.tombstone import REMOVAL
+
+    return [REMOVAL]
+
+
+@hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
     from streamt_gateway.compiler import filter_warning, mask_problems, upstream_problem
 

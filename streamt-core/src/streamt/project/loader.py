@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from streamt.errors import Codes, Diagnostic, StreamtError
-from streamt.project import environments, normalize, schema
+from streamt.project import environments, lifecycle, normalize, schema
 from streamt.project import sections as plugin_sections
 from streamt.project.dotenv import effective_environment
 from streamt.project.interpolation import interpolate, missing_error, placeholders
@@ -259,7 +259,9 @@ def _build(
     problems = _Problems()
     warnings = list(load_warnings)
     project_file = files[0]
-    _check_keys(project_file, plugin_sections.accepted_keys(schema.PROJECT_FILE, sections), strict, problems, warnings)
+    removals = lifecycle.registry()
+    project_keys = lifecycle.accepted_keys(plugin_sections.accepted_keys(schema.PROJECT_FILE, sections), removals)
+    _check_keys(project_file, project_keys, strict, problems, warnings)
     if env_file is not None:
         env_keys = plugin_sections.accepted_keys(schema.ENVIRONMENT_FILE, sections)
         _check_keys(env_file, env_keys, strict, problems, warnings)
@@ -311,7 +313,7 @@ def _build(
         problems.add(project_file, ("governance",), "Both 'rules' and 'governance' are set", "Keep only 'rules'.")
     rules_key = "governance" if "governance" in doc and "rules" not in doc else "rules"
     rules = _optional(problems, project_file, rules_key, Rules)
-    lifecycle = _optional(problems, project_file, "lifecycle", Lifecycle)
+    tombstones = _lifecycle(problems, project_file, removals)
     state_file = env_file if env_file is not None and "deployment_state" in env_file.document else project_file
     state_raw = state_file.document.get("deployment_state")
     deployment_state = (
@@ -405,7 +407,7 @@ def _build(
         tests=tuple(t for _, t in tests),
         exposures=tuple(e for _, e in exposures),
         deployment_state=deployment_state or DeploymentState(),
-        lifecycle=lifecycle or Lifecycle(),
+        lifecycle=tombstones or Lifecycle(),
         locations=locations,
         diagnostics=tuple(warnings + render_diagnostics),
         notices=tuple(notices),
@@ -460,6 +462,26 @@ def _with_sections(
         if structured is not None:
             found[name] = structured
     return attrs.evolve(value, sections=ReadOnlyMap(found)) if value is not None else None
+
+
+def _lifecycle(problems: _Problems, file: _File, removals: lifecycle.Registry) -> Lifecycle | None:
+    """Each ``lifecycle`` list structured into its removal kind's ``model``; a known unclaimed one kept as written."""
+    value = file.document.get(lifecycle.BLOCK)
+    if not isinstance(value, dict):
+        return _optional(problems, file, lifecycle.BLOCK, Lifecycle)
+    found: dict[str, Any] = {}
+    for key in removals.keys():
+        raw = value.get(key)
+        removal = removals.claimed.get(key)
+        if raw is None:
+            continue
+        if removal is None:
+            found[key] = read_only(raw)
+            continue
+        entries = _structure_block(problems, file, (lifecycle.BLOCK,), {key: raw}, lifecycle.holder(key, removal.model))
+        if entries is not None:
+            found[key] = getattr(entries, key)
+    return Lifecycle(removals=ReadOnlyMap(found))
 
 
 def _optional(problems: _Problems, file: _File, key: str, cls: type[Any]) -> Any:

@@ -79,7 +79,7 @@ def accepted_keys(node: dict[str, Any], sections: Registry) -> dict[str, Any]:
         block_node = dict(out[block])
         for name in sections.names(block):
             section = sections.claimed.get(f"{block}.{name}")
-            block_node[name] = _schema_node(section.keys) if section is not None else ANY
+            block_node[name] = schema_node(section.keys) if section is not None else ANY
         out[block] = block_node
     for shorthand, (target, part) in SHORTHANDS.items():
         block, name = shorthand.split(".", 1)
@@ -91,12 +91,12 @@ def accepted_keys(node: dict[str, Any], sections: Registry) -> dict[str, Any]:
     return out
 
 
-def _schema_node(keys: Any) -> Any:
+def schema_node(keys: Any) -> Any:
     if not isinstance(keys, Mapping):
         return ANY
     if set(keys) == {"*"}:
-        return MapOf(_schema_node(keys["*"]))
-    return {str(key): _schema_node(value) for key, value in keys.items()}
+        return MapOf(schema_node(keys["*"]))
+    return {str(key): schema_node(value) for key, value in keys.items()}
 
 
 def check(project: Any, block: str, sections: Registry | None = None) -> list[Diagnostic]:

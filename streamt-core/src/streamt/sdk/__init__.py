@@ -11,7 +11,7 @@ layout may change in any release. The names fall into four groups:
   ``streamt.hookspecs`` (the hook contract, typed with the names below).
 * **Registrations** — what capability hooks return: ``Materialization``,
   ``Exporter``, ``StateBackendRegistration``, ``TestType``,
-  ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``ErrorCode``.
+  ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``RemovalKind``, ``ErrorCode``.
 * **Protocols** — the objects hooks return (``streamt.sdk.protocols``):
   ``Compiler``, ``Validator``, ``Observer``, ``Planner``, ``Deployer``,
   ``StateBackend`` (including the recovery methods), ``StateBackendFactory``,
@@ -72,6 +72,7 @@ if TYPE_CHECKING:
         json_or_none,
     )
     from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
+    from streamt.capabilities import RemovalKind
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.options import env_option, project_dir_option, project_options, quiet_option
     from streamt.compile.engine import CompiledProject
@@ -132,6 +133,7 @@ if TYPE_CHECKING:
         is_kafka_uri,
         job_namespace_problem,
     )
+    from streamt.sdk.removal import RemovalDeployer, RemovalPlanner
     from streamt.sdk.protocols import (
         AdoptionObserver,
         CommandFactory,
@@ -188,6 +190,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "AssertionKind": ("streamt.capabilities", "AssertionKind"),
     "KnownKind": ("streamt.capabilities", "KnownKind"),
     "ConfigSection": ("streamt.capabilities", "ConfigSection"),
+    "RemovalKind": ("streamt.capabilities", "RemovalKind"),
+    # the reviewed-removal skeleton (hook streamt_removal_kinds)
+    "RemovalPlanner": ("streamt.sdk.removal", "RemovalPlanner"),
+    "RemovalDeployer": ("streamt.sdk.removal", "RemovalDeployer"),
     # streamt test runners (hook streamt_test_runners)
     **{name: ("streamt.testrun", name) for name in ("TestRunner", "TestCase", "RunnerReport", "AssertionResult")},
     # protocols
@@ -471,6 +477,9 @@ __all__ = [
     "Progress",
     "Project",
     "Ref",
+    "RemovalDeployer",
+    "RemovalKind",
+    "RemovalPlanner",
     "RequestLog",
     "ResponseInvalid",
     "Result",
