@@ -201,6 +201,66 @@ class ConfigSection(Value):
         return self.path.split(".", 1)[1]
 
 
+class InitStarter(Value):
+    """A project starter ``streamt init --executor <name>`` writes, from ``streamt_init_starters``.
+
+    * ``name`` — the ``--executor`` value that selects it (``kafka_streams``); ``flink`` is core's
+      own scaffold.
+    * ``title`` — how messages name it (``Kafka Streams starter``).
+    * ``options`` — a zero-argument function returning the ``click.Option`` objects the starter
+      reads; ``init`` lists them right after ``--executor``, and refuses them (``E900``) when
+      another executor is chosen. Their values reach ``files`` by parameter name.
+    * ``files`` — ``files(project_name, **options) -> {relative path: text}``: every file the
+      starter writes (core adds the editor schemas and ``.gitignore``). Text only: it connects
+      to nothing; a bad option is a ``StreamtError`` raised before anything is written.
+    * ``data`` — extra fields of the ``init`` JSON result (``{"support": ...}``).
+    """
+
+    __slots__ = _fields = ("name", "title", "options", "files", "data")
+
+    name: str
+    title: str
+    options: Callable[[], list[Any]]
+    files: Callable[..., dict[str, str]]
+    data: Mapping[str, Any]
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        options: Callable[[], list[Any]],
+        files: Callable[..., dict[str, str]],
+        data: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._fill(name, title, options, files, dict(data or {}))
+
+
+class PlanFileExtension(Value):
+    """A field a plugin adds to the reviewed plan file, and the format version it gives the file
+    (``streamt_plan_file_extensions``).
+
+    The field binds a reviewed replacement of one artifact of ``kinds`` (the live facts the kind's
+    deployer coordinates: generation, volume, offsets); ``plan --out`` writes it only when that
+    replacement is the sole change of the full project, and only ``apply --plan`` runs it.
+
+    * ``key`` — the top-level field of the plan file (``kafka_streams_replacement``).
+    * ``format_version`` — the ``format_version`` of a file that carries the field (``6``). A file
+      of that version must carry it and a file of any other version must not (``E408``).
+    * ``kinds`` — the artifact kinds whose reviewed replacement the field binds.
+    * ``description`` — one line for messages and docs.
+    """
+
+    __slots__ = _fields = ("key", "format_version", "kinds", "description")
+
+    key: str
+    format_version: int
+    kinds: tuple[str, ...]
+    description: str
+
+    def __init__(self, key: str, format_version: int, kinds: tuple[str, ...], description: str = "") -> None:
+        self._fill(key, format_version, tuple(kinds), description)
+
+
 class RemovalKind(Value):
     """A kind of ``lifecycle`` removal tombstone a plugin owns, from ``streamt_removal_kinds``.
 

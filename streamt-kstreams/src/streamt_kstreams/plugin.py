@@ -34,6 +34,20 @@ _STATE_COMMANDS = {
 
 
 @hookimpl
+def streamt_init_starters() -> list[Any]:
+    from streamt_kstreams.starter import STARTER
+
+    return [STARTER]
+
+
+@hookimpl
+def streamt_plan_file_extensions() -> list[Any]:
+    from streamt_kstreams.planfile import EXTENSION
+
+    return [EXTENSION]
+
+
+@hookimpl
 def streamt_materializations() -> list[Any]:
     return [
         Materialization(

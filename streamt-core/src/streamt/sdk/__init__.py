@@ -11,7 +11,8 @@ layout may change in any release. The names fall into four groups:
   ``streamt.hookspecs`` (the hook contract, typed with the names below).
 * **Registrations** — what capability hooks return: ``Materialization``,
   ``Exporter``, ``StateBackendRegistration``, ``TestType``,
-  ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``RemovalKind``, ``ErrorCode``.
+  ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``RemovalKind``, ``InitStarter``,
+  ``PlanFileExtension``, ``ErrorCode``.
 * **Protocols** — the objects hooks return (``streamt.sdk.protocols``):
   ``Compiler``, ``Validator``, ``Observer``, ``Planner``, ``Deployer``,
   ``StateBackend`` (including the recovery methods), ``StateBackendFactory``,
@@ -72,7 +73,7 @@ if TYPE_CHECKING:
         json_or_none,
     )
     from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
-    from streamt.capabilities import RemovalKind
+    from streamt.capabilities import InitStarter, PlanFileExtension, RemovalKind
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.options import env_option, project_dir_option, project_options, quiet_option
     from streamt.compile.engine import CompiledProject
@@ -191,6 +192,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "KnownKind": ("streamt.capabilities", "KnownKind"),
     "ConfigSection": ("streamt.capabilities", "ConfigSection"),
     "RemovalKind": ("streamt.capabilities", "RemovalKind"),
+    "InitStarter": ("streamt.capabilities", "InitStarter"),
+    "PlanFileExtension": ("streamt.capabilities", "PlanFileExtension"),
     # the reviewed-removal skeleton (hook streamt_removal_kinds)
     "RemovalPlanner": ("streamt.sdk.removal", "RemovalPlanner"),
     "RemovalDeployer": ("streamt.sdk.removal", "RemovalDeployer"),
@@ -460,6 +463,7 @@ __all__ = [
     "Exposure",
     "FlinkType",
     "FlinkTypeError",
+    "InitStarter",
     "KnownKind",
     "Loaded",
     "Materialization",
@@ -473,6 +477,7 @@ __all__ = [
     "OwnershipRecord",
     "OwnershipState",
     "Physical",
+    "PlanFileExtension",
     "Planner",
     "Progress",
     "Project",
