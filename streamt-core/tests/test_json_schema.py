@@ -15,9 +15,8 @@ import attrs
 import jsonschema
 import pytest
 from streamt.plugins import get_plugins
-from streamt.project import lifecycle
+from streamt.project import lifecycle, sections
 from streamt.project import schema as keys
-from streamt.project import sections
 from streamt.project.json_schema import file_schemas
 from streamt.sdk import ConfigSection, hookimpl
 from streamt.testing import write_distribution

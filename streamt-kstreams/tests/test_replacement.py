@@ -83,7 +83,12 @@ def test_a_projection_change_says_why_it_is_no_replacement_in_the_plan_json():
     state = StateReference("local", "streamt-state://local/p/default", 1, "sha256:" + "c" * 64, "store")
     plan = Plan("p", "default", False, "sha256:" + "a" * 64, "sha256:" + "b" * 64, actions, blockers, state)
     key, binding, field = prepare(None, plan, None, lambda: {})
-    assert key == "kafka_streams_replacement" and binding is None and field["eligible"] is False and field["saved"] is False
+    assert (
+        key == "kafka_streams_replacement"
+        and binding is None
+        and field["eligible"] is False
+        and field["saved"] is False
+    )
     assert field["reason"].startswith("not a predicate-only change: ") and field["next_commands"] == []
 
 

@@ -47,6 +47,7 @@ from streamt.sdk import (
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
 from streamt_connect.live import client_for, config_fingerprint
 
+
 def endpoint_digest(client: ConnectClient) -> str:
     return sha256_checksum(canonical_json({"cluster": client.cluster, "rest_url": client.url.rstrip("/")}))
 

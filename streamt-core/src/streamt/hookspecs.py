@@ -53,8 +53,17 @@ if TYPE_CHECKING:
     # Only for type checkers (as tox 4's plugin/spec.py does): importing these
     # at run time would load the project model for every ``--help``.
     from streamt.artifacts import Artifact
-    from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
-    from streamt.capabilities import InitStarter, PlanFileExtension, RemovalKind
+    from streamt.capabilities import (
+        AssertionKind,
+        ConfigSection,
+        Exporter,
+        InitStarter,
+        KnownKind,
+        Materialization,
+        PlanFileExtension,
+        RemovalKind,
+        TestType,
+    )
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.lazy import LazyGroup
     from streamt.docs_site.extensions import DocsNodeDetail, DocsPage

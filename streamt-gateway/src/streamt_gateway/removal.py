@@ -42,6 +42,7 @@ from streamt_gateway.client import GatewayClient, MaybeSent
 from streamt_gateway.deployers import interceptor_path
 from streamt_gateway.live import client_for, desired_aggregate, endpoint_digest, fingerprint, live_aggregate
 
+
 def prior_spec(artifact: Artifact) -> dict[str, Any]:
     return dict(artifact.spec["prior_artifact"])
 

@@ -198,7 +198,9 @@ def options() -> list[Any]:
     import click
 
     return [
-        click.Option(["--runner-image"], default=None, help="Immutable runner image ID or digest (Kafka Streams starter)."),
+        click.Option(
+            ["--runner-image"], default=None, help="Immutable runner image ID or digest (Kafka Streams starter)."
+        ),
         click.Option(
             ["--docker-network"],
             default=None,

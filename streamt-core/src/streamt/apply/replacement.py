@@ -57,7 +57,9 @@ def next_commands(project: Any, out: str) -> list[str]:
     return [f"streamt apply{env} --plan {out}"]
 
 
-def prepare(project: Any, plan: Plan, out: str | None, deployers: Callable[[], Any]) -> tuple[Any, Any, Any]:
+def prepare(
+    project: Any, plan: Plan, out: str | None, deployers: Callable[[], Any]
+) -> tuple[str, dict[str, Any] | None, dict[str, Any]] | tuple[None, None, None]:
     """``(plan-file field, binding or None, JSON field)`` for a ``plan`` command; ``(None, None, None)``
     when the plan offers no reviewed replacement. The field is the plan-file extension of the
     candidate's kind (``kafka_streams_replacement``: format 6).

@@ -56,8 +56,7 @@ def verify_replan(reviewed: ReviewedPlan, fresh: Plan) -> None:
     drifted = sorted(
         key
         for key in set(document) | set(reviewed.document)
-        if key not in skipped
-        and canonical_json(document.get(key)) != canonical_json(reviewed.document.get(key))
+        if key not in skipped and canonical_json(document.get(key)) != canonical_json(reviewed.document.get(key))
     )
     if drifted:
         raise _stale("live infrastructure or the plan drifted (" + ", ".join(drifted) + ")", reviewed.path)

@@ -14,8 +14,8 @@ from typing import Any
 
 import click
 
-from streamt.cli.options import quiet_option
 from streamt import kinds
+from streamt.cli.options import quiet_option
 from streamt.errors import Codes, StreamtError
 from streamt.gitignore import with_gitignore
 from streamt.plugins import get_plugins

@@ -164,7 +164,9 @@ def read_plan_file(path: Path) -> ReviewedPlan:
     readable = sorted({FORMAT_VERSION, *(e.format_version for e in extended.values())})
     if version not in readable or isinstance(version, bool):
         shown_versions = " and ".join(", ".join(str(v) for v in readable).rsplit(", ", 1))
-        raise _invalid(shown, f"uses unsupported reviewed plan format {version!r} (this release reads {shown_versions})")
+        raise _invalid(
+            shown, f"uses unsupported reviewed plan format {version!r} (this release reads {shown_versions})"
+        )
     for key, kind in _REQUIRED.items():
         if not isinstance(document.get(key), kind):
             raise _invalid(shown, f"lacks a valid '{key}' field")

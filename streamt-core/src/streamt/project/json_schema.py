@@ -22,8 +22,8 @@ import attrs
 from streamt import kinds
 from streamt.json_output import to_json_text
 from streamt.plugins import Plugins, get_plugins
-from streamt.project import model as m
 from streamt.project import lifecycle, normalize
+from streamt.project import model as m
 from streamt.project import schema as keys
 from streamt.project import sections as plugin_sections
 from streamt.project.interpolation import PLACEHOLDER_PATTERN

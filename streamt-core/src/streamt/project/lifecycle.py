@@ -33,7 +33,7 @@ class Registry:
     claimed: Mapping[str, RemovalKind]
     known: Mapping[str, KnownKind]
 
-    def keys(self) -> tuple[str, ...]:
+    def lists(self) -> tuple[str, ...]:
         """Every accepted key: the claimed ones first, in plugin order, then the known unclaimed ones."""
         return (*self.claimed, *sorted(set(self.known) - set(self.claimed)))
 
@@ -43,17 +43,22 @@ def registry(plugins: Plugins | None = None) -> Registry:
     return Registry(claimed=dict(kinds.removal_kinds(plugins)), known=kinds.known(plugins, REMOVAL))
 
 
-@functools.cache
-def holder(key: str, model: type[Any]) -> type[Any]:
-    """An ``attrs`` class with one field, ``key``: the entries of one list, structured as core's blocks are
+def holder(removal: RemovalKind) -> type[Any]:
+    """An ``attrs`` class with one field, the list's key: its entries structured as core's blocks are
     (a problem is reported at ``lifecycle.<key>.<index>...``, as for any other block)."""
-    return attrs.make_class(f"Lifecycle_{key}", {key: attrs.field(type=tuple[model, ...])}, frozen=True)
+    return _holder(removal.key, removal.model)  # type: ignore[arg-type]  # a class is hashable
+
+
+@functools.cache
+def _holder(key: str, model: Any) -> type[Any]:
+    entries = attrs.field(type=tuple[model, ...])  # type: ignore[valid-type]
+    return attrs.make_class(f"Lifecycle_{key}", {key: entries}, frozen=True)
 
 
 def accepted_keys(node: dict[str, Any], removals: Registry) -> dict[str, Any]:
     """``node`` (the project file's schema) with each removal kind's entry keys under ``lifecycle``."""
     claimed = removals.claimed
-    block = {key: [schema_node(claimed[key].keys)] if key in claimed else ANY for key in removals.keys()}
+    block = {key: [schema_node(claimed[key].keys)] if key in claimed else ANY for key in removals.lists()}
     return {**node, BLOCK: block}
 
 

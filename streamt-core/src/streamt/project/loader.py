@@ -470,7 +470,7 @@ def _lifecycle(problems: _Problems, file: _File, removals: lifecycle.Registry) -
     if not isinstance(value, dict):
         return _optional(problems, file, lifecycle.BLOCK, Lifecycle)
     found: dict[str, Any] = {}
-    for key in removals.keys():
+    for key in removals.lists():
         raw = value.get(key)
         removal = removals.claimed.get(key)
         if raw is None:
@@ -478,7 +478,7 @@ def _lifecycle(problems: _Problems, file: _File, removals: lifecycle.Registry) -
         if removal is None:
             found[key] = read_only(raw)
             continue
-        entries = _structure_block(problems, file, (lifecycle.BLOCK,), {key: raw}, lifecycle.holder(key, removal.model))
+        entries = _structure_block(problems, file, (lifecycle.BLOCK,), {key: raw}, lifecycle.holder(removal))
         if entries is not None:
             found[key] = getattr(entries, key)
     return Lifecycle(removals=ReadOnlyMap(found))

@@ -72,8 +72,17 @@ if TYPE_CHECKING:
         json_depth,
         json_or_none,
     )
-    from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
-    from streamt.capabilities import InitStarter, PlanFileExtension, RemovalKind
+    from streamt.capabilities import (
+        AssertionKind,
+        ConfigSection,
+        Exporter,
+        InitStarter,
+        KnownKind,
+        Materialization,
+        PlanFileExtension,
+        RemovalKind,
+        TestType,
+    )
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.options import env_option, project_dir_option, project_options, quiet_option
     from streamt.compile.engine import CompiledProject
@@ -134,7 +143,6 @@ if TYPE_CHECKING:
         is_kafka_uri,
         job_namespace_problem,
     )
-    from streamt.sdk.removal import RemovalDeployer, RemovalPlanner
     from streamt.sdk.protocols import (
         AdoptionObserver,
         CommandFactory,
@@ -149,6 +157,7 @@ if TYPE_CHECKING:
         StateBackendFactory,
         Validator,
     )
+    from streamt.sdk.removal import RemovalDeployer, RemovalPlanner
     from streamt.shown import UNSET, shown
     from streamt.sql.types import FlinkType, FlinkTypeError, declared_type_problem, parse_type
     from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION, next_steps, unfinished_operation_commands
