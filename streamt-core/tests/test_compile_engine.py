@@ -6,10 +6,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from streamt import hookimpl
 from streamt.artifacts import Artifact
-from streamt.capabilities import Materialization
+from streamt.capabilities import Materialization, RemovalKind
 from streamt.compile import compile_project
 from streamt.errors import Codes, StreamtError
 from streamt.plugins import get_plugins
@@ -224,3 +225,45 @@ def test_a_lifecycle_list_whose_plugin_is_missing_is_e903_naming_the_extra(
             "Install it with: pip install 'streamt[gateway]'",
         ),
     ]
+
+
+@attrs.frozen(kw_only=True)
+class TableRemoval:
+    logical_owner: str
+    name: str
+
+
+class LakeRemovals:
+    """An outside plugin's tombstone kind: core knows nothing of it but its registration."""
+
+    @hookimpl
+    def streamt_removal_kinds(self) -> list[Any]:
+        return [
+            RemovalKind(
+                key="lake_table_removals",
+                kind="lake_table_removal",
+                model=TableRemoval,
+                keys={"logical_owner": None, "name": None},
+                extra="",
+                tombstone=lambda e: Artifact("lake_table_removal", e.logical_owner, e.name, {"name": e.name}),
+            )
+        ]
+
+
+def test_an_outside_plugin_owns_a_lifecycle_list_structured_checked_and_compiled_through_its_registration(
+    streamt_project: Callable[..., Path], only: Callable[..., None]
+) -> None:
+    only(FakeLake())
+    only(LakeRemovals(), "lake-removals")
+    lifecycle = {"lake_table_removals": [{"logical_owner": "old", "name": "old_table"}]}
+    project = load_project(streamt_project(project_files(chain(["a"]), lifecycle=lifecycle)))
+    assert project.lifecycle.entries("lake_table_removals") == (TableRemoval(logical_owner="old", name="old_table"),)
+    compiled = compile_project(project)
+    assert compiled.find("lake_table_removal", "old_table") is not None
+    typo = {"apiVersion": "streamt.dev/v1alpha1", "lifecycle": {"lake_table_removals": [{"logical_owner": "o", "nmae": "t"}]}}
+    with pytest.raises(StreamtError) as caught:
+        load_project(streamt_project(project_files(chain(["a"]), **typo)))
+    (typo_found,) = caught.value.diagnostics
+    assert typo_found.code == Codes.E501_PARSE_ERROR
+    assert typo_found.message.startswith("Unknown key 'lifecycle.lake_table_removals[0].nmae'")
+    assert "'name'" in (typo_found.suggestion or "")

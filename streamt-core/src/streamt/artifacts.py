@@ -10,7 +10,8 @@ The compile contract between core and providers:
 
 * Core (``streamt.compile``) walks declarations in DAG order and calls
   ``streamt_compile(project, declaration, env)`` for every source, model and
-  test; it compiles lifecycle tombstones into removal artifacts itself. It
+  test, and adds the removal artifact of each ``lifecycle`` tombstone (compiled
+  by the plugin whose ``streamt_removal_kinds`` registers its list). It
   refuses two artifacts with the same (kind, identity), sorts them, and
   writes the output directory (dsl.md section 18): ``manifest.json``,
   ``topics/<topic>.json``, ``schemas/<subject>.json``, ``flink/<job>.sql`` and

@@ -1,7 +1,8 @@
 """streamt plugin: Conduktor Gateway virtual topics.
 
 Registered through the ``streamt`` entry-point group. Compiles ``virtual_topic`` models into
-Gateway rule artifacts. "No Gateway configured" (E201) is core validation; this plugin reports
+Gateway rule artifacts, and owns the ``lifecycle.gateway_rule_removals`` tombstone (``tombstone``,
+``removal``). "No Gateway configured" (E201) is core validation; this plugin reports
 what only it knows: a filter Gateway cannot evaluate (W201), an alias without exactly one
 upstream (E501), a mask method Gateway has no rule for (W131, its own code) and a mask on a column
 the upstream does not produce (E436).

@@ -5,6 +5,8 @@ Registered through the ``streamt`` entry-point group. Compiles ``topic`` models 
 image and ``runtime.kafka_streams`` checks are core validation; this plugin reports SQL outside
 the runner subset (E501). ``runtime build`` builds the runner image; online plans observe runner
 containers on Docker by their ownership labels, and apply creates them (``online``, ``deploy``).
+It also owns the ``init --executor kafka_streams`` starter (``starter``) and plan format 6, the
+reviewed replacement field of the plan file (``planfile``).
 """
 
 from __future__ import annotations
