@@ -260,7 +260,10 @@ def test_an_outside_plugin_owns_a_lifecycle_list_structured_checked_and_compiled
     assert project.lifecycle.entries("lake_table_removals") == (TableRemoval(logical_owner="old", name="old_table"),)
     compiled = compile_project(project)
     assert compiled.find("lake_table_removal", "old_table") is not None
-    typo = {"apiVersion": "streamt.dev/v1alpha1", "lifecycle": {"lake_table_removals": [{"logical_owner": "o", "nmae": "t"}]}}
+    typo = {
+        "apiVersion": "streamt.dev/v1alpha1",
+        "lifecycle": {"lake_table_removals": [{"logical_owner": "o", "nmae": "t"}]},
+    }
     with pytest.raises(StreamtError) as caught:
         load_project(streamt_project(project_files(chain(["a"]), **typo)))
     (typo_found,) = caught.value.diagnostics
