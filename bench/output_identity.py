@@ -62,7 +62,7 @@ def projects() -> list[tuple[str, Path]]:
     return found
 
 
-def snapshot(name: str, source: Path, out: Path, commands: tuple[tuple[str, ...], ...]) -> None:
+def snapshot(name: str, source: Path, out: Path, commands: tuple[tuple[str, ...], ...], show: bool = True) -> None:
     target = out / name
     target.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as scratch:
@@ -78,7 +78,8 @@ def snapshot(name: str, source: Path, out: Path, commands: tuple[tuple[str, ...]
             text = stdout.getvalue().replace(str(work), "<OUT>").replace(str(project), "<PROJECT>")
             label = "_".join(part for part in command if not part.startswith("{")).replace("/", "_")
             (target / f"{index:02d}-{label}.txt").write_text(f"exit {code}\n{text}")
-        for kind, names in _declared(project).items():
+        # `show` loads the project once per resource: the corpus, not the bench tree.
+        for kind, names in (_declared(project) if show else {}).items():
             for declared in names:
                 stdout, stderr = io.StringIO(), io.StringIO()
                 code = run(["-o", "json", "show", kind, declared, f"--project-dir={project}"], stdout, stderr)
@@ -120,7 +121,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as scratch:
             tree = Path(scratch) / "tree"
             generate(tree, args.tree)
-            snapshot(f"tree-{args.tree}", tree, args.out, TREE_COMMANDS)
+            snapshot(f"tree-{args.tree}", tree, args.out, TREE_COMMANDS, show=False)
             count += 1
     print(f"{count} projects snapshotted under {args.out}")
     return 0
