@@ -66,6 +66,7 @@ class RemovalPlanner:
         raise NotImplementedError
 
     def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
+        """The tombstone's one action or blocker, from its observation and the prior artifact's record."""
         if observation.status not in (ABSENT, PRESENT):
             raise ValueError(f"cannot plan the removal of {artifact.identity} from a {observation.status} observation")
         drift, unowned = f"{artifact.kind}_drift", f"{artifact.kind}_ownership_required"
@@ -85,6 +86,7 @@ class RemovalPlanner:
         return [Action.for_artifact(DELETE, artifact, summary, observation, requires=list(REQUIRES), removal=binding)]
 
     def blocked(self, artifact: Artifact, reason: str, why: str) -> SafetyBlocker:
+        """The blocker ``reason`` for ``artifact``: ``<noun> '<identity>' <why>; nothing is deleted.``"""
         return SafetyBlocker(
             reason, artifact.kind, artifact.identity, f"{self.noun} '{artifact.identity}' {why}; nothing is deleted."
         )
@@ -118,6 +120,7 @@ class RemovalDeployer:
     failure_code: Any = None
 
     def apply(self, action: str, pairs: list[tuple[Action, Artifact]], journal: Any = None) -> dict[str, Outcome]:
+        """One ``Outcome`` per identity; any verb but ``delete`` fails before anything is sent."""
         return {planned.identity: self._one(action, planned, artifact, journal) for planned, artifact in pairs}
 
     def _one(self, verb: str, action: Action, artifact: Artifact, journal: Any) -> Outcome:
@@ -149,4 +152,5 @@ class RemovalDeployer:
         return Outcome(UNKNOWN, "AbsenceNotProved")
 
     def rollback(self, action: Action, artifact: Artifact) -> bool:
-        return False  # a delete is never undone automatically
+        """Always ``False``: a delete is never undone automatically."""
+        return False
