@@ -2,8 +2,9 @@
 
 Registered through the ``streamt`` entry-point group. Compiles ``sink`` models into connector
 artifacts, and owns the ``lifecycle.connector_removals`` tombstone (``tombstone``, ``removal``).
-"runtime.connect missing" (E205) and "no sink config" (E204) are core validation; this plugin adds the checks only it can make: an unknown connector short name, and a key the
-chosen connector does not accept when streamt knows its keys (both E204).
+"runtime.connect missing" (E205) and "no sink config" (E204) are core validation; this plugin
+adds the checks only it can make: an unknown connector short name, and a key the chosen
+connector does not accept when streamt knows its keys (both E204).
 """
 
 from __future__ import annotations
