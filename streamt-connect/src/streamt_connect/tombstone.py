@@ -31,8 +31,9 @@ def tombstone(entry: ConnectorRemoval) -> Artifact:
 
 def check(entries: tuple[ConnectorRemoval, ...], project: Any) -> list[Diagnostic]:
     """A connector tombstone binds to the default Connect cluster only."""
-    connect = project.runtime.connect
-    default = connect.default_cluster if connect else None
+    # The default of runtime.connect (this plugin's section) is the only cluster a tombstone may bind
+    # to (None, so refused, when it is not written or not readable).
+    default = getattr(project.runtime.section("connect"), "default_cluster", None)
     return [
         Diagnostic(
             Codes.E501_PARSE_ERROR,

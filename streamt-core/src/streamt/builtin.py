@@ -122,7 +122,8 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
     )),
     KnownKind(DISCOVERER, "topic", "kafka"),
     *(KnownKind(CONFIG_SECTION, path, extra) for path, extra in (
-        ("runtime.flink", "flink"), ("runtime.conduktor", "gateway"), ("deployment_state.postgres", "postgres"),
+        ("runtime.flink", "flink"), ("runtime.conduktor", "gateway"), ("runtime.connect", "connect"),
+        ("runtime.kafka_streams", "kstreams"), ("deployment_state.postgres", "postgres"),
     )),
     *(KnownKind(REMOVAL, key, extra) for key, extra in (
         ("gateway_rule_removals", "gateway"), ("connector_removals", "connect"),
