@@ -4,8 +4,8 @@ Registered through the ``streamt`` entry-point group. Compiles ``virtual_topic``
 Gateway rule artifacts. "No Gateway configured" (E201) is the declaration check of its
 ``runtime.conduktor`` section; ``streamt_validate`` reports what only it knows: a filter Gateway
 cannot evaluate (W201), an alias without exactly one upstream (E501), a mask method Gateway has no
-rule for (W131, its own code) and a mask on a column the upstream does not produce (E436). It also owns the ``lifecycle.gateway_rule_removals``
-tombstone (``tombstone``, ``removal``).
+rule for (W131, its own code) and a mask on a column the upstream does not produce (E436). It also
+owns the ``lifecycle.gateway_rule_removals`` tombstone (``tombstone``, ``removal``).
 """
 
 from __future__ import annotations
