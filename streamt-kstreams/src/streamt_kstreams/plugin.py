@@ -6,6 +6,8 @@ Registered through the ``streamt`` entry-point group. Compiles ``topic`` models 
 E208 for a model without it); ``streamt_validate`` reports SQL outside the runner subset (E501).
 ``runtime build`` builds the runner image; online plans observe runner containers on Docker by
 their ownership labels, and apply creates them (``online``, ``deploy``).
+It also owns the ``init --executor kafka_streams`` starter (``starter``) and plan format 6, the
+reviewed replacement field of the plan file (``planfile``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,20 @@ _STATE_COMMANDS = {
         "Continue one interrupted Kafka Streams replacement (same plan file and operation UUID).",
     ),
 }
+
+
+@hookimpl
+def streamt_init_starters() -> list[Any]:
+    from streamt_kstreams.starter import STARTER
+
+    return [STARTER]
+
+
+@hookimpl
+def streamt_plan_file_extensions() -> list[Any]:
+    from streamt_kstreams.planfile import EXTENSION
+
+    return [EXTENSION]
 
 
 @hookimpl

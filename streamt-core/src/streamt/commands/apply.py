@@ -74,7 +74,7 @@ def apply_command(
     from streamt.plan.tombstones import (
         refuse_reviewed_dry_run,
         refuse_unfulfilled,
-        require_connector_removal_backend,
+        require_shared_state,
         with_tombstones,
     )
     from streamt.plugins import get_plugins
@@ -102,7 +102,7 @@ def apply_command(
     plugins = get_plugins()
     check_observable(project, selected if selected is not None else compiled.artifacts, plugins)
     backend = open_backend(project, WRITE)
-    require_connector_removal_backend(compiled.artifacts, backend)  # E420 before the lock or Connect
+    require_shared_state(compiled.artifacts, backend, plugins)  # E420 before the lock or any service
     warnings = loaded.warnings + local_state_warning(backend)
     with backend.operation_lock():
         backend.require_clear()

@@ -23,12 +23,11 @@ from streamt.impact.identity import identity_changes
 from streamt.impact.security import moved_secrets, security_changes
 from streamt.impact.snapshot import Snapshot
 from streamt.impact.widening import is_widening
-from streamt.kind_names import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
+from streamt.plan.tombstones import is_removal
 from streamt.plugins import get_plugins
 from streamt.sql.columns import projection, where_clause
 
 KINDS = (("source", "sources"), ("model", "models"), ("test", "tests"), ("exposure", "exposures"))
-REMOVAL_KINDS = (KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL)
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
 # Compatibility levels by strength: a consumer relying on a guarantee loses it when the level drops.
 _COMPATIBILITY = {"NONE": 0, "BACKWARD": 1, "FORWARD": 1, "FULL": 2}
@@ -168,7 +167,7 @@ def _artifacts(snapshot: Snapshot) -> dict[str, dict[tuple[str, str], Any]]:
     """Declaration name -> (kind, identity) -> artifact; tombstones are compared on their own."""
     grouped: dict[str, dict[tuple[str, str], Any]] = {}
     for artifact in snapshot.compiled.artifacts:
-        if artifact.kind not in REMOVAL_KINDS:
+        if not is_removal(artifact.kind):
             grouped.setdefault(artifact.name, {})[(artifact.kind, artifact.identity)] = artifact
     return grouped
 
@@ -187,10 +186,10 @@ def _artifact_changes(before: dict[tuple[str, str], Any], after: dict[tuple[str,
 
 
 def _tombstones(base: Snapshot, head: Snapshot) -> list[ResourceChange]:
-    before = {(a.kind, a.identity) for a in base.compiled.artifacts if a.kind in REMOVAL_KINDS}
+    before = {(a.kind, a.identity) for a in base.compiled.artifacts if is_removal(a.kind)}
     out = []
     for artifact in head.compiled.artifacts:
-        if artifact.kind in REMOVAL_KINDS and (artifact.kind, artifact.identity) not in before:
+        if is_removal(artifact.kind) and (artifact.kind, artifact.identity) not in before:
             what = artifact.kind.removesuffix("_removal").replace("_", " ")
             field = FieldChange(
                 field=f"lifecycle.{artifact.kind}s",

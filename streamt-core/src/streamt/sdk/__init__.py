@@ -11,7 +11,8 @@ layout may change in any release. The names fall into four groups:
   ``streamt.hookspecs`` (the hook contract, typed with the names below).
 * **Registrations** — what capability hooks return: ``Materialization``,
   ``ArtifactKind``, ``Exporter``, ``StateBackendRegistration``, ``TestType``,
-  ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``ErrorCode``.
+  ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``RemovalKind``, ``InitStarter``,
+  ``PlanFileExtension``, ``ErrorCode``.
 * **Protocols** — the objects hooks return (``streamt.sdk.protocols``):
   ``Compiler``, ``Validator``, ``Observer``, ``Planner`` (``AdvisingPlanner``, ``IdentityPlanner``), ``Deployer``,
   ``StateBackend`` (including the recovery methods), ``StateBackendFactory``,
@@ -66,8 +67,11 @@ if TYPE_CHECKING:
         AssertionKind,
         ConfigSection,
         Exporter,
+        InitStarter,
         KnownKind,
         Materialization,
+        PlanFileExtension,
+        RemovalKind,
         TestType,
     )
     from streamt.capabilities import StateBackend as StateBackendRegistration
@@ -158,6 +162,7 @@ if TYPE_CHECKING:
         StateBackendFactory,
         Validator,
     )
+    from streamt.sdk.removal import RemovalDeployer, RemovalPlanner
     from streamt.shown import UNSET, shown
     from streamt.sql.types import FlinkType, FlinkTypeError, declared_type_problem, parse_type
     from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION, next_steps, unfinished_operation_commands
@@ -203,6 +208,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "AssertionKind": ("streamt.capabilities", "AssertionKind"),
     "KnownKind": ("streamt.capabilities", "KnownKind"),
     "ConfigSection": ("streamt.capabilities", "ConfigSection"),
+    "RemovalKind": ("streamt.capabilities", "RemovalKind"),
+    "InitStarter": ("streamt.capabilities", "InitStarter"),
+    "PlanFileExtension": ("streamt.capabilities", "PlanFileExtension"),
+    # the reviewed-removal skeleton (hook streamt_removal_kinds)
+    "RemovalPlanner": ("streamt.sdk.removal", "RemovalPlanner"),
+    "RemovalDeployer": ("streamt.sdk.removal", "RemovalDeployer"),
     # streamt test runners (hook streamt_test_runners)
     **{name: ("streamt.testrun", name) for name in ("TestRunner", "TestCase", "RunnerReport", "AssertionResult")},
     # protocols
@@ -487,6 +498,7 @@ __all__ = [
     "FlinkType",
     "FlinkTypeError",
     "IdentityPlanner",
+    "InitStarter",
     "KnownKind",
     "Loaded",
     "Materialization",
@@ -500,10 +512,14 @@ __all__ = [
     "OwnershipRecord",
     "OwnershipState",
     "Physical",
+    "PlanFileExtension",
     "Planner",
     "Progress",
     "Project",
     "Ref",
+    "RemovalDeployer",
+    "RemovalKind",
+    "RemovalPlanner",
     "RequestLog",
     "ResponseInvalid",
     "Result",

@@ -129,7 +129,12 @@ class IdentityPlanner(Planner, Protocol):
 
 
 class Deployer(Protocol):
-    """Executes actions for the artifact kinds in ``kinds`` and reports the truth of each one."""
+    """Executes actions for the artifact kinds in ``kinds`` and reports the truth of each one.
+
+    A deployer may set ``failure_code`` (an ``ErrorCode``): apply then stops with that code instead
+    of ``E407_DEPLOY_ERROR`` when one of its actions fails or has an unknown outcome
+    (``E428_CONNECTOR_REMOVAL_DRIFT`` for a connector DELETE that proved nothing).
+    """
 
     @property
     def kinds(self) -> Sequence[str]:
