@@ -20,6 +20,7 @@ with secret-named values left out; no configuration value is ever recorded.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -84,7 +85,7 @@ class ConnectorRemovalObserver:
     requests: int = 0
     kinds = (KIND_CONNECTOR_REMOVAL,)
 
-    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+    def observe(self, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
         observed = {}
         for artifact in artifacts:
             self.requests += 1
@@ -161,7 +162,7 @@ class ConnectorRemovalDeployer:
     max_batch = 1
     writes_evidence = True  # the preimage is journaled before the DELETE
 
-    def apply(self, action: str, pairs: list[tuple[Action, Artifact]], journal: Any = None) -> dict[str, Outcome]:
+    def apply(self, action: str, pairs: Sequence[tuple[Action, Artifact]], journal: Any = None) -> dict[str, Outcome]:
         return {planned.identity: self._one(action, planned, artifact, journal) for planned, artifact in pairs}
 
     def _one(self, verb: str, action: Action, artifact: Artifact, journal: Any) -> Outcome:

@@ -17,6 +17,7 @@ a DELETE was sent, anything but proof of absence is ``unknown``: recovery must l
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -65,7 +66,7 @@ def absence_fingerprint(vcluster: str) -> str:
     return fingerprint({"alias": None, "interceptors": {}, "vCluster": vcluster})
 
 
-def observe_all(client: GatewayClient, artifacts: list[Artifact]) -> dict[str, Observation]:
+def observe_all(client: GatewayClient, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
     """The two ordered collection GETs, then each tombstone's prior rule as it is live."""
     aliases = client.read("/alias-topic", "list alias topics")
     interceptors = client.read("/interceptor", "list interceptors")
@@ -87,7 +88,7 @@ class GatewayRuleRemovalObserver:
     requests: int = 0
     kinds = (KIND_GATEWAY_RULE_REMOVAL,)
 
-    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+    def observe(self, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
         if not artifacts:
             return {}
         self.requests += 2
@@ -167,7 +168,7 @@ class GatewayRuleRemovalDeployer:
     kinds = (KIND_GATEWAY_RULE_REMOVAL,)
     max_batch = 1
 
-    def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+    def apply(self, action: str, pairs: Sequence[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         return {planned.identity: self._one(action, planned, artifact) for planned, artifact in pairs}
 
     def _one(self, verb: str, action: Action, artifact: Artifact) -> Outcome:
