@@ -27,6 +27,12 @@ from streamt.project.loader import load_project
 from streamt.result import Result
 from streamt.runlineage.lifecycle import begin_hook, guarded
 from streamt.runlineage.run import COMPLETE, CommandRun
+from streamt.sdk.protocols import (
+    ReceiptStateBackend,
+    ReplacementPreparingDeployer,
+    ReplacingDeployer,
+    RunnerTimeoutDeployer,
+)
 
 BLOCKER_SUFFIX = "_reviewed_replacement"
 
@@ -76,7 +82,7 @@ def prepare(
         return None, {"eligible": False, "saved": False, "reason": reason, "next_commands": []}
     replacement = dict(action.evidence["replacement"])
     deployer = deployers().get(action.kind)
-    if deployer is None or not hasattr(deployer, "prepare_replacement"):
+    if not isinstance(deployer, ReplacementPreparingDeployer):
         raise StreamtError(
             Codes.E904_NOT_IMPLEMENTED,
             f"No installed plugin coordinates a reviewed replacement of {action.kind} artifacts.",
@@ -150,7 +156,7 @@ def require_sole_replacement(reviewed: ReviewedPlan, plan: Plan) -> Action:
 
 def require_receipts(backend: Any) -> None:
     """A replacement ends in a completion receipt: a backend without receipts cannot run one (before any step)."""
-    if not (hasattr(backend, "write_receipt") and hasattr(backend, "has_receipt")):
+    if not isinstance(backend, ReceiptStateBackend):
         raise StreamtError(
             Codes.E904_NOT_IMPLEMENTED,
             f"The {getattr(backend, 'name', 'configured')} deployment-state backend does not keep replacement "
@@ -164,7 +170,7 @@ def hand_runner_timeout(deployers: Any, seconds: float | None) -> None:
     if seconds is None:
         return
     for deployer in deployers.values():
-        if hasattr(deployer, "runner_timeout"):
+        if isinstance(deployer, RunnerTimeoutDeployer):
             deployer.runner_timeout = seconds
 
 
@@ -190,7 +196,7 @@ def apply_replacement(
     action = require_sole_replacement(reviewed, plan)
     binding = {**(reviewed.replacement or {}), "plan_checksum": reviewed.document["integrity"]["checksum"]}
     deployer = deployers.get(action.kind)
-    if deployer is None or not hasattr(deployer, "replace"):
+    if not isinstance(deployer, ReplacingDeployer):
         raise StreamtError(
             Codes.E904_NOT_IMPLEMENTED,
             f"No installed plugin coordinates a reviewed replacement of {action.kind} artifacts.",
