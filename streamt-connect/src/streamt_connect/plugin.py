@@ -8,13 +8,16 @@ chosen connector does not accept when streamt knows its keys (both E204).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt.sdk import Materialization, hookimpl
 
+if TYPE_CHECKING:
+    from streamt.sdk import Deployer, Observer, Planner, Runtime
+
 
 @hookimpl
-def streamt_materializations() -> list[Any]:
+def streamt_materializations() -> list[Materialization]:
     return [
         Materialization(
             name="sink",
@@ -50,7 +53,7 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 
 
 @hookimpl
-def streamt_planners() -> list[Any]:
+def streamt_planners() -> list[Planner]:
     from streamt_connect.live import ConnectorPlanner
     from streamt_connect.removal import ConnectorRemovalPlanner
 
@@ -58,7 +61,7 @@ def streamt_planners() -> list[Any]:
 
 
 @hookimpl
-def streamt_observers(runtime: Any) -> list[Any]:
+def streamt_observers(runtime: Runtime) -> list[Observer]:
     from streamt_connect.live import ConnectorObserver
     from streamt_connect.removal import ConnectorRemovalObserver
 
@@ -66,7 +69,7 @@ def streamt_observers(runtime: Any) -> list[Any]:
 
 
 @hookimpl
-def streamt_deployers(runtime: Any) -> list[Any]:
+def streamt_deployers(runtime: Runtime) -> list[Deployer]:
     from streamt_connect.deployers import ConnectorDeployer
     from streamt_connect.removal import ConnectorRemovalDeployer
 

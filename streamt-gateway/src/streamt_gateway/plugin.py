@@ -9,13 +9,16 @@ the upstream does not produce (E436).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt.sdk import Materialization, hookimpl
 
+if TYPE_CHECKING:
+    from streamt.sdk import ConfigSection, Deployer, ErrorCode, Observer, Planner, Runtime
+
 
 @hookimpl
-def streamt_materializations() -> list[Any]:
+def streamt_materializations() -> list[Materialization]:
     return [
         Materialization(
             name="virtual_topic",
@@ -27,14 +30,14 @@ def streamt_materializations() -> list[Any]:
 
 
 @hookimpl
-def streamt_config_sections() -> list[Any]:
+def streamt_config_sections() -> list[ConfigSection]:
     from streamt_gateway.config import SECTION
 
     return [SECTION]
 
 
 @hookimpl
-def streamt_error_codes() -> list[Any]:
+def streamt_error_codes() -> list[ErrorCode]:
     from streamt_gateway.codes import MASK_NOT_APPLICABLE
 
     return [MASK_NOT_APPLICABLE]
@@ -68,7 +71,7 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 
 
 @hookimpl
-def streamt_planners() -> list[Any]:
+def streamt_planners() -> list[Planner]:
     from streamt_gateway.live import GatewayRulePlanner
     from streamt_gateway.removal import GatewayRuleRemovalPlanner
 
@@ -76,7 +79,7 @@ def streamt_planners() -> list[Any]:
 
 
 @hookimpl
-def streamt_observers(runtime: Any) -> list[Any]:
+def streamt_observers(runtime: Runtime) -> list[Observer]:
     from streamt_gateway.live import GatewayRuleObserver
     from streamt_gateway.removal import GatewayRuleRemovalObserver
 
@@ -84,7 +87,7 @@ def streamt_observers(runtime: Any) -> list[Any]:
 
 
 @hookimpl
-def streamt_deployers(runtime: Any) -> list[Any]:
+def streamt_deployers(runtime: Runtime) -> list[Deployer]:
     from streamt_gateway.deployers import GatewayRuleDeployer
     from streamt_gateway.removal import GatewayRuleRemovalDeployer
 

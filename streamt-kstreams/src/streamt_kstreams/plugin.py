@@ -9,9 +9,12 @@ containers on Docker by their ownership labels, and apply creates them (``online
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt.sdk import Materialization, hookimpl
+
+if TYPE_CHECKING:
+    from streamt.sdk import Deployer, Observer, Planner, Runtime
 
 # name -> (import path, the command's help). Command modules are imported only when the command
 # runs (or its own --help is asked for): `streamt --help` pays for none of them.
@@ -34,7 +37,7 @@ _STATE_COMMANDS = {
 
 
 @hookimpl
-def streamt_materializations() -> list[Any]:
+def streamt_materializations() -> list[Materialization]:
     return [
         Materialization(
             name="kafka_streams",
@@ -73,21 +76,21 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 
 
 @hookimpl
-def streamt_observers(runtime: Any) -> list[Any]:
+def streamt_observers(runtime: Runtime) -> list[Observer]:
     from streamt_kstreams.online import KafkaStreamsObserver
 
     return [KafkaStreamsObserver(runtime)]
 
 
 @hookimpl
-def streamt_planners() -> list[Any]:
+def streamt_planners() -> list[Planner]:
     from streamt_kstreams.online import KafkaStreamsPlanner
 
     return [KafkaStreamsPlanner()]
 
 
 @hookimpl
-def streamt_deployers(runtime: Any) -> list[Any]:
+def streamt_deployers(runtime: Runtime) -> list[Deployer]:
     from streamt_kstreams.deploy import KafkaStreamsDeployer
 
     return [KafkaStreamsDeployer(runtime)]
