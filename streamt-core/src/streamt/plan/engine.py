@@ -67,7 +67,7 @@ def planners_by_kind(plugins: Plugins) -> KindTable[Planner]:
     return kinds.planners(plugins)
 
 
-def plan_offline(project: Any, compiled: CompiledProject, plugins: Any = None) -> Plan:
+def plan_offline(project: Any, compiled: CompiledProject, plugins: Plugins | None = None) -> Plan:
     """Plan a fresh deployment without contacting anything; the result cannot authorize apply."""
     return plan_project(project, compiled, plugins=plugins)
 
@@ -80,7 +80,7 @@ def plan_project(
     state: Any = None,
     state_reference: StateReference | None = None,
     artifacts: tuple[Artifact, ...] | None = None,
-    plugins: Any = None,
+    plugins: Plugins | None = None,
 ) -> Plan:
     """One engine for both modes.
 
