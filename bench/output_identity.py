@@ -28,7 +28,8 @@ from streamt.cli import run
 from validate_bench import generate
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+sys.path.insert(0, str(ROOT / "tests" / "infra"))
+from shared_material import SHARED  # noqa: E402  (the corpus's one locator: STREAMT_SHARED_DIR or beside the repo)
 
 # Offline commands whose stdout (and exit code) is part of the snapshot; {out} is a scratch directory.
 COMMANDS: tuple[tuple[str, ...], ...] = (
@@ -55,7 +56,7 @@ def projects() -> list[tuple[str, Path]]:
     corpus = SHARED / "compat" / "upstream-projects"
     for group, base in (("compat", corpus), ("spec", SHARED / "spec" / "examples"), ("repo", ROOT / "examples")):
         if not base.is_dir():
-            continue
+            raise SystemExit(f"{base} is missing: set STREAMT_SHARED_DIR to the shared material")
         for path in sorted(base.iterdir()):
             if (path / "stream_project.yml").is_file():
                 found.append((f"{group}-{path.name}", path))

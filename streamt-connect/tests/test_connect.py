@@ -7,6 +7,7 @@ import pytest
 from shared_material import SHARED
 from streamt.errors import StreamtError
 from streamt.project.loader import load_project
+from streamt.testing import compile_with
 from streamt_connect import plugin
 from streamt_connect.compiler import compile_sink
 from streamt_connect.connector import MASK_FIELD, connector_class, connector_config
@@ -16,7 +17,7 @@ EXAMPLES = SHARED / "spec" / "examples"
 
 def test_payments_connector_keeps_placeholders_literal() -> None:
     project = load_project(EXAMPLES / "payments-pipeline", process_env={"WAREHOUSE_PASSWORD": "hunter2"})
-    [artifact] = plugin.streamt_compile(project=project, declaration=project.model("payments_to_warehouse"), env="")
+    [artifact] = compile_with(plugin, project, project.model("payments_to_warehouse"), "")
     assert (artifact.kind, artifact.identity, artifact.depends_on) == (
         "connector",
         "payments_to_warehouse",
@@ -41,7 +42,7 @@ def test_adopted_connector_keeps_its_ownership() -> None:
 
 def test_non_sink_models_are_not_ours() -> None:
     project = load_project(EXAMPLES / "payments-pipeline", process_env={})
-    assert plugin.streamt_compile(project=project, declaration=project.model("payments_clean"), env="") == []
+    assert compile_with(plugin, project, project.model("payments_clean"), "") == []
 
 
 @pytest.mark.parametrize(

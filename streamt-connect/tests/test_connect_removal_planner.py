@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.artifacts import KIND_CONNECTOR, KIND_CONNECTOR_REMOVAL, Artifact
 from streamt.plan.model import ABSENT, DELETE, NOOP, PRESENT, Action, Observation, SafetyBlocker
+from streamt.sdk import KIND_CONNECTOR, KIND_CONNECTOR_REMOVAL, Artifact
 from streamt.state.records import OwnershipRecord
 from streamt_connect.live import config_fingerprint
 from streamt_connect.removal import UNOWNED, ConnectorRemovalPlanner

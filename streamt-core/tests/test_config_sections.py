@@ -174,6 +174,76 @@ def test_a_raising_check_is_that_plugins_e999_without_its_message(streamt_plugin
     assert "hunter2" not in outcome.stdout and "'leaky'" in outcome.envelope["errors"][0]["message"]
 
 
+def _needs_lake(declaration: Any, project: Any) -> list[Diagnostic]:
+    if getattr(declaration, "materialized", None) != "lake_table" or project.runtime.section("lake") is not None:
+        return []
+    return [Diagnostic(Codes.E208_MISSING_CONFIG, f"'{declaration.name}' needs runtime.lake", "Add runtime.lake.")]
+
+
+def _needs_archive(declaration: Any, _project: Any) -> list[Diagnostic]:
+    return [Diagnostic(Codes.E208_MISSING_CONFIG, f"'{declaration.name}' needs runtime.archive", "Add it.")]
+
+
+ARCHIVE = ConfigSection(path="runtime.archive", model=LakeRuntime, keys={}, extra="archive")
+
+
+def test_declaration_checks_run_per_declaration_in_section_order_written_or_not(
+    streamt_plugin, streamt_project, streamt_cli
+) -> None:
+    # The output follows the section paths (archive < lake), whatever order pluggy calls the plugins in,
+    # model by model, then the tests.
+    streamt_plugin(
+        _plugin("archive", streamt_config_sections=lambda: [replace(ARCHIVE, check_declaration=_needs_archive)])
+    )
+    streamt_plugin(_plugin("lake2", streamt_config_sections=lambda: [replace(SECTION, check_declaration=_needs_lake)]))
+    files = {
+        "stream_project.yml": {
+            "project": {"name": "shop"},
+            "runtime": {"kafka": {"bootstrap_servers": "k:9092"}},
+            "sources": [{"name": "s", "topic": "s"}],
+            "models": [
+                {"name": "a", "materialized": "lake_table", "from": [{"source": "s"}]},
+                {"name": "b", "materialized": "lake_table", "from": [{"source": "s"}]},
+            ],
+            "tests": [{"name": "t", "model": "a", "type": "schema"}],
+        }
+    }
+    outcome = streamt_cli("validate", "-p", streamt_project(files))
+    messages = [e["message"] for e in outcome.envelope["errors"] if e["code"] == "E208_MISSING_CONFIG"]
+    assert messages == [
+        "'a' needs runtime.archive",
+        "'a' needs runtime.lake",
+        "'b' needs runtime.archive",
+        "'b' needs runtime.lake",
+        "'t' needs runtime.archive",
+    ]
+
+
+def test_a_raising_declaration_check_is_one_e999_and_the_others_still_report(
+    streamt_plugin, streamt_project, streamt_cli
+) -> None:
+    def broken(_declaration: Any, _project: Any) -> list[Diagnostic]:
+        raise RuntimeError("token=hunter2")
+
+    streamt_plugin(_plugin("leaky", streamt_config_sections=lambda: [replace(ARCHIVE, check_declaration=broken)]))
+    streamt_plugin(_plugin("lake2", streamt_config_sections=lambda: [replace(SECTION, check_declaration=_needs_lake)]))
+    models = [{"name": n, "materialized": "lake_table", "from": [{"source": "s"}]} for n in ("a", "b")]
+    files = {
+        "stream_project.yml": {
+            "project": {"name": "shop"},
+            "runtime": {"kafka": {"bootstrap_servers": "k:9092"}},
+            "sources": [{"name": "s", "topic": "s"}],
+            "models": models,
+        }
+    }
+    outcome = streamt_cli("validate", "-p", streamt_project(files))
+    assert outcome.error_codes.count("E999_INTERNAL_ERROR") == 1 and "hunter2" not in outcome.stdout
+    assert [e["message"] for e in outcome.envelope["errors"] if e["code"] == "E208_MISSING_CONFIG"] == [
+        "'a' needs runtime.lake",
+        "'b' needs runtime.lake",
+    ]
+
+
 def test_core_sections_are_the_runtime_and_deployment_state_keys_core_reads() -> None:
     from streamt.claims import CORE_SECTIONS
     from streamt.project.schema import DEPLOYMENT_STATE, RUNTIME

@@ -94,3 +94,26 @@ def test_the_config_section_example_runs_as_written(streamt_plugin, streamt_proj
     project = load_project(streamt_project({"stream_project.yml": {"project": {"name": "p"}, "runtime": runtime}}))
     assert project.runtime.section("lake") == module.LakeRuntime(warehouse="s3://lake")
     assert project.runtime.enables("lake_table")
+
+
+def test_the_config_section_example_says_what_a_model_needs(streamt_plugin, streamt_project) -> None:
+    import types
+
+    from streamt.sdk import load_project
+    from streamt.validation import validate_project
+
+    section = DOC.read_text().split("### `streamt_config_sections()`", 1)[1]
+    (code,) = re.findall(r"^```python\n(.*?)^```$", section.split("\n### ", 1)[0], re.M | re.S)
+    module = types.ModuleType("docs_lake")
+    exec(compile(code, "docs/plugins.md", "exec"), module.__dict__)
+    streamt_plugin(module)
+    files = {
+        "stream_project.yml": {
+            "project": {"name": "p"},
+            "runtime": {"kafka": {"bootstrap_servers": "k:9092"}},
+            "models": [{"name": "orders", "materialized": "lake_table", "sql": "SELECT 1"}],
+        }
+    }
+    report = validate_project(load_project(streamt_project(files)))
+    needs = [d.message for d in report.errors if d.code.code == "E208_MISSING_CONFIG"]
+    assert needs == ["Model 'orders' needs runtime.lake"]

@@ -8,6 +8,7 @@ import pytest
 from shared_material import SHARED
 from streamt.errors import StreamtError
 from streamt.project.loader import load_project
+from streamt.testing import compile_with
 from streamt_flink import plugin
 from streamt_flink.continuous import compile_test
 from streamt_flink.job import compile_model
@@ -23,7 +24,7 @@ def _payments() -> Any:
 def _artifacts(project: Any) -> dict[str, Any]:
     out = {}
     for declaration in (*project.models, *project.tests):
-        for artifact in plugin.streamt_compile(project=project, declaration=declaration, env=project.env):
+        for artifact in compile_with(plugin, project, declaration, project.env):
             if artifact.kind != "topic":  # a test's failures topic: see test_test_jobs_depend_on_...
                 out[artifact.identity] = artifact
     return out
@@ -178,7 +179,7 @@ def test_topic_model_with_sql_gets_a_processor_job(streamt_project: Callable[...
     project = _project(
         streamt_project, [{"name": "copy", "materialized": "topic", "sql": 'SELECT * FROM {{ source("events") }}'}]
     )
-    [artifact] = plugin.streamt_compile(project=project, declaration=project.model("copy"), env="default")
+    [artifact] = compile_with(plugin, project, project.model("copy"))
     assert artifact.identity == "copy_processor"
     assert "INSERT INTO `copy_sink`\nSELECT * FROM `app_events_v1`" in artifact.files[".sql"]
 
@@ -285,9 +286,7 @@ def test_test_jobs_depend_on_the_tested_topic_and_declare_their_own_failures_top
     assert monitor.depends_on == (("topic", "payments.merchant-totals.v1"), ("topic", failures))
     assert f"'topic' = '{failures}'" in monitor.files[".sql"]
     (topic,) = [
-        a
-        for a in plugin.streamt_compile(project=project, declaration=project.test("merchant_totals_monitor"), env="")
-        if a.kind == "topic"
+        a for a in compile_with(plugin, project, project.test("merchant_totals_monitor"), "") if a.kind == "topic"
     ]
     assert (topic.identity, topic.ownership, topic.provider) == (failures, "managed", "streamt-kafka")
     assert topic.spec["partitions"] == 1 and topic.spec["name"] == failures

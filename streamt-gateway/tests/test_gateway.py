@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from shared_material import SHARED
 from streamt.project.loader import load_project
+from streamt.testing import compile_with
 from streamt_gateway import plugin
 from streamt_gateway.rule import gateway_rule, unsupported_operators, where_clause
 
@@ -16,7 +17,7 @@ EXAMPLES = SHARED / "spec" / "examples"
 def _rules(project: Any) -> dict[str, Any]:
     out = {}
     for model in project.models:
-        for artifact in plugin.streamt_compile(project=project, declaration=model, env=project.env):
+        for artifact in compile_with(plugin, project, model, project.env):
             out[artifact.name] = artifact
     return out
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import attrs
 import pytest
-from streamt.artifacts import KIND_GATEWAY_RULE, Artifact
 from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, SafetyBlocker
+from streamt.sdk import KIND_GATEWAY_RULE, Artifact
 from streamt_gateway.config import ConduktorRuntime
 from streamt_gateway.deployers import GatewayRuleDeployer
 from streamt_gateway.live import GatewayRuleObserver, GatewayRulePlanner

@@ -11,8 +11,9 @@ import pytest
 from streamt.artifacts import Artifact
 from streamt.plan import Observation
 from streamt.project.loader import load_project
+from streamt.testing import compile_with
+from streamt_kafka import plugin
 from streamt_kafka.planning import SchemaPlanner, TopicPlanner
-from streamt_kafka.plugin import streamt_compile
 from streamt_kafka.schemas import avro_type_of
 
 RUNTIME = {"kafka": {"bootstrap_servers": "localhost:9092"}}
@@ -23,7 +24,7 @@ def compile_all(streamt_project: Callable[..., Path], **body: Any) -> dict[tuple
     project = load_project(streamt_project(files))
     found: dict[tuple[str, str], Artifact] = {}
     for declaration in (*project.sources, *project.models, *project.tests):
-        for artifact in streamt_compile(project=project, declaration=declaration):
+        for artifact in compile_with(plugin, project, declaration):
             found[artifact.sort_key] = artifact
     return found
 

@@ -8,6 +8,7 @@ import pytest
 from shared_material import SHARED
 from streamt.errors import StreamtError
 from streamt.project.loader import load_project
+from streamt.testing import compile_with
 from streamt_kstreams import plugin
 from streamt_kstreams.plan import compile_plan
 from streamt_kstreams.subset import Predicate, Projection, SubsetError, parse
@@ -17,7 +18,7 @@ EXAMPLES = SHARED / "spec" / "examples"
 
 def test_kafka_streams_example_compiles_one_runner_plan() -> None:
     project = load_project(EXAMPLES / "kafka-streams", process_env={})
-    artifacts = [a for m in project.models for a in plugin.streamt_compile(project=project, declaration=m, env="")]
+    artifacts = [a for m in project.models for a in compile_with(plugin, project, m, "")]
     assert [(a.kind, a.identity) for a in artifacts] == [("kafka_streams_job", "eligible_orders")]
     spec = artifacts[0].spec
     assert spec["plan_version"] == 1

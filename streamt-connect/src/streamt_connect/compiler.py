@@ -6,6 +6,7 @@ from typing import Any
 
 from streamt.sdk import KIND_CONNECTOR, KIND_TOPIC, Artifact, Codes, Diagnostic, StreamtError
 
+from streamt_connect.config import connect_runtime
 from streamt_connect.connector import CONNECTOR_CLASSES, config_value, connector_class, connector_config
 from streamt_connect.implementations import ConfigProblem, implementation, map_config
 
@@ -73,7 +74,7 @@ def compile_sink(project: Any, model: Any) -> Artifact:
         raise StreamtError.from_diagnostics([problem])
     topics = sink_topics(project, model)
     config = connector_config(model.name, sink.connector, topics, sink.config, masks_of(model))
-    connect = project.runtime.connect
+    connect = connect_runtime(project.runtime)
     spec = {
         "name": model.name,
         "cluster": model.connect_cluster or (connect.default_cluster if connect else None),

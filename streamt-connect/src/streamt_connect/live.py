@@ -37,6 +37,7 @@ from streamt.sdk import (
 )
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
+from streamt_connect.config import connect_runtime
 
 SECRET_WORDS = ("password", "secret", "token", "credential", "api.key", "apikey", "private", "passphrase")
 EQUAL, DIFFERS, MISSING_LIVE = "equal", "differs", "absent"
@@ -70,7 +71,7 @@ def resolved_config(artifact: Artifact, environ: Mapping[str, str]) -> dict[str,
 
 
 def client_for(runtime: Any, cluster: str | None) -> ConnectClient:
-    connect = runtime.connect
+    connect = connect_runtime(runtime)
     if connect is None or not connect.clusters:
         raise StreamtError(
             Codes.E205_CONNECT_REQUIRED,

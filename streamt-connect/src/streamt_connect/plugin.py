@@ -1,9 +1,10 @@
 """streamt plugin: Kafka Connect sink connectors.
 
 Registered through the ``streamt`` entry-point group. Compiles ``sink`` models into connector
-artifacts. "runtime.connect missing" (E205) and "no sink config" (E204) are core validation;
-this plugin adds the checks only it can make: an unknown connector short name, and a key the
-chosen connector does not accept when streamt knows its keys (both E204).
+artifacts. It owns ``runtime.connect`` (``streamt_config_sections``), whose declaration check reports
+a sink without connector settings (E204) or without ``runtime.connect`` (E205); ``streamt_validate``
+adds an unknown connector short name, and a key the chosen connector does not accept when streamt
+knows its keys (both E204).
 """
 
 from __future__ import annotations
@@ -29,6 +30,20 @@ def streamt_materializations() -> list[Materialization]:
 
 
 @hookimpl
+def streamt_artifact_kinds() -> list[Any]:
+    from streamt_connect.kinds import KINDS
+
+    return list(KINDS)
+
+
+@hookimpl
+def streamt_config_sections() -> list[Any]:
+    from streamt_connect.config import SECTION
+
+    return [SECTION]
+
+
+@hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
     from streamt_connect.compiler import sink_problem
 
@@ -43,10 +58,7 @@ def streamt_validate(project: Any, env: str) -> list[Any]:
 
 @hookimpl
 def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
-    from streamt.sdk import Model
-
-    if not isinstance(declaration, Model) or declaration.materialized != "sink":
-        return []
+    # Core sends the `sink` models (kinds.CONNECTOR).
     from streamt_connect.compiler import compile_sink
 
     return [compile_sink(project, declaration)]

@@ -9,16 +9,14 @@ the same declaration always yields the same checksum, across processes,
 The compile contract between core and providers:
 
 * Core (``streamt.compile``) walks declarations in DAG order and calls
-  ``streamt_compile(project, declaration, env)`` for every source, model and
-  test; it compiles lifecycle tombstones into removal artifacts itself. It
-  refuses two artifacts with the same (kind, identity), sorts them, and
-  writes the output directory (dsl.md section 18): ``manifest.json``,
-  ``topics/<topic>.json``, ``schemas/<subject>.json``, ``flink/<job>.sql`` and
-  ``.json``, ``connect/<model>.json``, ``gateway/<model>.json``,
-  ``kafka_streams/<model>.json``; continuous-test jobs go under ``flink/`` as
-  ``test_<test>``. Manifest ``artifacts`` keys: ``schemas, topics, flink_jobs,
-  connectors, gateway_rules, kafka_streams_jobs, test_jobs,
-  connector_removals, gateway_rule_removals``.
+  ``streamt_compile(project, declaration, env)`` of the plugins that
+  registered a kind the declaration produces (``streamt.artifact_kinds``); it
+  compiles lifecycle tombstones into removal artifacts itself. It refuses two
+  artifacts with the same (kind, identity), sorts them by the registered
+  ranks, and writes the output directory (dsl.md section 18): ``manifest.json``
+  and each artifact under the directory and manifest key its kind's plugin
+  registered (``topics/<topic>.json``, ``flink/<job>.sql`` and ``.json``,
+  ``connect/<model>.json`` ... for streamt's plugins).
 * A model whose materialization (or executor) no installed plugin declares
   through ``streamt_materializations`` fails with ``E903_PLUGIN_REQUIRED``
   naming the extra; one declared with ``implemented=False`` fails with
@@ -44,19 +42,6 @@ import attrs
 
 from streamt.json_fast import sorted_compact
 
-# The artifact kinds core knows how to lay out; a plugin may add others (they
-# go under ``<kind>/`` in the output directory and ``artifacts.<kind>`` in the
-# manifest).
-KIND_TOPIC = "topic"
-KIND_SCHEMA = "schema"
-KIND_FLINK_JOB = "flink_job"
-KIND_CONNECTOR = "connector"
-KIND_GATEWAY_RULE = "gateway_rule"
-KIND_KAFKA_STREAMS_JOB = "kafka_streams_job"
-KIND_TEST_JOB = "test_job"
-KIND_CONNECTOR_REMOVAL = "connector_removal"
-KIND_GATEWAY_RULE_REMOVAL = "gateway_rule_removal"
-
 OWNERSHIP_MODES = ("managed", "external", "adopted")
 
 
@@ -79,7 +64,8 @@ class Artifact:
     """One deployable thing.
 
     * ``kind`` — ``topic``, ``schema``, ``flink_job``, ``connector``,
-      ``gateway_rule``, ``kafka_streams_job`` ... (see the ``KIND_*`` names).
+      ``gateway_rule``, ``kafka_streams_job`` ...: a kind its plugin registers
+      (``streamt_artifact_kinds``), which decides its directory, manifest key and order.
     * ``name`` — the logical name: the declaration that owns it (model,
       source or test name). ``streamt adopt --name`` uses it.
     * ``identity`` — the physical identity at the provider: topic name,

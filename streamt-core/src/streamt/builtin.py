@@ -21,9 +21,11 @@ from streamt.capabilities import (
     MATERIALIZATION,
     STATE_BACKEND,
     TEST_TYPE,
+    ArtifactKind,
     KnownKind,
     StateBackend,
 )
+from streamt.kind_names import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -121,7 +123,8 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
     )),
     KnownKind(DISCOVERER, "topic", "kafka"),
     *(KnownKind(CONFIG_SECTION, path, extra) for path, extra in (
-        ("runtime.flink", "flink"), ("runtime.conduktor", "gateway"), ("deployment_state.postgres", "postgres"),
+        ("runtime.flink", "flink"), ("runtime.conduktor", "gateway"), ("runtime.connect", "connect"),
+        ("runtime.kafka_streams", "kstreams"), ("deployment_state.postgres", "postgres"),
     )),
     *(KnownKind(EXPORTER, name, "exporters") for name in (
         "strimzi", "odcs", "datahub", "backstage", "openlineage", "asyncapi",
@@ -175,6 +178,28 @@ def streamt_commands(cli: Any) -> None:
 @hookimpl
 def streamt_known_kinds() -> list[KnownKind]:
     return list(KNOWN_KINDS)
+
+
+@hookimpl
+def streamt_artifact_kinds() -> list[ArtifactKind]:
+    # Core compiles lifecycle tombstones into these removals itself (``compile.engine``), so it
+    # registers them: from no declaration, for their layout and their place after everything else.
+    return [
+        ArtifactKind(
+            name=KIND_CONNECTOR_REMOVAL,
+            directory="lifecycle/connector_removals",
+            manifest_key="connector_removals",
+            rank=80,
+            title="Connector Removals",
+        ),
+        ArtifactKind(
+            name=KIND_GATEWAY_RULE_REMOVAL,
+            directory="lifecycle/gateway_rule_removals",
+            manifest_key="gateway_rule_removals",
+            rank=90,
+            title="Gateway Rule Removals",
+        ),
+    ]
 
 
 @hookimpl

@@ -50,6 +50,70 @@ class Materialization(Value):
         self._fill(name, description, extra, runtime_sections, implemented, role)
 
 
+class ArtifactKind(Value):
+    """An artifact kind a plugin compiles, and where core puts it (``streamt_artifact_kinds``).
+
+    * ``name`` — the ``Artifact.kind`` it registers (``topic``, ``flink_job``, ``lake_table``).
+    * ``directory`` — where its files go under the output directory (``topics``,
+      ``lifecycle/connector_removals``): relative, ``/``-separated, no ``.`` or ``..`` part.
+    * ``manifest_key`` — its list under ``artifacts`` in ``manifest.json`` (``topics``); the
+      manifest lists every registered key, empty when no artifact has the kind.
+    * ``rank`` — its place when no ``depends_on`` decides (artifacts, and the sections of plan,
+      apply and diff text): lower first, ties by kind name. streamt's plugins use storage 10-29,
+      jobs, connectors and rules 30-69, test jobs 70-79, removals 80-99; an unregistered kind is 100.
+    * ``title`` — its section heading in plan, apply and diff text (``Flink Jobs``); empty: the name.
+    * ``named_by`` — ``identity`` (the file is named after ``Artifact.identity``) or ``name``
+      (after the declaration, ``Artifact.name``, as dsl.md section 18 names connector files).
+    * ``materializations`` — the values of ``materialized:`` whose models this plugin compiles
+      into the kind; ``executors`` — the values of ``executor:`` (a ``topic`` model with SQL);
+      ``test_types`` — the values of ``tests[].type``; ``sources`` — ``True`` when sources compile
+      into it. Core sends each declaration to ``streamt_compile`` only of the plugins whose kinds
+      it produces (``streamt.sdk.produces``); a kind with none of these (a removal core compiles
+      from tombstones) is registered for its layout only.
+    """
+
+    __slots__ = _fields = (
+        "name",
+        "directory",
+        "manifest_key",
+        "rank",
+        "title",
+        "named_by",
+        "materializations",
+        "executors",
+        "test_types",
+        "sources",
+    )
+
+    name: str
+    directory: str
+    manifest_key: str
+    rank: int
+    title: str
+    named_by: str
+    materializations: tuple[str, ...]
+    executors: tuple[str, ...]
+    test_types: tuple[str, ...]
+    sources: bool
+
+    def __init__(
+        self,
+        name: str,
+        directory: str,
+        manifest_key: str,
+        rank: int,
+        title: str = "",
+        named_by: str = "identity",
+        materializations: tuple[str, ...] = (),
+        executors: tuple[str, ...] = (),
+        test_types: tuple[str, ...] = (),
+        sources: bool = False,
+    ) -> None:
+        self._fill(
+            name, directory, manifest_key, rank, title, named_by, materializations, executors, test_types, sources
+        )
+
+
 class Exporter(Value):
     """An exporter mounted as ``streamt <group> <name>`` (``streamt_exporters``).
 
@@ -145,7 +209,7 @@ class AssertionKind(Value):
 class ConfigSection(Value):
     """A configuration section a plugin owns and validates, from ``streamt_config_sections``.
 
-    Core reads only the sections it owns (``runtime.kafka``, ``runtime.connect`` ...); any other
+    Core reads only the sections it owns (``runtime.kafka``, ``runtime.schema_registry`` ...); any other
     section of ``runtime`` or ``deployment_state`` belongs to the plugin that declares it here. Core
     checks its keys, structures it into ``model`` at load time (a value of the wrong type is
     ``E501`` at its position, as for core's own blocks) and keeps the result, opaque to core, in
@@ -153,7 +217,9 @@ class ConfigSection(Value):
 
     * ``path`` — ``runtime.<name>`` or ``deployment_state.<name>``: where users write the section.
     * ``model`` — an ``attrs`` class: scalars are type-checked strictly (no coercion), nested
-      ``attrs`` classes, ``tuple[...]`` and ``dict[str, ...]`` are structured recursively.
+      ``attrs`` classes, ``tuple[...]`` and ``dict[str, ...]`` are structured recursively. A field's
+      ``metadata={"json_schema": {"enum": [...]}}`` (or ``{"pattern": ...}``) is the value set
+      ``streamt schema`` shows for it: say there what ``check`` accepts.
     * ``keys`` — the accepted keys as written: ``{key: None}`` for a value,
       ``{key: {...}}`` for a map with known keys, ``{"*": {...}}`` for a map of any keys whose
       values have the given keys. Any other key is ``W401`` (legacy) or ``E501`` (strict).
@@ -163,12 +229,16 @@ class ConfigSection(Value):
     * ``enables`` — ``enables(value) -> [materialization]``: the materializations whose runtime
       the written section configures (``flink`` for ``runtime.flink``; ``virtual_topic`` when
       ``runtime.conduktor`` has a ``gateway``). Core's materialization inference (dsl.md §9.2)
-      and its "runtime missing" checks (E201, E202, E207) ask this, never the value itself.
+      asks this (``Runtime.enables``), never the value itself.
     * ``interpolate`` — ``False`` for a section whose values are names of environment variables,
       not values: ``${...}`` in it is kept as written.
+    * ``check_declaration`` — ``check_declaration(declaration, project) -> [Diagnostic]``: what one
+      model or test needs of this plugin's runtime, whether the section is written or not (a
+      ``flink`` model without ``runtime.flink`` is ``E202``). ``validate`` asks it for each model,
+      then each test, section by section in path order, before the written sections' ``check``.
     """
 
-    __slots__ = _fields = ("path", "model", "keys", "extra", "check", "enables", "interpolate")
+    __slots__ = _fields = ("path", "model", "keys", "extra", "check", "enables", "interpolate", "check_declaration")
 
     path: str
     model: type[Any]
@@ -177,6 +247,7 @@ class ConfigSection(Value):
     check: Callable[[Any, Any], list[Any]] | None
     enables: Callable[[Any], Iterable[str]] | None
     interpolate: bool
+    check_declaration: Callable[[Any, Any], Iterable[Any]] | None
 
     def __init__(
         self,
@@ -187,8 +258,9 @@ class ConfigSection(Value):
         check: Callable[[Any, Any], list[Any]] | None = None,
         enables: Callable[[Any], Iterable[str]] | None = None,
         interpolate: bool = True,
+        check_declaration: Callable[[Any, Any], Iterable[Any]] | None = None,
     ) -> None:
-        self._fill(path, model, keys, extra, check, enables, interpolate)
+        self._fill(path, model, keys, extra, check, enables, interpolate, check_declaration)
 
     @property
     def block(self) -> str:
@@ -211,6 +283,7 @@ DISCOVERER = "discoverer"
 EXPORTER = "exporter"
 COMMAND = "command"
 CONFIG_SECTION = "config_section"
+ARTIFACT_KIND = "artifact_kind"
 
 
 class KnownKind(Value):

@@ -32,8 +32,6 @@ CORE_SECTIONS: Mapping[str, str] = dict.fromkeys(
     (
         "runtime.kafka",
         "runtime.schema_registry",
-        "runtime.connect",
-        "runtime.kafka_streams",
         "deployment_state.backend",
         "deployment_state.namespace",
         "deployment_state.lock_timeout_seconds",

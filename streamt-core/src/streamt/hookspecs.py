@@ -32,8 +32,8 @@ Rules that hold for every hook:
   returned diagnostic, artifact, observation or exported document.
 
 Objects that serve a kind (observers, planners and deployers by artifact kind,
-state backends, materializations, test types, discoverers) follow one rule: one
-kind, one provider. Two plugins claiming the same kind is
+artifact kinds themselves, state backends, materializations, test types,
+discoverers) follow one rule: one kind, one provider. Two plugins claiming the same kind is
 ``E906_PLUGIN_CONFLICT`` naming both, and neither is used (``streamt.kinds``);
 a name core or a plugin streamt ships holds stays theirs, and the claim on it
 is refused with ``E906`` (``streamt.claims``). Command paths are claims too.
@@ -53,7 +53,15 @@ if TYPE_CHECKING:
     # Only for type checkers (as tox 4's plugin/spec.py does): importing these
     # at run time would load the project model for every ``--help``.
     from streamt.artifacts import Artifact
-    from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
+    from streamt.capabilities import (
+        ArtifactKind,
+        AssertionKind,
+        ConfigSection,
+        Exporter,
+        KnownKind,
+        Materialization,
+        TestType,
+    )
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.lazy import LazyGroup
     from streamt.docs_site.extensions import DocsNodeDetail, DocsPage
@@ -92,15 +100,51 @@ def streamt_materializations() -> list[Materialization] | None:
 
 
 @hookspec
+def streamt_artifact_kinds() -> list[ArtifactKind] | None:
+    """Register the artifact kinds this plugin compiles, and which declarations produce them.
+
+    Return a list of ``streamt.sdk.ArtifactKind``, one per ``Artifact.kind`` your
+    ``streamt_compile`` returns that is yours::
+
+        @hookimpl
+        def streamt_artifact_kinds():
+            return [ArtifactKind(name="lake_table", directory="lake", manifest_key="lake_tables",
+                                 rank=45, title="Lake Tables", materializations=("lake_table",))]
+
+    Core reads nothing else to lay kinds out and order them: files go under ``directory`` (named
+    after the artifact's identity, or its declaration with ``named_by="name"``), the manifest lists
+    them under ``artifacts.<manifest_key>`` (an empty list when there are none), and ``rank``
+    orders them when no ``depends_on`` decides (lower first; an unregistered kind ranks 100 and
+    goes under ``<kind>/``).
+
+    The registration also says which declarations your compiler wants: core sends a source, model
+    or test to your ``streamt_compile`` only when it produces one of your kinds — a model
+    materialized as one of ``materializations``, a ``topic`` model with SQL whose ``executor:`` is
+    one of ``executors``, a test whose type is one of ``test_types``, a source when ``sources``
+    is true (``streamt.sdk.produces(kind, declaration)`` answers it). You may still return
+    artifacts of another plugin's kind for a declaration you receive (a Flink test's failures
+    topic). A plugin that implements ``streamt_compile`` but not this hook receives every
+    declaration, as before this hook existed.
+
+    One kind, one provider: two plugins registering one name, or two plugins' kinds sharing a
+    ``manifest_key``, is ``E906_PLUGIN_CONFLICT`` naming both, and a compile that needs the kind
+    fails with it. An invalid registration (a directory leaving the output directory, a rank
+    that is not an integer) is ``E901`` and is ignored. Return constants: called once per plugin
+    set, on the first compile or plan.
+    """
+
+
+@hookspec
 def streamt_config_sections() -> list[ConfigSection] | None:
     """Declare the configuration sections this plugin owns (``runtime.flink``, ``deployment_state.postgres``).
 
     Return a list of ``streamt.sdk.ConfigSection``: the section's ``path``, the
     ``attrs`` class it is structured into, its accepted ``keys``, the ``extra``
-    that installs the plugin and optional ``check`` / ``enables`` functions.
-    Core checks the keys and types while loading the project (``E501`` at the
-    position, ``W401`` for an unknown key in legacy mode), runs ``check`` during
-    ``validate``, and keeps the structured value in
+    that installs the plugin and optional ``check`` / ``enables`` /
+    ``check_declaration`` functions. Core checks the keys and types while
+    loading the project (``E501`` at the position, ``W401`` for an unknown key
+    in legacy mode), runs ``check_declaration`` for every model and test and
+    ``check`` for the written section during ``validate``, and keeps the structured value in
     ``project.runtime.sections[name]`` (``project.deployment_state.sections``
     for ``deployment_state.*``); core itself never reads it. A section no
     installed plugin claims is kept as a read-only mapping of what was written,
@@ -131,12 +175,13 @@ def streamt_compile(project: Project, declaration: Declaration, env: str) -> lis
     """Compile one declaration (source, model or test) into artifacts.
 
     Core walks the DAG in dependency order and calls this hook once per
-    declaration; every plugin sees every declaration and returns artifacts
-    only for those it owns (by materialization, executor or kind), else an
-    empty list. Return ``streamt.sdk.Artifact`` objects whose ``spec`` is
-    canonical JSON-compatible data: same inputs, same bytes. Core computes
-    the checksum, orders artifacts and writes files; a plugin never writes
-    files. Must not contact any service.
+    declaration, of the plugins that registered a kind the declaration
+    produces (``streamt_artifact_kinds``; a plugin that registers no kind
+    sees every declaration and returns ``[]`` for those it does not own).
+    Return ``streamt.sdk.Artifact`` objects whose ``spec`` is canonical
+    JSON-compatible data: same inputs, same bytes. Core computes the
+    checksum, orders artifacts and writes files; a plugin never writes files.
+    Must not contact any service.
     """
 
 

@@ -7,6 +7,8 @@ Nothing here is a closed list. A *kind* is a name in one *family*:
 * ``state_backend`` — ``deployment_state.backend`` (``streamt_state_backends``);
 * ``test_type`` / ``assertion`` — ``tests[].type`` and the keys of
   ``tests[].assertions`` items (``streamt_test_types``, ``streamt_assertion_kinds``);
+* ``artifact_kind`` — the kinds plugins compile, with their layout and rank
+  (``streamt_artifact_kinds``; the registry is ``streamt.artifact_kinds``);
 * ``observer`` / ``planner`` / ``deployer`` / ``discoverer`` — artifact kinds
   served by the objects of ``streamt_observers`` ... (their ``kinds``);
 * ``command`` — ``<group> <name>`` subcommands that a known plugin adds.
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from streamt import claims as claims_of
 from streamt.capabilities import (
+    ARTIFACT_KIND,
     ASSERTION,
     COMMAND,
     CONFIG_SECTION,
@@ -57,6 +60,7 @@ PLANNER = "planner"
 DEPLOYER = "deployer"
 
 __all__ = [
+    "ARTIFACT_KIND",
     "ASSERTION",
     "COMMAND",
     "DEPLOYER",
@@ -126,6 +130,7 @@ def by_kind(
     *,
     placeholder: Callable[[Any], bool] = lambda _item: False,
     held: Mapping[str, str] | None = None,
+    batches: Iterable[tuple[str, Any]] | None = None,
     **kwargs: Any,
 ) -> KindTable[Any]:
     """The table of one family from one hook, under the one precedence rule.
@@ -135,11 +140,12 @@ def by_kind(
     implementation replaces. A plugin's own duplicates keep its first item.
     A kind that core or a plugin streamt ships holds (``streamt.claims``) stays
     with it, and every other claim on it is refused (``E906``); ``held`` names
-    kinds core owns without a hook.
+    kinds core owns without a hook. ``batches`` are the hook's ``(plugin, result)`` pairs when the
+    caller has called it already.
     """
     table: KindTable[Any] = KindTable(family)
     claims: dict[str, list[tuple[str, Any]]] = {}
-    for plugin_name, batch in plugins.call_each(hook_name, **kwargs):
+    for plugin_name, batch in plugins.call_each(hook_name, **kwargs) if batches is None else batches:
         for item in batch or ():
             for kind in keys(item):
                 claims.setdefault(kind, []).append((plugin_name, item))

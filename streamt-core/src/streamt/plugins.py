@@ -134,6 +134,8 @@ class Plugins:
         self.diagnostics: list[Diagnostic] = []
         # Codes each plugin added, so that unregistering takes them away too.
         self.codes_by_plugin: dict[str, list[str]] = {}
+        # Tables built from the hooks (``streamt.artifact_kinds``), forgotten when the plugin set changes.
+        self.memo: dict[str, Any] = {}
 
     @property
     def hook(self) -> Any:
@@ -155,6 +157,7 @@ class Plugins:
         plugins_dir: str | None = None,
     ) -> bool:
         """Register one plugin object; on a malformed hook, report and skip it."""
+        self.memo.clear()
         try:
             self.manager.register(plugin, name=name)
             self.manager.check_pending()
@@ -183,6 +186,7 @@ class Plugins:
         return True
 
     def unregister(self, name: str) -> None:
+        self.memo.clear()
         plugin = self.manager.get_plugin(name)
         if plugin is not None:
             self.manager.unregister(plugin)

@@ -49,8 +49,9 @@ def test_literals_escapes_and_unset_values_have_no_placeholder(single: Path) -> 
     assert project.runtime_placeholder("kafka.ssl_key_password") is None  # literal in the file
     assert project.runtime_placeholder("kafka.sasl_username") is None
     assert project.runtime_placeholder("connect.clusters.main.password") is None  # $${..} is an escape
-    assert project.runtime.connect is not None
-    assert project.runtime.connect.clusters["main"].password == "${NOT_A_PLACEHOLDER}"
+    connect = project.runtime.section("connect")
+    assert connect is not None
+    assert connect.clusters["main"].password == "${NOT_A_PLACEHOLDER}"
     assert project.runtime_placeholder("schema_registry.username") is None  # not set at all
     assert project.runtime_placeholder("nope.nothing") is None
 
@@ -111,7 +112,8 @@ def test_lazy_secrets_keep_unset_secret_placeholders_and_still_refuse_other_unse
     assert runtime.kafka.sasl_password == "${KAFKA_PW}" and runtime.kafka.sasl_username == "app"
     # The userinfo of a URL is a secret; its host is not.
     assert runtime.schema_registry.url == "https://${SR_USER}:${SR_PW}@sr:8081"
-    assert runtime.connect is not None and runtime.connect.clusters["main"].password == "pre-${CONNECT_PW}"
+    connect = runtime.section("connect")
+    assert connect is not None and connect.clusters["main"].password == "pre-${CONNECT_PW}"
     # A set secret is resolved as always.
     assert (
         load_project(

@@ -2,7 +2,8 @@
 
 Core structures the section into ``FlinkRuntime`` while loading the project (types are ``E501`` at
 their position) and keeps it in ``project.runtime.sections["flink"]``; ``flink_runtime`` reads it
-back. ``check`` (run by ``validate``) reports cluster names that ``runtime.flink.clusters`` lacks.
+back. ``check`` (run by ``validate``) reports cluster names that ``runtime.flink.clusters`` lacks;
+``check_declaration`` a ``flink`` model or ``continuous`` test without a Flink runtime (E202, E207).
 """
 
 from __future__ import annotations
@@ -90,10 +91,43 @@ def _unknown_cluster(where: str, name: str, known: set[str], location: str | Non
     )
 
 
+def check_declaration(declaration: Any, project: Project) -> list[Diagnostic]:
+    """A ``flink`` model (E202) and a ``continuous`` test (E207) need a configured Flink runtime."""
+    from streamt.sdk import Model, Test  # loaded with the project this is asked about
+
+    if project.runtime.enables("flink"):
+        return []
+    if isinstance(declaration, Model) and declaration.materialized == "flink":
+        return [
+            Diagnostic(
+                Codes.E202_FLINK_REQUIRED,
+                f"Model '{declaration.name}' is materialized as flink but runtime.flink is not configured",
+                "Add runtime.flink with at least one cluster.",
+                project.locations.get(("model", declaration.name)),
+            )
+        ]
+    if isinstance(declaration, Test) and declaration.type == "continuous":
+        return [
+            Diagnostic(
+                Codes.E207_CONTINUOUS_TEST_WITHOUT_FLINK,
+                f"Continuous test '{declaration.name}' requires a Flink cluster",
+                "Add runtime.flink, or change the test type to schema or sample.",
+                project.locations.get(("test", declaration.name)),
+            )
+        ]
+    return []
+
+
 def _enables(_flink: FlinkRuntime) -> tuple[str, ...]:
     return ("flink",)
 
 
 SECTION = ConfigSection(
-    path=f"runtime.{NAME}", model=FlinkRuntime, keys=KEYS, extra="flink", check=check, enables=_enables
+    path=f"runtime.{NAME}",
+    model=FlinkRuntime,
+    keys=KEYS,
+    extra="flink",
+    check=check,
+    enables=_enables,
+    check_declaration=check_declaration,
 )

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from streamt.sdk import produces
+
+from streamt_flink.kinds import FLINK_JOB
+
 
 def runs_on_flink(model: Any) -> bool:
-    """Does a Flink job run this model? (Compile and validation must agree on the answer.)"""
-    if model.materialized == "flink":
-        return True
-    # dsl.md section 9.2: a `topic` model with SQL gets a processing job unless another executor runs it.
-    return model.materialized == "topic" and bool(model.sql) and model.executor == "flink"
+    """Does a Flink job run this model? The registration of ``FLINK_JOB`` says (core dispatches by it too)."""
+    return produces(FLINK_JOB, model)

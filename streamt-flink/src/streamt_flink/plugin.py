@@ -15,8 +15,6 @@ from streamt.sdk import ErrorCode, Materialization, hookimpl
 if TYPE_CHECKING:
     from streamt.sdk import ConfigSection, Deployer, Observer, Planner, Runtime, RuntimeReader, TestRunner
 
-from streamt_flink.placement import runs_on_flink
-
 
 @hookimpl
 def streamt_materializations() -> list[Materialization]:
@@ -28,6 +26,13 @@ def streamt_materializations() -> list[Materialization]:
             runtime_sections=("runtime.flink",),
         ),
     ]
+
+
+@hookimpl
+def streamt_artifact_kinds() -> list[Any]:
+    from streamt_flink.kinds import KINDS
+
+    return list(KINDS)
 
 
 @hookimpl
@@ -46,18 +51,17 @@ def streamt_validate(project: Any, env: str) -> list[Any]:
 
 @hookimpl
 def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
-    from streamt.sdk import Model, Test
+    from streamt.sdk import Test
 
-    if isinstance(declaration, Test) and declaration.type == "continuous":
+    # Core sends continuous tests (kinds.TEST_JOB) and the models a Flink job runs (kinds.FLINK_JOB).
+    if isinstance(declaration, Test):
         from streamt_flink.continuous import compile_test, failures_topic_artifact
 
         artifact = compile_test(project, declaration)
         return [artifact, failures_topic_artifact(project, artifact)] if artifact is not None else []
-    if isinstance(declaration, Model) and runs_on_flink(declaration):
-        from streamt_flink.job import compile_model
+    from streamt_flink.job import compile_model
 
-        return [compile_model(project, declaration)]
-    return []
+    return [compile_model(project, declaration)]
 
 
 @hookimpl

@@ -1,9 +1,10 @@
 """Flink-specific checks (``streamt_validate``): ML functions, state TTL, upgrade modes, the sink's
 NOT NULL enforcer and the restart strategy, nullable upsert keys (``W124``), SQL Gateway address.
 
-The "runtime.flink missing" checks (E202, E207) are core's; these look at what only a Flink
-compiler knows: which queries are stateful and which functions they call. They cover every model
-a Flink job runs: ``flink`` models and ``topic`` models with SQL (``<model>_processor`` jobs).
+The "runtime.flink missing" checks (E202, E207) are ``config.check_declaration``; these look at
+what only a Flink compiler knows: which queries are stateful and which functions they call. They
+cover every model a Flink job runs: ``flink`` models and ``topic`` models with SQL
+(``<model>_processor`` jobs).
 
 Speed: validate runs on every model of large projects, so sqlparse is reached only when a cheap
 regex over the text says the answer could be yes (``maybe_ml``, ``maybe_stateful``), and the TTL

@@ -1,10 +1,10 @@
 """streamt plugin: Conduktor Gateway virtual topics.
 
 Registered through the ``streamt`` entry-point group. Compiles ``virtual_topic`` models into
-Gateway rule artifacts. "No Gateway configured" (E201) is core validation; this plugin reports
-what only it knows: a filter Gateway cannot evaluate (W201), an alias without exactly one
-upstream (E501), a mask method Gateway has no rule for (W131, its own code) and a mask on a column
-the upstream does not produce (E436).
+Gateway rule artifacts. "No Gateway configured" (E201) is the declaration check of its
+``runtime.conduktor`` section; ``streamt_validate`` reports what only it knows: a filter Gateway
+cannot evaluate (W201), an alias without exactly one upstream (E501), a mask method Gateway has no
+rule for (W131, its own code) and a mask on a column the upstream does not produce (E436).
 """
 
 from __future__ import annotations
@@ -27,6 +27,13 @@ def streamt_materializations() -> list[Materialization]:
             runtime_sections=("runtime.conduktor",),
         ),
     ]
+
+
+@hookimpl
+def streamt_artifact_kinds() -> list[Any]:
+    from streamt_gateway.kinds import KINDS
+
+    return list(KINDS)
 
 
 @hookimpl
@@ -61,10 +68,7 @@ def streamt_validate(project: Any, env: str) -> list[Any]:
 
 @hookimpl
 def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
-    from streamt.sdk import Model
-
-    if not isinstance(declaration, Model) or declaration.materialized != "virtual_topic":
-        return []
+    # Core sends the `virtual_topic` models (kinds.GATEWAY_RULE).
     from streamt_gateway.compiler import compile_rule
 
     return [compile_rule(project, declaration)]

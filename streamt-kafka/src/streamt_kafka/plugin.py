@@ -29,19 +29,24 @@ def streamt_materializations() -> list[Materialization]:
 
 
 @hookimpl
+def streamt_artifact_kinds() -> list[Any]:
+    from streamt_kafka.kinds import KINDS
+
+    return list(KINDS)
+
+
+@hookimpl
 def streamt_compile(project: Any, declaration: Any) -> list[Any]:
-    from streamt.sdk import Model, Source
+    from streamt.sdk import Source
 
     from streamt_kafka.schemas import schema_artifact
     from streamt_kafka.topics import model_topic, source_topic
 
+    # Core sends sources and the models whose topic this plugin registers (kinds.TOPIC).
     if isinstance(declaration, Source):
         schema = schema_artifact(declaration)
         return [source_topic(project, declaration), *([schema] if schema else [])]
-    if isinstance(declaration, Model):
-        topic = model_topic(project, declaration)
-        return [topic] if topic else []
-    return []
+    return [model_topic(project, declaration)]
 
 
 @hookimpl

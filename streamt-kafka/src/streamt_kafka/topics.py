@@ -14,8 +14,6 @@ from typing import Any
 from streamt.sdk import KIND_TOPIC, Artifact, Model, Source
 
 PROVIDER = "streamt-kafka"
-# Materializations whose model writes a Kafka topic of its own (dsl.md section 9.2).
-STORING = ("topic", "flink")
 
 
 def config_value(value: Any) -> str:
@@ -40,9 +38,8 @@ def source_topic(project: Any, source: Source) -> Artifact:
     return Artifact(KIND_TOPIC, source.name, source.topic, spec, ownership=mode, provider=PROVIDER)
 
 
-def model_topic(project: Any, model: Model) -> Artifact | None:
-    if model.materialized not in STORING:
-        return None
+def model_topic(project: Any, model: Model) -> Artifact:
+    """The topic a model writes (one whose materialization ``kinds.TOPIC`` names)."""
     mode = model.ownership.mode
     declared = model.topic
     spec: dict[str, Any] = {"name": model.topic_name}

@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from streamt.sdk import KIND_KAFKA_STREAMS_JOB, KIND_TOPIC, Artifact, Codes, Diagnostic, StreamtError
+from streamt.sdk import KIND_KAFKA_STREAMS_JOB, KIND_TOPIC, Artifact, Codes, Diagnostic, StreamtError, produces
 
+from streamt_kstreams.config import kafka_streams_runtime
+from streamt_kstreams.kinds import KAFKA_STREAMS_JOB
 from streamt_kstreams.subset import RunnerQuery, SubsetError, parse
 
 PROVIDER = "streamt-kstreams"
@@ -27,7 +29,8 @@ NON_JSON_FORMATS = ("avro", "protobuf")
 
 
 def runs_on_kafka_streams(model: Any) -> bool:
-    return model.executor == "kafka_streams" and bool(model.sql)
+    """Does the runner run this model? The registration of ``KAFKA_STREAMS_JOB`` says (core dispatches by it too)."""
+    return produces(KAFKA_STREAMS_JOB, model)
 
 
 def input_columns(project: Any, query: RunnerQuery) -> dict[str, str] | None:
@@ -108,7 +111,7 @@ def compile_plan(project: Any, model: Any) -> Artifact:
     types = input_columns(project, query) or {}
     ref = next(d for d in model.dependencies if d.name == query.input_name)
     input_topic = project.topic_of(ref)
-    streams = project.runtime.kafka_streams
+    streams = kafka_streams_runtime(project.runtime)
     app_id = application_id(project, model)
     spec = {
         "plan_version": PLAN_VERSION,

@@ -1,10 +1,11 @@
 """streamt plugin: the packaged Kafka Streams runner.
 
 Registered through the ``streamt`` entry-point group. Compiles ``topic`` models with
-``executor: kafka_streams`` into runner plan artifacts (``kafka_streams/<model>.json``). The
-image and ``runtime.kafka_streams`` checks are core validation; this plugin reports SQL outside
-the runner subset (E501). ``runtime build`` builds the runner image; online plans observe runner
-containers on Docker by their ownership labels, and apply creates them (``online``, ``deploy``).
+``executor: kafka_streams`` into runner plan artifacts (``kafka_streams/<model>.json``). It owns
+``runtime.kafka_streams`` (``streamt_config_sections``: the image, network and offset checks, and
+E208 for a model without it); ``streamt_validate`` reports SQL outside the runner subset (E501).
+``runtime build`` builds the runner image; online plans observe runner containers on Docker by
+their ownership labels, and apply creates them (``online``, ``deploy``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,20 @@ def streamt_materializations() -> list[Materialization]:
 
 
 @hookimpl
+def streamt_artifact_kinds() -> list[Any]:
+    from streamt_kstreams.kinds import KINDS
+
+    return list(KINDS)
+
+
+@hookimpl
+def streamt_config_sections() -> list[Any]:
+    from streamt_kstreams.config import SECTION
+
+    return [SECTION]
+
+
+@hookimpl
 def streamt_validate(project: Any, env: str) -> list[Any]:
     from streamt.sdk import StreamtError
 
@@ -66,13 +81,10 @@ def streamt_validate(project: Any, env: str) -> list[Any]:
 
 @hookimpl
 def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
-    from streamt.sdk import Model
+    from streamt_kstreams.plan import compile_plan
 
-    from streamt_kstreams.plan import compile_plan, runs_on_kafka_streams
-
-    if isinstance(declaration, Model) and runs_on_kafka_streams(declaration):
-        return [compile_plan(project, declaration)]
-    return []
+    # Core sends the models whose runner plan this plugin registers (kinds.KAFKA_STREAMS_JOB).
+    return [compile_plan(project, declaration)]
 
 
 @hookimpl

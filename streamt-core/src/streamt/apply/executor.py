@@ -25,9 +25,10 @@ import attrs
 
 from streamt import kinds
 from streamt.apply.outcome import DONE, UNKNOWN, Outcome
-from streamt.artifacts import KIND_CONNECTOR_REMOVAL, Artifact
+from streamt.artifacts import Artifact
 from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
+from streamt.kind_names import KIND_CONNECTOR_REMOVAL
 from streamt.kinds import KindTable
 from streamt.log import executor_step
 from streamt.plan.model import CREATE, DELETE, UPDATE, Action, Plan

@@ -7,7 +7,7 @@ from typing import Any
 from streamt.apply.executor import ApplyReport
 from streamt.compile.order import kind_rank
 from streamt.plan.model import Action, Plan
-from streamt.plan.render import SECTION_TITLES
+from streamt.plan.render import section_title
 
 _SYMBOL = {
     "created": "+",
@@ -28,7 +28,7 @@ def _line(action: Action, result: str) -> str:
 def _sections(results: tuple[tuple[Action, str], ...]) -> list[str]:
     lines: list[str] = []
     for kind in sorted({a.kind for a, _ in results}, key=kind_rank):
-        lines += ["", f"{SECTION_TITLES.get(kind, kind)}:"]
+        lines += ["", f"{section_title(kind)}:"]
         lines += [_line(a, r) for a, r in results if a.kind == kind]
     return lines
 

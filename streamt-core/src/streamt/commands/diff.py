@@ -12,14 +12,14 @@ from streamt.result import Result
 
 def diff_text(plan: Any, unobserved: list[Any]) -> str:
     from streamt.compile.order import kind_rank
-    from streamt.plan.render import SECTION_TITLES
+    from streamt.plan.render import section_title
 
     words = {"create": "new", "noop": "no changes"}
     symbols = {"create": "+", "update": "~", "noop": "=", "delete": "-", "adopt": "&"}
     lines: list[str] = []
     kinds = sorted({a.kind for a in plan.actions} | {a.kind for a in unobserved}, key=kind_rank)
     for kind in kinds:
-        lines += [f"{SECTION_TITLES.get(kind, kind)}:"]
+        lines += [f"{section_title(kind)}:"]
         for action in (a for a in plan.actions if a.kind == kind):
             detail = action.summary if action.action == "update" else words.get(action.action, action.action)
             if action.ownership == "external":

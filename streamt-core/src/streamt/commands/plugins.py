@@ -7,12 +7,13 @@ from typing import Any
 import click
 
 from streamt import kinds
+from streamt.artifact_kinds import artifact_kinds
 from streamt.cli.lazy import LazyGroup
 from streamt.plugins import Plugins, get_plugins
 from streamt.result import Result
 
 # What a plugin provides, in the order listings show it.
-PROVIDES = ("commands", "exporters", "kinds", "sections", "backends", "rules")
+PROVIDES = ("commands", "exporters", "kinds", "artifact_kinds", "sections", "backends", "rules")
 
 
 @click.command("plugins")
@@ -62,6 +63,8 @@ def _provided(plugins: Plugins, root: LazyGroup | None) -> dict[str, dict[str, l
     for table in (kinds.materializations(plugins), kinds.test_types(plugins)):
         for kind, plugin in table.providers.items():
             add("kinds", plugin, kind)
+    for kind, plugin in artifact_kinds(plugins).table.providers.items():
+        add("artifact_kinds", plugin, kind)
     for kind, plugin in kinds.state_backends(plugins).providers.items():
         add("backends", plugin, kind)
     for path, plugin in kinds.config_sections(plugins).providers.items():

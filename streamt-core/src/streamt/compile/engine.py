@@ -1,10 +1,10 @@
-"""The compile walk: every declaration, in DAG order, through every provider.
+"""The compile walk: every declaration, in DAG order, through the plugins that compile it.
 
-Core knows no materialization. It checks that some installed plugin declares
-each one a project uses, asks every ``streamt_compile`` implementation for the
-artifacts of each declaration, adds the removal artifacts of lifecycle
-tombstones itself, refuses collisions and returns one ordered, immutable
-``CompiledProject``.
+Core knows no materialization and no artifact kind. It checks that some installed plugin declares
+each materialization and executor a project uses, sends each declaration to the
+``streamt_compile`` of the plugins that registered a kind it produces (``streamt.artifact_kinds``),
+adds the removal artifacts of lifecycle tombstones itself, refuses collisions and returns one
+ordered, immutable ``CompiledProject``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from typing import Any
 import attrs
 
 from streamt import kinds
-from streamt.artifacts import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL, Artifact
+from streamt.artifact_kinds import MATERIALIZATION_USES, ArtifactKinds, artifact_kinds, uses
+from streamt.artifacts import Artifact
 from streamt.compile.order import artifact_order, declaration_order
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.kind_names import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
 from streamt.untrusted import exception_name
 
 
@@ -29,6 +31,8 @@ class CompiledProject:
     * ``environment`` — the environment compiled for.
     * ``artifacts`` — every ``Artifact``, dependencies first; ``of_kind(kind)`` and
       ``find(kind, identity)`` look them up.
+    * ``artifact_kinds`` — the registry of kinds it was compiled with (where its files go);
+      ``None``: the installed plugins'.
     """
 
     project_name: str
@@ -36,6 +40,7 @@ class CompiledProject:
     project_description: str | None
     environment: str
     artifacts: tuple[Artifact, ...]
+    artifact_kinds: ArtifactKinds | None = attrs.field(default=None, eq=False, repr=False)
 
     def of_kind(self, kind: str) -> tuple[Artifact, ...]:
         """The artifacts of one kind, in compile order."""
@@ -58,7 +63,8 @@ def compile_project(project: Any, plugins: Any = None, declarations: list[Any] |
 
         plugins = get_plugins()
     walk = declaration_order(project) if declarations is None else declarations
-    problems = capability_problems(project, plugins, walk)
+    registry = artifact_kinds(plugins)
+    problems = capability_problems(project, plugins, walk) + registry.conflicts(walk)
     if problems:
         raise StreamtError.from_diagnostics(problems)
     artifacts: list[Artifact] = []
@@ -66,8 +72,10 @@ def compile_project(project: Any, plugins: Any = None, declarations: list[Any] |
     kwargs = {"project": project, "env": project.env}
     for declaration in walk:
         kwargs["declaration"] = declaration
+        compilers = registry.compilers(declaration)
         for impl in impls:
-            artifacts.extend(_call(impl, kwargs, declaration, problems))
+            if impl.plugin_name in compilers:
+                artifacts.extend(_call(impl, kwargs, declaration, problems))
     if declarations is None:
         artifacts.extend(tombstone_artifacts(project))
     problems.extend(_collisions(artifacts))
@@ -78,7 +86,8 @@ def compile_project(project: Any, plugins: Any = None, declarations: list[Any] |
         project_version=project.info.version,
         project_description=project.info.description,
         environment=project.env,
-        artifacts=tuple(artifact_order(artifacts)),
+        artifacts=tuple(artifact_order(artifacts, registry)),
+        artifact_kinds=registry,
     )
 
 
@@ -113,13 +122,7 @@ def _call(impl: Any, kwargs: dict[str, Any], declaration: Any, problems: list[Di
 
 def _required_capabilities(declaration: Any) -> list[str]:
     """The materialization and executor a model needs a plugin for."""
-    materialized = getattr(declaration, "materialized", None)
-    if materialized is None or not hasattr(declaration, "executor"):
-        return []
-    needed = [materialized]
-    if materialized == "topic" and declaration.sql:
-        needed.append(declaration.executor)
-    return needed
+    return [name for what, name in uses(declaration) if what in MATERIALIZATION_USES]
 
 
 def capability_problems(project: Any, plugins: Any, walk: list[Any]) -> list[Diagnostic]:

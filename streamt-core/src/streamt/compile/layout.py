@@ -3,7 +3,9 @@
 The output is deterministic: JSON with sorted keys and a trailing newline,
 paths sorted. ``manifest`` decides every path without rendering a byte (what
 plans and dry runs need); ``render`` builds the whole tree in memory, while
-``streamt.compile.output`` renders and writes one artifact at a time.
+``streamt.compile.output`` renders and writes one artifact at a time. Each kind's directory,
+manifest key and file naming are what its plugin registers (``streamt.artifact_kinds``); the
+manifest lists every registered key.
 """
 
 from __future__ import annotations
@@ -15,42 +17,15 @@ from json.encoder import encode_basestring  # the C escaper, as the C encoder us
 from typing import Any
 
 from streamt import __version__
-from streamt.artifacts import (
-    KIND_CONNECTOR,
-    KIND_CONNECTOR_REMOVAL,
-    KIND_FLINK_JOB,
-    KIND_GATEWAY_RULE,
-    KIND_GATEWAY_RULE_REMOVAL,
-    KIND_KAFKA_STREAMS_JOB,
-    KIND_SCHEMA,
-    KIND_TEST_JOB,
-    KIND_TOPIC,
-    Artifact,
-    remember_checksum,
-)
+from streamt.artifact_kinds import ArtifactKinds, artifact_kinds
+from streamt.artifacts import Artifact, remember_checksum
 from streamt.compile.engine import CompiledProject
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.json_fast import sorted_compact
+from streamt.plugins import get_plugins
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT_VERSION = 1
-
-# kind -> (directory, manifest key). Other kinds go under "<kind>/" and "<kind>".
-LAYOUT: dict[str, tuple[str, str]] = {
-    KIND_TOPIC: ("topics", "topics"),
-    KIND_SCHEMA: ("schemas", "schemas"),
-    KIND_FLINK_JOB: ("flink", "flink_jobs"),
-    KIND_TEST_JOB: ("flink", "test_jobs"),
-    KIND_CONNECTOR: ("connect", "connectors"),
-    KIND_GATEWAY_RULE: ("gateway", "gateway_rules"),
-    KIND_KAFKA_STREAMS_JOB: ("kafka_streams", "kafka_streams_jobs"),
-    KIND_CONNECTOR_REMOVAL: ("lifecycle/connector_removals", "connector_removals"),
-    KIND_GATEWAY_RULE_REMOVAL: ("lifecycle/gateway_rule_removals", "gateway_rule_removals"),
-}
-STANDARD_KEYS = tuple(sorted(key for _, key in LAYOUT.values()))
-# dsl.md section 18 names these files after the model, not the provider-side identity
-# (a Gateway rule's identity is its alias topic).
-NAMED_BY_MODEL = (KIND_CONNECTOR, KIND_GATEWAY_RULE, KIND_KAFKA_STREAMS_JOB)
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -65,25 +40,29 @@ def file_stem(identity: str) -> str:
     return "%2E" + stem[1:] if stem.startswith(".") else stem
 
 
-def placement(kind: str) -> tuple[str, str]:
-    return LAYOUT.get(kind, (kind, kind))
+def kinds_of(compiled: CompiledProject | None) -> ArtifactKinds:
+    """The registry ``compiled`` was compiled with (the installed plugins' when it has none)."""
+    found = compiled.artifact_kinds if compiled is not None else None
+    return found if found is not None else artifact_kinds(get_plugins())
 
 
-def _base(artifact: Artifact) -> str:
-    directory, _ = placement(artifact.kind)
-    stem = artifact.name if artifact.kind in NAMED_BY_MODEL else artifact.identity
+def _base(artifact: Artifact, kinds: ArtifactKinds) -> str:
+    # dsl.md section 18 names some files after the model, not the provider-side identity
+    # (a Gateway rule's identity is its alias topic): the kind's registration says which.
+    directory, _ = kinds.placement(artifact.kind)
+    stem = artifact.name if kinds.named_by_model(artifact.kind) else artifact.identity
     return f"{directory}/{file_stem(stem)}"
 
 
-def artifact_paths(artifact: Artifact) -> list[str]:
+def artifact_paths(artifact: Artifact, kinds: ArtifactKinds | None = None) -> list[str]:
     """The paths ``artifact_files`` writes, in the same order, without rendering them."""
-    base = _base(artifact)
+    base = _base(artifact, kinds or kinds_of(None))
     return [f"{base}.json", *(f"{base}{suffix}" for suffix in sorted(artifact.files))]
 
 
-def artifact_files(artifact: Artifact) -> dict[str, bytes]:
+def artifact_files(artifact: Artifact, kinds: ArtifactKinds | None = None) -> dict[str, bytes]:
     """The files of one artifact: its spec as JSON plus any rendered extras (``.sql``)."""
-    base = _base(artifact)
+    base = _base(artifact, kinds or kinds_of(None))
     files = {f"{base}.json": pretty_json(artifact.spec)}
     for suffix, text in sorted(artifact.files.items()):
         files[f"{base}{suffix}"] = text.encode("utf-8")
@@ -176,13 +155,14 @@ def _layered_and_compact(value: Any, depth: int, indent: str) -> tuple[str, str]
     return "{\n" + ",\n".join(lines) + "\n" + indent + "}", "{" + ", ".join(items) + "}"
 
 
-def artifact_texts(artifact: Artifact) -> tuple[dict[str, bytes], str]:
+def artifact_texts(artifact: Artifact, kinds: ArtifactKinds | None = None) -> tuple[dict[str, bytes], str]:
     """``artifact_files(artifact)`` and the compact JSON of its spec (its manifest line's), from one encoding."""
+    kinds = kinds or kinds_of(None)
     try:
         layered, compact = _layered_and_compact(artifact.spec, 2, "")
     except _NotPlain:
-        return artifact_files(artifact), _COMPACT(artifact.spec)
-    base = _base(artifact)
+        return artifact_files(artifact, kinds), _COMPACT(artifact.spec)
+    base = _base(artifact, kinds)
     files = {f"{base}.json": (layered + "\n").encode("utf-8")}
     for suffix, text in sorted(artifact.files.items()):
         files[f"{base}{suffix}"] = text.encode("utf-8")
@@ -199,6 +179,7 @@ def manifest_with_files(listed: dict[str, Any], compiled: CompiledProject) -> It
     ``"spec"`` is its last key) and nothing is held for later. ``listed`` is ``manifest(compiled)``.
     """
     ordered = _in_manifest_order(compiled)
+    kinds = kinds_of(compiled)
     nothing: dict[str, bytes] = {}
     yield "{\n", nothing
     for position, (key, value) in enumerate(sorted(listed.items())):
@@ -215,7 +196,7 @@ def manifest_with_files(listed: dict[str, Any], compiled: CompiledProject) -> It
                 continue
             yield "[\n", nothing
             for line, entry in enumerate(entries):
-                files, text = _entry_line(entry, next(ordered))
+                files, text = _entry_line(entry, next(ordered), kinds)
                 yield f"{_NEXT if line else ''}      {text}", files
             yield "\n    ]", nothing
         yield "\n  }", nothing
@@ -225,8 +206,8 @@ def manifest_with_files(listed: dict[str, Any], compiled: CompiledProject) -> It
 _NEXT = ",\n"  # between the items of a layered level
 
 
-def _entry_line(entry: dict[str, Any], artifact: Artifact) -> tuple[dict[str, bytes], str]:
-    files, spec = artifact_texts(artifact)
+def _entry_line(entry: dict[str, Any], artifact: Artifact, kinds: ArtifactKinds) -> tuple[dict[str, bytes], str]:
+    files, spec = artifact_texts(artifact, kinds)
     if entry.get("spec") is not artifact.spec or len(entry) < 2 or max(entry) != "spec":
         return files, _COMPACT(entry)
     head = _COMPACT({key: value for key, value in entry.items() if key != "spec"})
@@ -236,9 +217,10 @@ def _entry_line(entry: dict[str, Any], artifact: Artifact) -> tuple[dict[str, by
 def render(compiled: CompiledProject) -> tuple[dict[str, bytes], dict[str, Any]]:
     """All output files (path -> bytes, sorted by path, manifest included) and the manifest, in memory."""
     manifest_value = manifest(compiled)
+    kinds = kinds_of(compiled)
     files: dict[str, bytes] = {}
     for artifact in compiled.artifacts:
-        files.update(artifact_files(artifact))
+        files.update(artifact_files(artifact, kinds))
     files[MANIFEST] = pretty_json(manifest_value, depth=MANIFEST_DEPTH)
     return dict(sorted(files.items())), manifest_value
 
@@ -279,24 +261,26 @@ def checksummed_manifest(compiled: CompiledProject) -> tuple[dict[str, Any], str
 def _in_manifest_order(compiled: CompiledProject) -> Iterator[Artifact]:
     # The manifest's order: by manifest key, then identity, then compiled order (``manifest`` groups in
     # compiled order and sorts stably). A list of references, not a map: 10,000 small maps cost ~6 MB.
+    placement = kinds_of(compiled).placement
     return iter(sorted(compiled.artifacts, key=lambda artifact: (placement(artifact.kind)[1], artifact.identity)))
 
 
 def _listed(compiled: CompiledProject, checksums: bool) -> dict[str, Any]:
     # Without ``checksums`` every entry's "checksum" is None, for ``checksummed_manifest`` to fill in.
+    kinds = kinds_of(compiled)
     paths: list[str] = []
     owners: dict[str, Artifact] = {}
-    entries: dict[str, list[dict[str, Any]]] = {key: [] for key in STANDARD_KEYS}
+    entries: dict[str, list[dict[str, Any]]] = {key: [] for key in kinds.manifest_keys}
     problems = []
     for artifact in compiled.artifacts:
-        produced = artifact_paths(artifact)
+        produced = artifact_paths(artifact, kinds)
         for path in produced:
             # Case-insensitive file systems would merge names differing by case only.
             other = owners.setdefault(path.lower(), artifact)
             if other is not artifact:
                 problems.append(_path_collision(path, other, artifact))
         paths.extend(produced)
-        _, key = placement(artifact.kind)
+        _, key = kinds.placement(artifact.kind)
         entries.setdefault(key, []).append(_entry(artifact, sorted(produced), checksums))
     if problems:
         raise StreamtError.from_diagnostics(problems)

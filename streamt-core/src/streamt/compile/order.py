@@ -1,7 +1,8 @@
 """Deterministic orders: declarations for the compile walk, artifacts for plans.
 
 Nothing here depends on dict or set iteration order, file discovery order or
-``PYTHONHASHSEED``: every tie is broken by names.
+``PYTHONHASHSEED``: every tie is broken by names. Kinds are ordered by the rank their plugin
+registers (``streamt.artifact_kinds``): storage before what reads or writes it, removals last.
 """
 
 from __future__ import annotations
@@ -10,29 +11,15 @@ import heapq
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from streamt import artifacts as kinds
+from streamt.artifact_kinds import ArtifactKinds, artifact_kinds
 from streamt.artifacts import Artifact
 from streamt.errors import Codes, StreamtError
-
-# When no dependency decides, storage comes before what reads or writes it:
-# topics, then subjects, then jobs and connectors, then removals.
-_KIND_ORDER = (
-    kinds.KIND_TOPIC,
-    kinds.KIND_SCHEMA,
-    kinds.KIND_FLINK_JOB,
-    kinds.KIND_KAFKA_STREAMS_JOB,
-    kinds.KIND_CONNECTOR,
-    kinds.KIND_GATEWAY_RULE,
-    kinds.KIND_TEST_JOB,
-    kinds.KIND_CONNECTOR_REMOVAL,
-    kinds.KIND_GATEWAY_RULE_REMOVAL,
-)
-KIND_RANK: dict[str, int] = {kind: rank for rank, kind in enumerate(_KIND_ORDER)}
-_UNKNOWN_RANK = 100
+from streamt.plugins import get_plugins
 
 
 def kind_rank(kind: str) -> tuple[int, str]:
-    return (KIND_RANK.get(kind, _UNKNOWN_RANK), kind)
+    """The installed plugins' order of ``kind`` (registered rank, then name): plan, apply and diff sections."""
+    return artifact_kinds(get_plugins()).rank(kind)
 
 
 def topological(nodes: Iterable[Any], edges: Mapping[Any, Iterable[Any]], tie: Any) -> list[Any]:
@@ -82,15 +69,14 @@ def declaration_order(project: Any) -> list[Any]:
     return [*sources, *(models[n] for n in names), *tests]
 
 
-def artifact_order(artifacts: Iterable[Artifact]) -> list[Artifact]:
-    """Dependencies first; otherwise by kind rank, then identity."""
+def artifact_order(artifacts: Iterable[Artifact], kinds: ArtifactKinds) -> list[Artifact]:
+    """Dependencies first; otherwise by the rank ``kinds`` registers, then identity."""
     items = list(artifacts)
     by_key = {a.sort_key: a for a in items}
     edges = {a.sort_key: list(a.depends_on) for a in items}
+    rank = kinds.rank
     try:
-        keys = topological(
-            sorted(by_key, key=lambda k: (kind_rank(k[0]), k[1])), edges, tie=lambda k: (kind_rank(k[0]), k[1])
-        )
+        keys = topological(sorted(by_key, key=lambda k: (rank(k[0]), k[1])), edges, tie=lambda k: (rank(k[0]), k[1]))
     except ValueError as exc:
         raise StreamtError(
             Codes.E104_CYCLE_DETECTED,

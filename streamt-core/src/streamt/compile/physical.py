@@ -13,16 +13,10 @@ from typing import Any
 
 import attrs
 
-from streamt.artifacts import (
-    KIND_CONNECTOR,
-    KIND_FLINK_JOB,
-    KIND_GATEWAY_RULE,
-    KIND_KAFKA_STREAMS_JOB,
-    KIND_TOPIC,
-    Artifact,
-)
+from streamt.artifacts import Artifact
 from streamt.compile.engine import compile_project
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.kind_names import KIND_CONNECTOR, KIND_FLINK_JOB, KIND_GATEWAY_RULE, KIND_KAFKA_STREAMS_JOB, KIND_TOPIC
 from streamt.validation import validate_project
 
 # The resource that *is* the declaration, first match wins: a Flink model also writes a topic, but

@@ -12,10 +12,10 @@ from typing import Any
 
 import attrs
 
-from streamt.artifacts import KIND_TOPIC
 from streamt.compile.engine import compile_project
 from streamt.compile.physical import physical_resources
 from streamt.errors import Codes, StreamtError
+from streamt.kind_names import KIND_TOPIC
 
 
 def compiled_view(project: Any, model_name: str, plugins: Any = None) -> dict[str, Any]:

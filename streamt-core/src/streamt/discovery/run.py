@@ -7,11 +7,11 @@ from typing import Any
 import attrs
 
 from streamt import kinds
-from streamt.artifacts import KIND_TOPIC
 from streamt.discovery import declarations as decl
 from streamt.discovery.model import FAILED, RESOLVED, SKIPPED_AFTER_OUTAGE, UNSUPPORTED_REASONS
 from streamt.discovery.select import select_topics
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.kind_names import KIND_TOPIC
 from streamt.plugins import Plugins, get_plugins
 from streamt.progress import Progress, Silent, Step, phase
 from streamt.sdk.protocols import DiscoverySource

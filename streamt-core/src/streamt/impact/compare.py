@@ -14,11 +14,13 @@ from typing import Any
 
 import attrs
 
-from streamt.artifacts import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
+from streamt.artifact_kinds import artifact_kinds
 from streamt.impact.changes import BREAKING, NON_BREAKING, OPERATIONAL, FieldChange, ResourceChange
 from streamt.impact.consumers import Consumers
 from streamt.impact.snapshot import Snapshot
 from streamt.impact.widening import is_widening
+from streamt.kind_names import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
+from streamt.plugins import get_plugins
 from streamt.sql.columns import projection, where_clause
 
 KINDS = (("source", "sources"), ("model", "models"), ("test", "tests"), ("exposure", "exposures"))
@@ -415,11 +417,9 @@ def normalized_sql(sql: str | None) -> str | None:
 
 
 def _job_workflow(model: Any) -> str | None:
-    if model.materialized == "flink" or (model.materialized == "topic" and model.sql and model.executor == "flink"):
-        return "flink_savepoint_upgrade"
-    if model.materialized == "topic" and model.sql and model.executor == "kafka_streams":
-        return "kafka_streams_replacement"
-    return None
+    # Which job runs the model is the registry's answer (the kinds it compiles into), never re-derived here.
+    produced = artifact_kinds(get_plugins()).produced_by(model)
+    return next((_ARTIFACT_WORKFLOWS[kind] for kind in produced if kind in _ARTIFACT_WORKFLOWS), None)
 
 
 def _model(name: str, old: Any, new: Any, consumers: Consumers) -> list[FieldChange]:

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from streamt.artifact_kinds import artifact_kinds
 from streamt.compile.order import kind_rank
 from streamt.plan.model import Plan
+from streamt.plugins import get_plugins
 
-SECTION_TITLES = {
-    "topic": "Topics",
-    "schema": "Schemas",
-    "flink_job": "Flink Jobs",
-    "kafka_streams_job": "Kafka Streams Jobs",
-    "connector": "Connectors",
-    "gateway_rule": "Gateway Rules",
-    "test_job": "Test Jobs",
-    "connector_removal": "Connector Removals",
-    "gateway_rule_removal": "Gateway Rule Removals",
-}
+
+def section_title(kind: str) -> str:
+    """The heading of a kind's section in plan, apply and diff text, as its plugin registers it."""
+    return artifact_kinds(get_plugins()).title(kind)
+
+
 _SYMBOL = {"create": "+", "update": "~", "delete": "-", "noop": "=", "adopt": "&"}
 
 
@@ -28,7 +25,7 @@ def plan_text(plan: Plan, plan_file: str | None = None) -> str:
         lines.append("(offline: managed resources assumed absent; this plan cannot authorize apply)")
     kinds = sorted({a.kind for a in plan.actions}, key=kind_rank)
     for kind in kinds:
-        lines += ["", f"{SECTION_TITLES.get(kind, kind)}:"]
+        lines += ["", f"{section_title(kind)}:"]
         for action in (a for a in plan.actions if a.kind == kind):
             detail = f" ({action.summary})" if action.summary else ""
             lines.append(f"  {_SYMBOL[action.action]} {action.identity}{detail}")

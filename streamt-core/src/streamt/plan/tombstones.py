@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.artifacts import KIND_CONNECTOR_REMOVAL, resource_id
+from streamt.artifacts import resource_id
 from streamt.errors import Codes, StreamtError
+from streamt.kind_names import KIND_CONNECTOR_REMOVAL
 from streamt.plan.model import NOOP
 from streamt.state.selection import is_local
 

@@ -10,8 +10,8 @@ Public API (everything a compiler or command needs)::
     project.sources / .models / .tests / .exposures        # tuples of Source / Model / Test / Exposure
     project.source(name), project.model(name), project.test(name), project.exposure(name)  # or None
     project.runtime                               # Runtime for the selected environment:
-        .kafka (KafkaRuntime, .internal_servers), .schema_registry, .connect (.default_cluster),
-        .kafka_streams, .section("flink") (a plugin's section: its own class), .enables("flink")
+        .kafka (KafkaRuntime, .internal_servers), .schema_registry,
+        .section("connect") (a plugin's section: its own class), .enables("flink")
     project.defaults                              # Defaults; .partitions, .replication_factor, .topic_config,
                                                   #   .sample_size resolve the documented precedence
     project.rules, project.safety, project.environment (.protected, .confirm_apply, .multi)

@@ -56,6 +56,9 @@ _ROOTS: dict[str, type[Any]] = {
 }
 # ``advanced`` repeats a model's blocks (dsl.md §9.3): the same fields as the model's own.
 _SAME_AS_PARENT = "advanced"
+# The ``attrs`` metadata key of a plugin section's field holding its value set: ``{"enum": [...]}``
+# or ``{"pattern": "..."}`` (what the owner's ``check`` accepts), shown as the schema of that key.
+VALUE_SET = "json_schema"
 # ``a`` — x; ``b`` — y: one bullet describing two keys.
 _SEGMENT = re.compile(r";\s+(?=``[^`]+``(?:, ``[^`]+``)* — )")
 
@@ -82,7 +85,10 @@ def file_schemas(plugins: Plugins | None = None) -> dict[str, dict[str, Any]]:
 
 
 def _value_sets(plugins: Plugins) -> dict[tuple[type[Any], str], dict[str, Any]]:
-    """``(class, field) -> {"enum": ...}`` or ``{"pattern": ...}``: the sets ``validate`` checks exactly."""
+    """``(class, field) -> {"enum": ...}`` or ``{"pattern": ...}``: the sets ``validate`` checks exactly.
+
+    A plugin section's fields carry their own in ``attrs`` metadata (``VALUE_SET``).
+    """
     open_values = open_kinds(plugins)
     return {
         (m.Ownership, "mode"): {"enum": list(m.OWNERSHIP_MODES)},
@@ -92,8 +98,6 @@ def _value_sets(plugins: Plugins) -> dict[tuple[type[Any], str], dict[str, Any]]
         (m.Model, "executor"): {"enum": list(open_values[kinds.EXECUTOR])},
         (m.Test, "type"): {"enum": list(open_values[kinds.TEST_TYPE])},
         (m.DeploymentState, "backend"): {"enum": list(open_values[kinds.STATE_BACKEND])},
-        (m.KafkaStreamsRuntime, "initial_offset"): {"enum": list(m.INITIAL_OFFSETS)},
-        (m.KafkaStreamsRuntime, "image"): {"pattern": m.IMAGE_ID_PATTERN},
     }
 
 
@@ -162,6 +166,7 @@ class _Builder:
         if _plain(value) and value not in (None, (), [], {}):
             out["default"] = list(value) if isinstance(value, tuple) else value
         value_set = self.value_sets.get((cls, field.name)) if cls is not None else None
+        value_set = value_set or field.metadata.get(VALUE_SET)
         if value_set is not None:
             # A ${VAR} placeholder is resolved before validate checks the value.
             out = {k: v for k, v in out.items() if k != "type"}

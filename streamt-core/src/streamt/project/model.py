@@ -20,9 +20,6 @@ from streamt.refs import Ref
 OWNERSHIP_MODES = ("managed", "external", "adopted")
 CLASSIFICATIONS = ("public", "internal", "confidential", "sensitive", "highly_sensitive")
 EXPOSURE_TYPES = ("application", "dashboard", "ml_training", "ml_inference", "api")
-INITIAL_OFFSETS = ("earliest", "latest")  # runtime.kafka_streams.initial_offset
-# runtime.kafka_streams.image: an immutable image ID or repository digest, never a moving tag.
-IMAGE_ID_PATTERN = r"^(?:sha256:[0-9a-f]{64}|[^\s@]+@sha256:[0-9a-f]{64})$"
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -455,66 +452,13 @@ class SchemaRegistryRuntime:
 
 
 @attrs.frozen(kw_only=True)
-class ConnectCluster:
-    """One Kafka Connect cluster.
-
-    * ``rest_url`` — its REST API; ``username``, ``password`` — basic-auth credentials (use ``${VAR}``).
-    * ``ssl_ca_location``, ``ssl_certificate_location``, ``ssl_key_location``, ``ssl_key_password`` — TLS files.
-    """
-
-    rest_url: str
-    username: str | None = None
-    password: str | None = attrs.field(default=None, repr=False)
-    ssl_ca_location: str | None = None
-    ssl_certificate_location: str | None = None
-    ssl_key_location: str | None = None
-    ssl_key_password: str | None = attrs.field(default=None, repr=False)
-
-
-@attrs.frozen(kw_only=True)
-class ConnectRuntime:
-    """Kafka Connect.
-
-    * ``default`` — the cluster a sink uses unless it names one; ``clusters`` — the clusters by name.
-    """
-
-    default: str | None = None
-    clusters: dict[str, ConnectCluster] = attrs.field(factory=dict)
-
-    @property
-    def default_cluster(self) -> str | None:
-        if self.default:
-            return self.default
-        return next(iter(self.clusters)) if len(self.clusters) == 1 else None
-
-
-@attrs.frozen(kw_only=True)
-class KafkaStreamsRuntime:
-    """The packaged Kafka Streams runner.
-
-    * ``image`` — the runner image: an immutable ``sha256:<id>`` or ``repo@sha256:<digest>`` (``runtime build``).
-    * ``docker_network`` — the Docker network of the runner containers.
-    * ``initial_offset`` — where a fresh application starts: ``earliest`` or ``latest``.
-    * ``bootstrap_servers`` — the brokers as the runner container reaches them (default:
-      ``runtime.kafka.bootstrap_servers_internal``, else ``bootstrap_servers``).
-    """
-
-    image: str
-    docker_network: str
-    initial_offset: str
-    bootstrap_servers: str | None = None
-
-
-@attrs.frozen(kw_only=True)
 class Runtime:
     """The ``runtime`` configuration of the selected environment (secrets resolved in memory only).
 
     * ``kafka`` — brokers and client security; ``schema_registry`` — the registry, or ``None``.
-    * ``connect`` — named Connect clusters with a default, or ``None``.
-    * ``kafka_streams`` — the packaged runner settings, or ``None``.
-    * ``sections`` — every other section (``flink``, ``conduktor`` ...), read-only, by name: the
-      value the owning plugin's ``ConfigSection`` structured, or what was written when no
-      installed plugin claims it. Core never reads inside; the owning plugin does.
+    * ``sections`` — every other section (``flink``, ``connect``, ``kafka_streams``, ``conduktor``
+      ...), read-only, by name: the value the owning plugin's ``ConfigSection`` structured, or what
+      was written when no installed plugin claims it. Core never reads inside; the owning plugin does.
     * ``enabled`` — the materializations whose runtime those sections configure (``flink``,
       ``virtual_topic``), as their plugins report it: what dsl.md §9.2 inference asks.
     * ``variables`` — the effective environment the project was loaded with (``.env``, then
@@ -524,8 +468,6 @@ class Runtime:
 
     kafka: KafkaRuntime
     schema_registry: SchemaRegistryRuntime | None = None
-    connect: ConnectRuntime | None = None
-    kafka_streams: KafkaStreamsRuntime | None = None
     sections: ReadOnlyMap = attrs.field(factory=ReadOnlyMap)
     enabled: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     variables: ReadOnlyMap = attrs.field(factory=ReadOnlyMap, repr=False, eq=False)

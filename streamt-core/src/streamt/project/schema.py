@@ -117,8 +117,8 @@ EXPOSURE = {
 }
 
 _SSL = ("ssl_ca_location", "ssl_certificate_location", "ssl_key_location", "ssl_key_password")
-# Plugin sections (runtime.flink, runtime.conduktor, deployment_state.postgres ...) are grafted in
-# from their owners' ConfigSection keys by ``streamt.project.sections.accepted_keys``.
+# Plugin sections (runtime.flink, runtime.connect, runtime.kafka_streams, deployment_state.postgres ...)
+# are grafted in from their owners' ConfigSection keys by ``streamt.project.sections.accepted_keys``.
 RUNTIME = {
     "kafka": _leaves(
         "bootstrap_servers",
@@ -130,8 +130,6 @@ RUNTIME = {
         *_SSL,
     ),
     "schema_registry": _leaves("url", "username", "password", *_SSL),
-    "connect": {"default": ANY, "clusters": MapOf(_leaves("rest_url", "username", "password", *_SSL))},
-    "kafka_streams": _leaves("image", "docker_network", "bootstrap_servers", "initial_offset"),
 }
 
 _TOPIC_DEFAULTS = {**_leaves("partitions", "replication_factor"), "config": ANY}

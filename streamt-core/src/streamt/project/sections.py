@@ -1,12 +1,13 @@
 """Configuration sections that plugins own (``streamt_config_sections``): who claims what, and their keys.
 
-Core owns ``runtime.kafka``, ``runtime.schema_registry``, ``runtime.connect``,
-``runtime.kafka_streams`` and the core keys of ``deployment_state``. Every other section of those
-two blocks is a plugin's: the loader checks its keys and structures it through the owner's
-``ConfigSection`` and keeps the value in ``sections``, opaque to core; ``validate`` runs the
-owner's ``check``. A section nobody claims is kept as written (read-only). A known one (the
-catalog's ``config_section`` family) is valid, as a known kind is: what needs its plugin (a
-``flink`` model's compiler, a ``postgres`` backend) fails with ``E903`` and the extra to install.
+Core owns ``runtime.kafka``, ``runtime.schema_registry`` and the core keys of
+``deployment_state``. Every other section of those two blocks is a plugin's (``runtime.connect``,
+``runtime.kafka_streams``, ``runtime.flink`` ...): the loader checks its keys and structures it
+through the owner's ``ConfigSection`` and keeps the value in ``sections``, opaque to core;
+``validate`` runs the owner's ``check_declaration`` for every declaration and its ``check``. A
+section nobody claims is kept as written (read-only). A known one (the catalog's
+``config_section`` family) is valid, as a known kind is: what needs its plugin (a ``flink``
+model's compiler, a ``postgres`` backend) fails with ``E903`` and the extra to install.
 """
 
 from __future__ import annotations
@@ -118,19 +119,47 @@ def check(project: Any, block: str, sections: Registry | None = None) -> list[Di
     return out
 
 
+def requirements(project: Any, sections: Registry | None = None) -> list[Diagnostic]:
+    """What each model, then each test, needs of the claimed ``runtime`` sections (``check_declaration``).
+
+    Sections answer in path order for each declaration, so one declaration's findings stay
+    together and the output order does not depend on the order plugins were installed in.
+    """
+    sections = sections or registry()
+    owners = [
+        (section, sections.providers[path])
+        for path, section in sorted(sections.claimed.items())
+        if section.block == "runtime" and section.check_declaration is not None
+    ]
+    out: list[Diagnostic] = []
+    failed: set[str] = set()  # a plugin whose check raised is reported once, not once per declaration
+    for declaration in (*project.models, *project.tests):
+        for section, plugin in owners:
+            if section.path in failed:
+                continue
+            try:
+                out += section.check_declaration(declaration, project) or ()  # type: ignore[misc]
+            except Exception as exc:
+                failed.add(section.path)
+                out.append(_plugin_failed(section, plugin, exc))
+    return out
+
+
 def _checked(section: ConfigSection, value: Any, project: Any, plugin: str) -> list[Diagnostic]:
     assert section.check is not None
     try:
         return list(section.check(value, project) or ())
     except Exception as exc:  # one plugin's bug is its own finding; the other findings still appear
-        return [
-            Diagnostic(
-                Codes.E999_INTERNAL_ERROR,
-                f"Plugin '{plugin}' failed checking {section.path} ({exception_name(exc)}).",
-                f"Report it to the maintainers of '{plugin}'; the other findings are complete.",
-                details={"plugin": plugin},
-            )
-        ]
+        return [_plugin_failed(section, plugin, exc)]
+
+
+def _plugin_failed(section: ConfigSection, plugin: str, exc: Exception) -> Diagnostic:
+    return Diagnostic(
+        Codes.E999_INTERNAL_ERROR,
+        f"Plugin '{plugin}' failed checking {section.path} ({exception_name(exc)}).",
+        f"Report it to the maintainers of '{plugin}'; the other findings are complete.",
+        details={"plugin": plugin},
+    )
 
 
 def enabled(block_sections: Mapping[str, Any], sections: Registry) -> tuple[str, ...]:

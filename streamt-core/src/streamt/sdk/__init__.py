@@ -10,7 +10,7 @@ layout may change in any release. The names fall into four groups:
 * **Hooks** — ``hookimpl`` marks an implementation of one of the hooks in
   ``streamt.hookspecs`` (the hook contract, typed with the names below).
 * **Registrations** — what capability hooks return: ``Materialization``,
-  ``Exporter``, ``StateBackendRegistration``, ``TestType``,
+  ``ArtifactKind``, ``Exporter``, ``StateBackendRegistration``, ``TestType``,
   ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``ErrorCode``.
 * **Protocols** — the objects hooks return (``streamt.sdk.protocols``):
   ``Compiler``, ``Validator``, ``Observer``, ``Planner``, ``Deployer``,
@@ -45,20 +45,8 @@ if TYPE_CHECKING:
     from streamt.apply.outcome import DONE, FAILED, OK, UNKNOWN, Outcome
     from streamt.apply.replacement import require_receipts, reviewed_verifier
     from streamt.apply.review import verify_bindings
-    from streamt.artifacts import (
-        KIND_CONNECTOR,
-        KIND_CONNECTOR_REMOVAL,
-        KIND_FLINK_JOB,
-        KIND_GATEWAY_RULE,
-        KIND_GATEWAY_RULE_REMOVAL,
-        KIND_KAFKA_STREAMS_JOB,
-        KIND_SCHEMA,
-        KIND_TEST_JOB,
-        KIND_TOPIC,
-        Artifact,
-        canonical_json,
-        sha256_checksum,
-    )
+    from streamt.artifact_kinds import produces
+    from streamt.artifacts import Artifact, canonical_json, sha256_checksum
     from streamt.boundary import boundary
     from streamt.bounded_http import (
         BoundedAdapter,
@@ -71,7 +59,15 @@ if TYPE_CHECKING:
         json_depth,
         json_or_none,
     )
-    from streamt.capabilities import AssertionKind, ConfigSection, Exporter, KnownKind, Materialization, TestType
+    from streamt.capabilities import (
+        ArtifactKind,
+        AssertionKind,
+        ConfigSection,
+        Exporter,
+        KnownKind,
+        Materialization,
+        TestType,
+    )
     from streamt.capabilities import StateBackend as StateBackendRegistration
     from streamt.cli.options import env_option, project_dir_option, project_options, quiet_option
     from streamt.compile.engine import CompiledProject
@@ -96,6 +92,17 @@ if TYPE_CHECKING:
         never_sent,
         refused_before_change,
         write_outcome,
+    )
+    from streamt.kind_names import (
+        KIND_CONNECTOR,
+        KIND_CONNECTOR_REMOVAL,
+        KIND_FLINK_JOB,
+        KIND_GATEWAY_RULE,
+        KIND_GATEWAY_RULE_REMOVAL,
+        KIND_KAFKA_STREAMS_JOB,
+        KIND_SCHEMA,
+        KIND_TEST_JOB,
+        KIND_TOPIC,
     )
     from streamt.log import RequestLog, provider_request
     from streamt.pending import pending_command
@@ -197,6 +204,9 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, str]] = {
     # registrations
     "Materialization": ("streamt.capabilities", "Materialization"),
+    "ArtifactKind": ("streamt.capabilities", "ArtifactKind"),
+    # does a declaration compile into a registered kind (the one answer of compile dispatch)
+    "produces": ("streamt.artifact_kinds", "produces"),
     "Exporter": ("streamt.capabilities", "Exporter"),
     "StateBackendRegistration": ("streamt.capabilities", "StateBackend"),
     "TestType": ("streamt.capabilities", "TestType"),
@@ -256,6 +266,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "canonical_json",
             "sha256_checksum",
             "shown",
+        )
+    },
+    # the names of the kinds streamt's plugins register, for readers of compiled artifacts
+    **{
+        name: ("streamt.kind_names", name)
+        for name in (
             "KIND_CONNECTOR",
             "KIND_CONNECTOR_REMOVAL",
             "KIND_FLINK_JOB",
@@ -467,6 +483,7 @@ __all__ = [
     "AdoptionObserver",
     "AdoptionPendingObserver",
     "Artifact",
+    "ArtifactKind",
     "Assertion",
     "AssertionKind",
     "AssertionResult",
@@ -578,6 +595,7 @@ __all__ = [
     "pending_command",
     "phase",
     "physical_resources",
+    "produces",
     "project_bindings",
     "project_dir_option",
     "project_options",

@@ -17,8 +17,9 @@ from __future__ import annotations
 import fnmatch
 from typing import Any
 
-from streamt.artifacts import KIND_SCHEMA, KIND_TOPIC, Artifact
+from streamt.artifacts import Artifact
 from streamt.errors import StreamtError
+from streamt.kind_names import KIND_SCHEMA, KIND_TOPIC
 from streamt.plan.model import ABSENT, CREATE, UPDATE, Observation
 from streamt.sdk.protocols import RuntimeStatusObserver, TopicOffsetsObserver
 

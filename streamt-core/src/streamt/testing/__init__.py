@@ -32,6 +32,9 @@ plugin's suite subclasses (with ``pass``) to check its state backend,
 provider trio, exporter, compiler or validation rule against the contract
 (docs/sdk.md lists each contract with its fixtures).
 
+``compile_with(plugin, project, declaration)`` calls a plugin's ``streamt_compile`` as core's compile
+would: only for a declaration that produces a kind the plugin registers (``[]`` otherwise).
+
 ``closed_port()`` is a local TCP port nothing listens on (bound, then
 released): the address of a service that does not answer.
 
@@ -43,6 +46,7 @@ by putting that directory on ``sys.path`` or ``PYTHONPATH``.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import json
 import socket
@@ -118,6 +122,22 @@ def run_cli(*args: str | Path) -> CliOutcome:
     if not isinstance(envelope, dict) or set(envelope) != {"status", "command", "data", "errors", "warnings"}:
         raise AssertionError(f"not a streamt envelope:\n{text}")
     return CliOutcome(exit_code, envelope, text, stderr.getvalue())
+
+
+def compile_with(plugin: Any, project: Any, declaration: Any, env: str = "default") -> list[Any]:
+    """``plugin.streamt_compile`` for ``declaration`` if core would send it there (dispatch by kind), else ``[]``.
+
+    Core sends a declaration to a plugin that registers artifact kinds only when the declaration
+    produces one of them (``streamt.sdk.produces``); a plugin that registers none sees everything.
+    """
+    from streamt.artifact_kinds import produces  # the project model: not for every pytest start
+
+    registered = getattr(plugin, "streamt_artifact_kinds", None)
+    if registered is not None and not any(produces(kind, declaration) for kind in registered() or ()):
+        return []
+    arguments = {"project": project, "declaration": declaration, "env": env}
+    wanted = inspect.signature(plugin.streamt_compile).parameters
+    return list(plugin.streamt_compile(**{name: arguments[name] for name in wanted}) or [])
 
 
 def closed_port() -> int:

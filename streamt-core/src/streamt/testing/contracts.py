@@ -45,6 +45,8 @@ import attrs
 import pytest
 from ruamel.yaml import YAML
 
+from streamt.artifact_kinds import artifact_kinds
+from streamt.plugins import get_plugins
 from streamt.redact import without_secrets
 from streamt.sdk import (
     ABSENT,
@@ -695,7 +697,9 @@ class CompilerContract:
 
     Provide ``compiler_project`` (a project directory with declarations your
     plugin compiles) and ``compiler_kinds`` (the artifact kinds it produces
-    there). Compiling never contacts a service, so no runtime is needed.
+    there). Compiling never contacts a service, so no runtime is needed. Each
+    kind must be registered (``streamt_artifact_kinds``), and its files are
+    where the registration puts them.
     """
 
     @pytest.fixture
@@ -719,6 +723,17 @@ class CompilerContract:
     def test_the_plugin_contributes_its_kinds(self, compiler_project: Path, compiler_kinds: Sequence[str]) -> None:
         kinds = {artifact["kind"] for artifact in self._compiled(compiler_project)["artifacts"]}
         assert set(compiler_kinds) <= kinds, kinds
+
+    def test_the_kinds_are_registered_where_their_files_go(
+        self, compiler_project: Path, compiler_kinds: Sequence[str]
+    ) -> None:
+        registry = artifact_kinds(get_plugins())
+        unregistered = sorted(set(compiler_kinds) - set(registry.table))
+        assert not unregistered, f"no plugin registers {unregistered} (streamt_artifact_kinds)"
+        files = self._compiled(compiler_project)["files"]
+        for kind in compiler_kinds:
+            directory, _ = registry.placement(kind)
+            assert any(path.startswith(f"{directory}/") for path in files), (kind, directory, files)
 
     def test_checksums_cover_the_canonical_spec_bytes(self, compiler_project: Path) -> None:
         data = self._compiled(compiler_project)

@@ -14,6 +14,7 @@ import attrs
 
 from streamt import kinds
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.project import sections as plugin_sections
 from streamt.project.model import Notice, Project
 from streamt.untrusted import exception_name
 from streamt.validation.enums import open_kinds
@@ -33,7 +34,7 @@ class Report:
 
 
 def validate_project(project: Project, *, plugins: bool = True) -> Report:
-    from streamt.validation import columns, enums, fields, governance, names, references, runtime_requirements
+    from streamt.validation import columns, enums, fields, governance, names, references
 
     found: list[Diagnostic] = list(project.diagnostics)
     notices: list[Notice] = list(project.notices)
@@ -41,7 +42,10 @@ def validate_project(project: Project, *, plugins: bool = True) -> Report:
     found += fields.check(project)
     found += references.check(project)
     found += names.check(project)
-    found += runtime_requirements.check(project)
+    # What declarations need of the plugins' runtime sections (E201, E202, E205 ...), then the
+    # written sections' own values: each asked of the section's owner, in core's fixed order.
+    found += plugin_sections.requirements(project)
+    found += plugin_sections.check(project, "runtime")
     gov = governance.check(project)
     found += gov.diagnostics
     col_diagnostics, col_notices = columns.check(project)

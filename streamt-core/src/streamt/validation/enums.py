@@ -16,20 +16,12 @@ from streamt.plugins import Plugins, get_plugins
 from streamt.project.model import (
     CLASSIFICATIONS,
     EXPOSURE_TYPES,
-    IMAGE_ID_PATTERN,
-    INITIAL_OFFSETS,
     OWNERSHIP_MODES,
     Column,
     Project,
 )
 
-_IMAGE = re.compile(IMAGE_ID_PATTERN)
 _MASK_METHODS = ("hash", "redact", "partial", "tokenize", "null")
-# A runner joins the host's network or a named user network. Docker's own names are refused: `none`
-# cuts it off, `bridge`/`default` is the legacy network without name resolution, and `container:<id>`
-# would join another container's namespace. A name as Docker spells one, at most 64 characters.
-_NETWORK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_RESERVED_NETWORKS = frozenset({"none", "bridge", "default"})
 
 
 def _bad(where: str, what: str, value: object, valid: tuple[str, ...], location: str | None) -> Diagnostic:
@@ -117,28 +109,6 @@ def check(project: Project, plugins: Plugins | None = None) -> list[Diagnostic]:
     state = project.deployment_state
     if state.backend not in backends:
         out.append(_bad("deployment_state", "backend", state.backend, backends, None))
-    streams = project.runtime.kafka_streams
-    if streams is not None:
-        if not _IMAGE.match(streams.image):
-            out.append(
-                Diagnostic(
-                    Codes.E501_PARSE_ERROR,
-                    f"runtime.kafka_streams.image '{streams.image}' is not an immutable image ID or digest",
-                    "Use sha256:<64 hex> or repo@sha256:<64 hex> (see 'streamt runtime build').",
-                )
-            )
-        network = streams.docker_network
-        if network.lower() in _RESERVED_NETWORKS or not _NETWORK.match(network):
-            out.append(
-                Diagnostic(
-                    Codes.E501_PARSE_ERROR,
-                    f"runtime.kafka_streams.docker_network '{network[:80]}' is not host or a named user network",
-                    "Use host, or the name of a Docker network you created (letters, digits, '_', '.', '-'; "
-                    "at most 64 characters); none, bridge, default and container:<id> are refused.",
-                )
-            )
-        if streams.initial_offset not in INITIAL_OFFSETS:
-            out.append(_bad("runtime.kafka_streams", "initial_offset", streams.initial_offset, INITIAL_OFFSETS, None))
     return out
 
 

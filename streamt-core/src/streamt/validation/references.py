@@ -233,8 +233,9 @@ def _tombstones(project: Project) -> list[Diagnostic]:
         if owner in models or target in models:
             out.append(_collision(f"Tombstone for {kind} '{target}' names a model that still exists ('{owner}')"))
     for removal in lifecycle.connector_removals:
-        connect = project.runtime.connect
-        default = connect.default_cluster if connect else None
+        # runtime.connect is streamt-connect's section; its default names the only cluster a
+        # tombstone may bind to (None, so refused, when it is not written or not readable).
+        default = getattr(project.runtime.section("connect"), "default_cluster", None)
         if removal.cluster != default:
             out.append(
                 Diagnostic(

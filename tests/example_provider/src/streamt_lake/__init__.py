@@ -23,6 +23,7 @@ from streamt.sdk import (
     UPDATE,
     Action,
     Artifact,
+    ArtifactKind,
     Materialization,
     Model,
     Observation,
@@ -30,8 +31,6 @@ from streamt.sdk import (
     OwnershipRecord,
     Project,
     Runtime,
-    Source,
-    Test,
     atomic_write,
     canonical_json,
     hookimpl,
@@ -47,9 +46,24 @@ def streamt_materializations() -> list[Materialization]:
 
 
 @hookimpl
-def streamt_compile(project: Project, declaration: Source | Model | Test) -> list[Artifact]:
-    if not isinstance(declaration, Model) or declaration.materialized != KIND:
-        return []
+def streamt_artifact_kinds() -> list[ArtifactKind]:
+    # Where core writes the descriptors (generated/lake/, manifest "lake_tables"), their place in
+    # plans (after jobs, connectors and rules), and which declarations core sends to streamt_compile.
+    return [
+        ArtifactKind(
+            name=KIND,
+            directory="lake",
+            manifest_key="lake_tables",
+            rank=65,
+            title="Lake Tables",
+            materializations=(KIND,),
+        )
+    ]
+
+
+@hookimpl
+def streamt_compile(project: Project, declaration: Model) -> list[Artifact]:
+    # Core sends only the models materialized lake_table (the registration above).
     spec = {
         "table": declaration.name,
         "columns": [{"name": c.name, "type": c.type} for c in declaration.columns],
