@@ -64,9 +64,8 @@ class ApplyOptions:
     force: bool = False
     quiet: bool = False
     emit_openlineage: bool = False
-    ol_job_namespace: str | None = None
-    ol_kafka_namespace: str | None = None
-    ol_gateway_namespace: str | None = None
+    # The three shared OpenLineage namespace options, in the order ``apply_run`` takes them (validated only).
+    openlineage_namespaces: tuple[str | None, str | None, str | None] = (None, None, None)
 
 
 @attrs.frozen
@@ -133,7 +132,7 @@ def prepare(options: ApplyOptions) -> Prepared:
     loaded = validate_and_compile(project)
     # Telemetry preflight (E506) happens before any state or provider access; --dry-run emits nothing.
     emit = options.emit_openlineage and not options.dry_run
-    run = apply_run(project, emit, options.ol_job_namespace, options.ol_kafka_namespace, options.ol_gateway_namespace)
+    run = apply_run(project, emit, *options.openlineage_namespaces)
     compiled = loaded.compiled
     if reviewed is not None:
         verify_bindings(reviewed, project_bindings(project, compiled))

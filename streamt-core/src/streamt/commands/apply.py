@@ -71,8 +71,6 @@ def apply_command(
             force=force,
             quiet=quiet,
             emit_openlineage=emit_openlineage,
-            ol_job_namespace=ol_job_namespace,
-            ol_kafka_namespace=ol_kafka_namespace,
-            ol_gateway_namespace=ol_gateway_namespace,
+            openlineage_namespaces=(ol_job_namespace, ol_kafka_namespace, ol_gateway_namespace),
         )
     )
