@@ -18,12 +18,15 @@ EXAMPLES = SHARED / "spec" / "examples"
 def test_payments_connector_keeps_placeholders_literal() -> None:
     project = load_project(EXAMPLES / "payments-pipeline", process_env={"WAREHOUSE_PASSWORD": "hunter2"})
     [artifact] = compile_with(plugin, project, project.model("payments_to_warehouse"), "")
-    assert (artifact.kind, artifact.identity, artifact.depends_on) == (
+    assert (artifact.kind, artifact.name, artifact.identity, artifact.depends_on) == (
         "connector",
         "payments_to_warehouse",
+        "card-payments.default.payments_to_warehouse",
         (("topic", "payments.clean.v1"),),
     )
     config = artifact.spec["config"]
+    assert config["name"] == artifact.spec["name"] == artifact.identity
+    assert config["streamt.owner"] == "card-payments/default"
     assert config["connector.class"] == "io.confluent.connect.jdbc.JdbcSinkConnector"
     assert config["topics"] == "payments.clean.v1"
     assert config["connection.password"] == "${WAREHOUSE_PASSWORD}"
@@ -38,6 +41,9 @@ def test_adopted_connector_keeps_its_ownership() -> None:
     artifact = compile_sink(project, project.model("consents_to_crm_db"))
     assert artifact.ownership == "adopted"
     assert artifact.spec["config"]["topics"] == "crm.consent-events.v1"
+    # The live connector already has its name: adoption never renames it or marks it.
+    assert artifact.identity == artifact.spec["name"] == "consents_to_crm_db"
+    assert "streamt.owner" not in artifact.spec["config"]
 
 
 def test_non_sink_models_are_not_ours() -> None:

@@ -50,7 +50,7 @@ def test_payments_pipeline_compiles_topics_jobs_connector_and_schema() -> None:
     assert {"payments.clean.v1", "payments.merchant-totals.v1"} <= set(managed["topic"])
     assert managed["flink_job"] == ["merchant_totals_1m", "payments_clean"]
     assert managed["test_job"] == ["test_merchant_totals_monitor"]
-    assert managed["connector"] == ["payments_to_warehouse"]
+    assert managed["connector"] == ["card-payments.default.payments_to_warehouse"]  # scoped: many projects, one Connect
     assert [i for i, _ in found["schema"]] == ["payments.card-events.v1-value"]
 
 

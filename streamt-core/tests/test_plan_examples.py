@@ -53,7 +53,7 @@ def test_payments_jobs_come_after_the_topics_they_write() -> None:
     assert ("noop", "topic", "payments.card-events.v1") in found
     created = {identity for a, _, identity in found if a == "create"}
     expected = {"payments.clean.v1", "payments.merchant-totals.v1", "payments_clean", "merchant_totals_1m"}
-    assert expected | {"payments_to_warehouse", "test_merchant_totals_monitor"} <= created
+    assert expected | {"card-payments.default.payments_to_warehouse", "test_merchant_totals_monitor"} <= created
 
 
 def test_ownership_gateway_tombstones_refuse_an_offline_plan() -> None:

@@ -130,7 +130,9 @@ def connect_project(
                 ],
             }
         }
-        project = ConnectProject(tmp_path / name, prefix, name, connect_url, kafka_bootstrap, files)
+        # The connector's name is scoped by project and environment (streamt_connect.naming).
+        connector = f"e2e.default.{name}"
+        project = ConnectProject(tmp_path / name, prefix, connector, connect_url, kafka_bootstrap, files)
         project.write()
         made.append(project)
         return project
@@ -208,7 +210,9 @@ def test_create_unchanged_update_and_status(connect_project, streamt_cli, tmp_pa
 
 def test_a_live_connector_without_ownership_needs_a_decision(connect_project, streamt_cli) -> None:
     project = connect_project()
+    # Made by another streamt checkout (its owner marker says which project and environment).
     config = {"connector.class": FILE_SINK, "topics": f"{project.prefix}.events", "file": "/dev/null"}
+    config["streamt.owner"] = "billing/prod"
     response = requests.put(f"{project.connect_url}/connectors/{project.connector}/config", json=config, timeout=60)
     assert response.status_code in (200, 201)
     plan = streamt_cli("plan", "-p", project.path)
@@ -216,6 +220,10 @@ def test_a_live_connector_without_ownership_needs_a_decision(connect_project, st
     assert [r["identity"] for r in plan.data["ownership_requirements"]] == [project.connector]
     refused = streamt_cli("apply", "-p", project.path)
     assert refused.error_codes == ["E410_OWNERSHIP_REQUIRED"]
+    (error,) = refused.envelope["errors"]
+    made_by = "created by streamt project 'billing', environment 'prod'"
+    assert f"connector {project.connector} ({made_by})" in error["message"]
+    assert "remove the resource from that project first" in error["suggestion"]
     assert project.live_config()["file"] == "/dev/null"  # untouched
     assert_no_secret(*outputs(plan, refused))
 

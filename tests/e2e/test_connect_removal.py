@@ -40,6 +40,11 @@ class Sink:
     schema: str
     files: dict[str, Any]
 
+    @property
+    def connector(self) -> str:
+        """The live name: scoped by project and environment (streamt_connect.naming)."""
+        return f"rmc.default.{self.name}"
+
     def write(self) -> None:
         from streamt.testing import write_project
 
@@ -49,7 +54,7 @@ class Sink:
         project = self.files["stream_project.yml"]
         project["models"] = []
         project["lifecycle"] = {
-            "connector_removals": [{"logical_owner": self.name, "name": self.name, "cluster": "main"}]
+            "connector_removals": [{"logical_owner": self.name, "name": self.connector, "cluster": "main"}]
         }
         self.write()
 
@@ -145,7 +150,7 @@ def sink(
     finally:
         for made_sink in made:
             # The worker itself: a test's connector URL may be a recording proxy that is gone by now.
-            requests.delete(f"{connect_url}/connectors/{made_sink.name}", timeout=30)
+            requests.delete(f"{connect_url}/connectors/{made_sink.connector}", timeout=30)
         admin.delete_topics([topic])
         admin.close()
         for schema in (rows_schema, state_schema):
@@ -178,12 +183,12 @@ def applied_and_tombstoned(sink: Sink, streamt_cli: Any, postgres_dsn: str, tmp_
     # A direct apply plans the tombstone online: its delete is pending, so it is refused before any mutation.
     direct = streamt_cli("apply", "-p", sink.path)
     assert direct.error_codes == ["E418_REVIEWED_PLAN_REQUIRED"]
-    assert f"connector '{sink.name}'" in direct.envelope["errors"][0]["message"]
+    assert f"connector '{sink.connector}'" in direct.envelope["errors"][0]["message"]
     plan_file = tmp_path / "removal.plan.json"
     planned = streamt_cli("plan", "-p", sink.path, "--out", plan_file)
     assert planned.ok, planned.envelope
     (delete,) = [a for a in planned.data["actions"] if a["action"] == "delete"]
-    assert delete["kind"] == "connector_removal" and delete["evidence"]["removal"]["connector"] == sink.name
+    assert delete["kind"] == "connector_removal" and delete["evidence"]["removal"]["connector"] == sink.connector
     assert "owner-pw" not in plan_file.read_text() and "jdbc:postgresql" not in plan_file.read_text()
     unforced = streamt_cli("apply", "-p", sink.path, "--plan", plan_file)
     assert unforced.error_codes == ["E900_USAGE_ERROR"]
@@ -207,13 +212,13 @@ def test_a_reviewed_removal_deletes_exactly_the_connector_and_its_record(
         removed = streamt_cli_text("apply", "-p", made.path, "--plan", plan_file, "--force")
         assert removed.exit_code == 0, removed.stdout + removed.stderr
         lines = removed.stdout.splitlines()
-        assert any(line.startswith(f"  - {made.name} ") and line.endswith(" deleted") for line in lines), lines
+        assert any(line.startswith(f"  - {made.connector} ") and line.endswith(" deleted") for line in lines), lines
         assert "Summary: 0 created, 0 updated, 1 deleted, 1 unchanged" in lines, lines
-        path = f"/connectors/{made.name}"
+        path = f"/connectors/{made.connector}"
         # fresh replan GET, equality GET, one DELETE, then GETs until 404
         assert proxy.calls[:3] == [("GET", path), ("GET", path), ("DELETE", path)]
         assert set(proxy.calls[3:]) == {("GET", path)}
-        assert requests.get(f"{connect_url}/connectors/{made.name}", timeout=10).status_code == 404
+        assert requests.get(f"{connect_url}/connectors/{made.connector}", timeout=10).status_code == 404
         status = streamt_cli("state", "status", "-p", made.path)
         assert status.ok, status.envelope
         assert_fulfilled_tombstone_is_inert(made, streamt_cli, kafka_bootstrap)
@@ -236,7 +241,7 @@ def assert_fulfilled_tombstone_is_inert(made: Sink, streamt_cli: Any, kafka_boot
     try:
         direct = streamt_cli("apply", "-p", made.path)
         assert direct.ok, direct.envelope
-        assert direct.action_results[extra] == "created" and direct.action_results[made.name] == "unchanged"
+        assert direct.action_results[extra] == "created" and direct.action_results[made.connector] == "unchanged"
         assert direct.data["summary"] == {"created": 1, "updated": 0, "deleted": 0, "unchanged": 2}
         assert extra in admin.list_topics()
         assert streamt_cli("apply", "-p", made.path, "--target", f"{made.name}_extra").ok  # narrowed: the same
@@ -257,7 +262,7 @@ def test_a_lost_delete_response_is_e428_and_reviewed_recovery_settles_it(
         assert [m for m, _ in proxy.calls].count("DELETE") == 1  # never retried
         proxy.rewrite = None
         # The worker did delete it; streamt could not prove it, so it keeps the record and blocks.
-        assert requests.get(f"{connect_url}/connectors/{made.name}", timeout=10).status_code == 404
+        assert requests.get(f"{connect_url}/connectors/{made.connector}", timeout=10).status_code == 404
         blocked = streamt_cli("plan", "-p", made.path, "--out", tmp_path / "blocked.json")
         assert blocked.ok and blocked.data["operation_status"]["status"] == "recovery_required", blocked.envelope
         assert streamt_cli("apply", "-p", made.path, "--plan", plan_file, "--force").error_codes == [

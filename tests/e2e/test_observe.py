@@ -36,6 +36,7 @@ class Pipeline:
         self.suffix = uuid.uuid4().hex[:8]
         self.prefix = f"e2e-obs-{self.suffix}"
         self.job, self.sink = f"up_{self.suffix}", f"sink_{self.suffix}"
+        self.connector = f"e2eobserve.default.{self.sink}"  # its live name, scoped by project and environment
         self.bootstrap, self.rest, self.connect = (
             stack["kafka_bootstrap"],
             stack["flink_rest_url"],
@@ -131,7 +132,7 @@ class Pipeline:
     def cleanup(self) -> None:
         from kafka import KafkaAdminClient
 
-        requests.delete(f"{self.connect}/connectors/{self.sink}", timeout=30)
+        requests.delete(f"{self.connect}/connectors/{self.connector}", timeout=30)
         for job in requests.get(f"{self.rest}/jobs/overview", timeout=10).json()["jobs"]:
             # Flink job names are project-scoped (project/env/job); the bare name is the legacy form.
             named = job["name"] in (self.job, f"e2eobserve/default/{self.job}")
@@ -143,7 +144,7 @@ class Pipeline:
             if names:
                 admin.delete_topics(names, raise_errors=False)
             groups = [f"g{n}-{self.suffix}" for n in (1, 2, 3)]
-            groups += [f"connect-{self.sink}", f"streamt.e2eobserve.default.{self.job}"]
+            groups += [f"connect-{self.connector}", f"streamt.e2eobserve.default.{self.job}"]
             # A group that never committed does not exist: its error is expected, the others are deleted.
             with contextlib.suppress(Exception):
                 admin.delete_consumer_groups(groups)
@@ -218,14 +219,14 @@ def test_observe_a_running_pipeline_lag_that_drains_flink_throughput_and_connect
 
     assert poll(checkpointed, 60, "a completed checkpoint")["last_checkpoint_age_seconds"] >= 0
 
-    connector = resource(streamt_cli("observe", "-p", p.path, "--model", p.sink), "connector", p.sink)
+    connector = resource(streamt_cli("observe", "-p", p.path, "--model", p.sink), "connector", p.connector)
     assert connector["state"] == "RUNNING" and connector["tasks"] == ["RUNNING"]
     traffic.join(timeout=60)
 
     # The connector's group reads the job's topic; once traffic stops its lag drains to zero.
     def drained() -> dict[str, Any] | None:
         upper = resource(streamt_cli("observe", "-p", p.path), "topic", p.topic("upper"))
-        group = [g for g in upper["consumer_groups"] if g["group"] == f"connect-{p.sink}"]
+        group = [g for g in upper["consumer_groups"] if g["group"] == f"connect-{p.connector}"]
         return upper if group and group[0]["lag_messages"] == 0 and upper["messages"] == 40 + TRAFFIC else None
 
     upper = poll(drained, 120, "the connector's lag draining")
@@ -244,7 +245,7 @@ def test_observe_a_running_pipeline_lag_that_drains_flink_throughput_and_connect
     out = io.StringIO()
     assert run(["observe", "-p", str(p.path)], stdout=out, stderr=io.StringIO()) == 0
     table = out.getvalue()
-    assert table.startswith("MODEL") and f"flink_job {p.job}" in table and f"connector {p.sink}" in table
+    assert table.startswith("MODEL") and f"flink_job {p.job}" in table and f"connector {p.connector}" in table
     assert f"g1-{p.suffix} {25 + TRAFFIC}" in table and "records" not in table.splitlines()[0]
 
     # status --lag: message counts and consumer lag per topic; --consumer-groups: per group.

@@ -127,7 +127,8 @@ def test_every_read_command_names_the_compiled_physical_resources(
     if example is None:
         # The bug this guards against: a virtual topic shown under its model or topic name, a sink as a topic.
         assert names["gold_orders_view"]["topic"] == "audit.shop.orders.gold"
-        assert names["orders_to_db"] == {"resource": {"kind": "connector", "name": "orders_to_db"}, "topic": None}
+        sink = {"resource": {"kind": "connector", "name": "shop.default.orders_to_db"}, "topic": None}
+        assert names["orders_to_db"] == sink
         view = [r for r in dictionary if r["resource"] == "gold_orders_view"]
         assert [(r["column"], r["provenance"]) for r in view] == [("id", "inferred"), ("email", "inferred")]
         shown = streamt_cli("show", "model", "gold_orders_view", "-p", root).data

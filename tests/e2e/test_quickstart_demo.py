@@ -90,7 +90,7 @@ def cleanup(suffix: str, flink_rest_url: str, connect_url: str, bootstrap: str) 
     for job in listed:
         if job["name"].startswith(f"qs{suffix}/") and job["state"] not in ("FAILED", "CANCELED", "FINISHED"):
             requests.patch(f"{flink_rest_url}/jobs/{job['jid']}?mode=cancel", timeout=10)
-    requests.delete(f"{connect_url}/connectors/orders_to_db_{suffix}", timeout=30)
+    requests.delete(f"{connect_url}/connectors/qs{suffix}.default.orders_to_db_{suffix}", timeout=30)
     from kafka import KafkaAdminClient
 
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
@@ -138,7 +138,7 @@ def test_the_quickstart_reaches_postgresql_and_a_second_plan_is_a_no_op(
             f"qs{suffix}.orders.for-db": "created",
             "orders_clean": "created",
             "orders_for_db": "created",
-            f"orders_to_db_{suffix}": "created",
+            f"qs{suffix}.default.orders_to_db_{suffix}": "created",  # the connector: scoped by project and env
         }
 
         expected = [(o["order_id"], o["customer_id"], o["amount_cents"], o["created_at"]) for o in orders.EXPECTED_ROWS]
@@ -230,7 +230,7 @@ def test_apply_progress_is_live_on_a_terminal_and_one_line_per_step_in_a_log(
         assert "Summary: 5 created" in stdout, stdout + shown
         assert live_while_running, shown  # "creating flink_job orders_clean... [12.0s elapsed]" before the end
         assert "creating flink_job orders_clean..." in shown and "\x1b[J" in shown
-        for identity in ("orders_clean", "orders_for_db", f"orders_to_db_{on_terminal}"):
+        for identity in ("orders_clean", "orders_for_db", f"qs{on_terminal}.default.orders_to_db_{on_terminal}"):
             assert re.search(rf"done create \w+ {identity} \(", shown), shown
         cleanup(on_terminal, flink_rest_url, connect_url, kafka_bootstrap)  # the TaskManager's slots are shared
 

@@ -9,6 +9,7 @@ from streamt.sdk import KIND_CONNECTOR, KIND_TOPIC, Artifact, Codes, Diagnostic,
 from streamt_connect.config import connect_runtime
 from streamt_connect.connector import CONNECTOR_CLASSES, config_value, connector_class, connector_config
 from streamt_connect.implementations import ConfigProblem, implementation, map_config
+from streamt_connect.naming import connector_name, owner_marker
 
 PROVIDER = "streamt-connect"
 
@@ -73,17 +74,19 @@ def compile_sink(project: Any, model: Any) -> Artifact:
     if problem is not None:
         raise StreamtError.from_diagnostics([problem])
     topics = sink_topics(project, model)
-    config = connector_config(model.name, sink.connector, topics, sink.config, masks_of(model))
+    name = connector_name(project, model)
+    owner = owner_marker(project.name, project.env) if model.ownership.mode == "managed" else None
+    config = connector_config(name, sink.connector, topics, sink.config, masks_of(model), owner)
     connect = connect_runtime(project.runtime)
     spec = {
-        "name": model.name,
+        "name": name,
         "cluster": model.connect_cluster or (connect.default_cluster if connect else None),
         "config": config,
     }
     return Artifact(
         kind=KIND_CONNECTOR,
         name=model.name,
-        identity=model.name,
+        identity=name,
         spec=spec,
         ownership=model.ownership.mode,
         provider=PROVIDER,

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from streamt_connect.implementations import DEBEZIUM_JDBC_SINK, implementation, map_config
+from streamt_connect.naming import OWNER_KEY
 
 # Short names accepted in `sink.connector` (dsl.md section 9.5); anything with a dot is a class.
 CONNECTOR_CLASSES: dict[str, str] = {
@@ -72,8 +73,10 @@ def connector_config(
     topics: Sequence[str],
     user_config: Mapping[str, Any],
     masks: Sequence[tuple[str, str]] = (),
+    owner: str | None = None,
 ) -> dict[str, str]:
-    """The full connector config, sorted by key; computed keys win over user keys of the same name.
+    """The full connector config, sorted by key; computed keys (and ``owner``, the owner marker of a
+    managed connector: ``naming``) win over user keys of the same name.
 
     ``ConfigProblem`` when the connector's keys are known and one declared key is not among them.
     """
@@ -90,4 +93,6 @@ def connector_config(
         config["transforms"] = ",".join(aliases + declared)
         config.update(transform_config)
     config.update({"name": name, "connector.class": klass, "topics": ",".join(topics)})
+    if owner is not None:
+        config[OWNER_KEY] = owner
     return dict(sorted(config.items()))

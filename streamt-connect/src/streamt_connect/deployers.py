@@ -7,7 +7,8 @@ One connector per call (the REST API has no batch write). Outcomes are exact:
 * 409 (the worker group is rebalancing, or the connector exists) → the connector is read back:
   unchanged since the plan (absent for a create, the observed config for an update) proves the
   write did not happen, and it is retried a few times, else failed; anything else → unknown;
-* no answer after the request may have left, or a 5xx → unknown, never success.
+* no answer after the request may have left, or a 5xx → unknown, never success;
+* an update planned as a rename from the legacy name (``rename_from``) → ``rename``.
 
 After a confirmed write the deployer waits (bounded) until the worker's listing shows the written
 config: the worker acknowledges before its config snapshot has caught up, and a plan issued right
@@ -41,6 +42,7 @@ from streamt.sdk import (
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
 from streamt_connect.live import client_for, config_fingerprint, listed_config, live_view, resolved_config
+from streamt_connect.rename import rename
 
 
 @attrs.define
@@ -64,6 +66,12 @@ class ConnectorDeployer:
         except StreamtError as exc:
             return Outcome(FAILED, exc.diagnostics[0].code.code)
         name = artifact.spec["name"]
+        legacy = action.evidence.get("rename_from") if verb == UPDATE else None
+        if legacy:
+            outcome = rename(client, str(legacy), name, config, str(action.evidence.get("legacy_fingerprint")))
+            if outcome.status == DONE:
+                self._await_listed(client, name, config)
+            return outcome
         for attempt in range(self.attempts):
             try:
                 if verb == CREATE:

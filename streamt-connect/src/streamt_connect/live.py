@@ -29,6 +29,7 @@ from streamt.sdk import (
     Artifact,
     Codes,
     Observation,
+    SafetyBlocker,
     StreamtError,
     canonical_json,
     has_placeholder,
@@ -38,6 +39,7 @@ from streamt.sdk import (
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
 from streamt_connect.config import connect_runtime
+from streamt_connect.naming import owner_of
 
 SECRET_WORDS = ("password", "secret", "token", "credential", "api.key", "apikey", "private", "passphrase")
 EQUAL, DIFFERS, MISSING_LIVE = "equal", "differs", "absent"
@@ -186,17 +188,28 @@ class ConnectorObserver:
             listing = self._list(client, "info")
             for artifact in group:
                 resolved_config(artifact, self.runtime.environment())  # a missing variable fails the plan (E502)
-                name = artifact.spec["name"]
-                config = listed_config(listing, name)
-                if name not in listing:
-                    observed[artifact.identity] = Observation(ABSENT)
-                elif config is None:
-                    raise client.unexpected("list connectors (malformed entry)", 200)
-                else:
-                    observed[artifact.identity] = Observation(
-                        PRESENT, live_view(artifact, config, self.runtime.environment())
-                    )
+                observed[artifact.identity] = self._observe(client, listing, artifact)
         return observed
+
+    def _observe(self, client: ConnectClient, listing: dict[str, Any], artifact: Artifact) -> Observation:
+        """The connector under its name; absent, the one under the legacy (model) name, as ``legacy``."""
+        name = artifact.spec["name"]
+        if name not in listing:
+            legacy = artifact.name if artifact.name != name and artifact.name in listing else None
+            if legacy is None:
+                return Observation(ABSENT)
+            config = listed_config(listing, legacy)
+            if config is None:
+                raise client.unexpected("list connectors (malformed entry)", 200)
+            return Observation(ABSENT, {"legacy": {"name": legacy, "fingerprint": config_fingerprint(config)}})
+        config = listed_config(listing, name)
+        if config is None:
+            raise client.unexpected("list connectors (malformed entry)", 200)
+        view = live_view(artifact, config, self.runtime.environment())
+        owner = owner_of(config)
+        if artifact.name != name and artifact.name in listing:
+            view["legacy"] = {"name": artifact.name}
+        return Observation(PRESENT, {**view, "owner": owner} if owner is not None else view)
 
     def runtime_status(self, artifacts: Sequence[Artifact]) -> dict[str, dict[str, Any]]:
         """``state`` (RUNNING, FAILED, PAUSED, UNASSIGNED, ...) and task states; no traces (they hold messages)."""
@@ -246,13 +259,54 @@ def changed_keys(artifact: Artifact, live: dict[str, Any]) -> dict[str, Any]:
     return changes
 
 
+RENAME_INCOMPLETE = "connector_rename_incomplete"
+
+
+def _renaming(observation: Observation, record: Any) -> str | None:
+    """The legacy name to rename from: only when this project's record names that connector."""
+    legacy = (observation.spec or {}).get("legacy")
+    if legacy is None or record is None or getattr(record, "identity", None) != legacy["name"]:
+        return None
+    return str(legacy["name"])
+
+
 class ConnectorPlanner:
-    """Absent → create; declared keys equal → noop; otherwise an update (the full config is PUT)."""
+    """Absent → create; declared keys equal → noop; otherwise an update (the full config is PUT).
+
+    A connector this project owns under its legacy (model) name is renamed to its scoped name by a
+    reviewed ``update`` (``rename_from``); both names live at once is a blocker, never a guess.
+    """
 
     kinds = (KIND_CONNECTOR,)
 
     def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
         config = artifact.spec["config"]
+        legacy = _renaming(observation, record)
+        if legacy is None and "legacy" in (observation.spec or {}):
+            # Not this project's connector: kept out of the evidence, so a reviewed plan never binds it.
+            spec = {k: v for k, v in (observation.spec or {}).items() if k != "legacy"}
+            observation = Observation(observation.status, spec or None, observation.assumed)
+        if legacy is not None and observation.status == ABSENT:
+            summary = f"rename {legacy} → {artifact.spec['name']} (consumer offsets carried over)"
+            fingerprint = observation.spec["legacy"]["fingerprint"]  # type: ignore[index]
+            return [
+                Action.for_artifact(
+                    UPDATE,
+                    artifact,
+                    summary,
+                    observation,
+                    rename_from=legacy,
+                    legacy_fingerprint=fingerprint,
+                    requires=["reviewed_plan"],
+                )
+            ]
+        if legacy is not None:
+            message = (
+                f"Connector '{legacy}' (owned, legacy name) and '{artifact.spec['name']}' both exist; streamt "
+                "cannot tell which one runs the sink."
+            )
+            fix = "delete the one that should not run (DELETE /connectors/<name>), then plan again"
+            return [SafetyBlocker(RENAME_INCOMPLETE, artifact.kind, artifact.identity, message, fix)]
         if observation.status == ABSENT:
             summary = f"{config.get('connector.class', '?').rsplit('.', 1)[-1]}, topics: {config.get('topics', '')}"
             return [Action.for_artifact(CREATE, artifact, summary, observation)]

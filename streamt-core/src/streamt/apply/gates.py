@@ -139,7 +139,9 @@ def refuse_blocked(plan: Plan) -> None:
             details={"safety_blockers": blockers},
         )
     if plan.ownership_requirements:
-        names = ", ".join(f"{r.kind} {r.identity}" for r in plan.ownership_requirements)
+        names = ", ".join(
+            f"{r.kind} {r.identity}" + (f" ({r.owner})" if r.owner else "") for r in plan.ownership_requirements
+        )
         # A declaration already adopted has one step left (its own suggestion); the others get the choice.
         steps = [f"{r.identity}: {r.suggestion}." for r in plan.ownership_requirements if r.suggestion is not None]
         if any(r.suggestion is None for r in plan.ownership_requirements):

@@ -208,6 +208,15 @@ def _ownership_requirement(
         # history_only: the provider still lists it, but nothing of it is live to take over (a
         # cancelled Flink job under this project's job name): no ownership question.
         message = f"{artifact.kind} '{artifact.identity}' exists live but streamt has no ownership record for it."
+        owner = (observation.spec or {}).get("owner")
+        if isinstance(owner, Mapping):
+            # The provider's owner marker (a connector's streamt.owner): who made it, never a secret.
+            made_by = f"created by streamt project '{owner['project']}', environment '{owner['environment']}'"
+            message += f" It was {made_by}."
+            suggestion = None
+            if (owner["project"], owner["environment"]) != (compiled.project_name, compiled.environment):
+                suggestion = "rename the declaration, or remove the resource from that project first"
+            return OwnershipRequirement(artifact.kind, artifact.identity, resource, message, suggestion, made_by)
     else:
         return None
     return OwnershipRequirement(artifact.kind, artifact.identity, resource, message)

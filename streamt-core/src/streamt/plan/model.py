@@ -123,8 +123,9 @@ class SafetyBlocker:
 class OwnershipRequirement:
     """A managed resource that exists live without a recorded claim: it needs an explicit decision.
 
-    ``suggestion`` is the decision's exact next step when there is one (the ``E410`` hint); it is not
-    part of plan output or plan files.
+    ``suggestion`` is the decision's exact next step when there is one (the ``E410`` hint); ``owner``
+    the streamt project and environment that made the resource, when its provider keeps an owner
+    marker (the ``E410`` message names them). Neither is part of plan output or plan files.
     """
 
     kind: str
@@ -132,6 +133,7 @@ class OwnershipRequirement:
     resource_id: str
     message: str
     suggestion: str | None = attrs.field(default=None, eq=False)
+    owner: str | None = attrs.field(default=None, eq=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"identity": self.identity, "kind": self.kind, "message": self.message, "resource_id": self.resource_id}
