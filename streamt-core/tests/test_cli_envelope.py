@@ -203,3 +203,27 @@ def test_a_command_tree_that_cannot_be_built_leaves_the_line_as_typed() -> None:
         raise RuntimeError("a plugin's streamt_commands raised")
 
     assert hoist_output(["validate", "-o", "json"], broken) == ["validate", "-o", "json"]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (["-o"], "Option '-o' requires an argument."),
+        (["validate", "-o"], "Option '-o' requires an argument."),
+        (["validate", "-p", ".", "--output"], "Option '-o' requires an argument."),
+        (["validate", "-o", "yaml"], "Invalid value for '--output' / '-o': 'yaml' is not one of 'text', 'json'."),
+    ],
+)
+def test_a_global_output_option_without_a_format_is_one_usage_error(line: list[str], message: str) -> None:
+    # Issue 28: `validate -o` answered "No such option '-o'" for an option the CLI has. Without a format the
+    # answer is text (the default); an earlier `-o json` on the line makes it the JSON envelope.
+    from streamt.cli import run
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert run(line, stdout=stdout, stderr=stderr) == 1
+    assert stdout.getvalue() == "" and stderr.getvalue().startswith(f"error E900_USAGE_ERROR: {message}\n")
+    stdout = io.StringIO()
+    assert run(["-o", "json", *line], stdout=stdout, stderr=io.StringIO()) == 1
+    envelope = json.loads(stdout.getvalue())
+    assert envelope["command"] == (line[0] if line[0] != "-o" else "streamt")
+    assert [(e["code"], e["message"]) for e in envelope["errors"]] == [("E900_USAGE_ERROR", message)]

@@ -244,9 +244,10 @@ def test_a_raising_declaration_check_is_one_e999_and_the_others_still_report(
     ]
 
 
-def test_core_sections_are_the_runtime_and_deployment_state_keys_core_reads() -> None:
+def test_core_sections_are_the_keys_core_reads() -> None:
     from streamt.claims import CORE_SECTIONS
-    from streamt.project.schema import DEPLOYMENT_STATE, RUNTIME
+    from streamt.project.schema import DEPLOYMENT_STATE, MODEL, RUNTIME, SOURCE
 
     derived = {f"runtime.{k}" for k in RUNTIME} | {f"deployment_state.{k}" for k in DEPLOYMENT_STATE}
-    assert set(CORE_SECTIONS) == derived
+    model = {f"model.{k}" for k in MODEL if k != "connector"}  # the sink section's legacy spelling
+    assert set(CORE_SECTIONS) == derived | model | {f"source.{k}" for k in SOURCE}

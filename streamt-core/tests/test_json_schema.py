@@ -67,7 +67,7 @@ def test_the_schema_accepts_exactly_the_loader_keys_plugin_sections_included(str
     schemas = file_schemas()
     assert key_tree(schemas["project"]) == sections.accepted_keys(keys.PROJECT_FILE, registry)
     assert key_tree(schemas["environment"]) == sections.accepted_keys(keys.ENVIRONMENT_FILE, registry)
-    assert key_tree(schemas["declarations"]) == keys.DECLARATIONS
+    assert key_tree(schemas["declarations"]) == sections.accepted_keys(keys.DECLARATIONS, registry)
     lake = schemas["project"]["properties"]["runtime"]["properties"]["lake"]
     assert lake["properties"]["partitions"] == {"type": "integer", "default": 1}
     assert lake["properties"]["warehouse"]["description"] == "where the lake keeps its tables."

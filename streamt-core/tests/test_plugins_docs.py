@@ -57,6 +57,7 @@ WORKED_EXAMPLES = [
             ("example_validation_rule", "streamt_owner_rule", "test_owner_rule.py"),
             ("example_state_backend", "streamt_jsondir", "test_jsondir.py"),
             ("example_provider", "streamt_lake", "test_lake.py"),
+            ("example_webhook", "streamt_webhook", "test_webhook.py"),
         )
         for fence, path in (
             ("toml", "pyproject.toml"),

@@ -233,7 +233,8 @@ def test_local_and_topic_stay_with_core_and_streamt_kafka(site: Path, project: P
     assert refused[("materialization", "topic")] == ["kafka", "hostile_kinds"]
     assert refused[("config_section", "runtime.kafka")] == ["streamt-core", "hostile_kinds"]
     assert refused[("config_section", "runtime.flink")] == ["flink", "hostile_kinds"]
-    assert provides["flink"]["sections"] == ["runtime.flink"] and provides["hostile_kinds"]["sections"] == []
+    flink_sections = ["model.flink", "model.flink_cluster", "runtime.flink", "source.format"]
+    assert provides["flink"]["sections"] == flink_sections and provides["hostile_kinds"]["sections"] == []
     topic = {"name": "orders_clean", "materialized": "topic", "topic": {"name": "orders.clean", "partitions": 3}}
     files = {"stream_project.yml": {**PROJECT["stream_project.yml"], "models": [topic]}}
     good = write_project(project.parent / "good", files)

@@ -12,6 +12,7 @@ from streamt.testing import compile_with
 from streamt_flink import plugin
 from streamt_flink.continuous import compile_test
 from streamt_flink.job import compile_model
+from streamt_flink.settings import FlinkConfig, SourceFormat, flink_settings, source_format
 from streamt_flink.validation import check, sql_gateway_url
 
 EXAMPLES = SHARED / "spec" / "examples"
@@ -215,6 +216,38 @@ def test_validation_codes(streamt_project: Callable[..., Path]) -> None:
         # GROUP BY k into an upsert sink, and the source does not declare k required.
         *(("W124_UPSERT_KEY_NULLABLE", name) for name in ("no_ttl", "bad_ttl", "short_ttl")),
     }
+
+
+def test_a_short_ttl_is_noticed_on_any_model_that_writes_flink_settings(streamt_project: Callable[..., Path]) -> None:
+    # A model without SQL runs no job, but the settings it writes are still this plugin's to check.
+    project = _project(streamt_project, [{"name": "short", "advanced": {"flink": {"state_ttl_ms": 500}}}])
+    notices = [f for f in check(project) if getattr(f, "code", None) == "STATE_TTL_TOO_SHORT"]
+    assert [n.message for n in notices] == ["Model 'short': state_ttl_ms 500 is under one second"]
+    model = project.model("short")
+    assert flink_settings(model) == FlinkConfig(state_ttl_ms=500) and model.materialized == "topic"
+
+
+def test_a_sources_format_is_this_plugins_section(streamt_project: Callable[..., Path]) -> None:
+    root = streamt_project(
+        {
+            "stream_project.yml": {
+                "apiVersion": "streamt.dev/v1alpha1",
+                "project": {"name": "p"},
+                "runtime": {"kafka": {"bootstrap_servers": "localhost:9092"}},
+                "sources": [{"name": "raw", "topic": "raw.v1", "format": {"ignore_parse_errors": True}}],
+            }
+        }
+    )
+    (source,) = load_project(root, process_env={}).sources
+    assert source_format(source) == SourceFormat(ignore_parse_errors=True)
+    typo = root / "stream_project.yml"
+    typo.write_text(typo.read_text().replace("ignore_parse_errors", "ignore_parse_error"))
+    with pytest.raises(StreamtError) as caught:
+        load_project(root, process_env={})
+    (error,) = caught.value.diagnostics
+    assert "Unknown key 'sources[0].format.ignore_parse_error'" in error.message and "ignore_parse_errors" in (
+        error.suggestion or ""
+    )
 
 
 def test_ttl_checks_cover_topic_models_run_by_flink(streamt_project: Callable[..., Path]) -> None:

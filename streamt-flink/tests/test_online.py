@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from streamt.artifacts import Artifact
 from streamt.errors import StreamtError
 from streamt.plan.model import Observation, SafetyBlocker
-from streamt_flink.deployers import split
+from streamt.project.loader import load_project
+from streamt.testing import write_project
+from streamt_flink.deployers import FlinkJobDeployer, split
 from streamt_flink.placeholders import resolve_placeholders
-from streamt_flink.planning import FlinkJobPlanner, select_job
+from streamt_flink.planning import FlinkJobObserver, FlinkJobPlanner, select_job
 from streamt_flink.rest import LiveJob
 
 JOB = Artifact(
@@ -44,22 +48,44 @@ SASL_JOB = Artifact(
 )
 
 
-def test_an_online_create_with_an_unset_variable_fails_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+def _observer(root: Path, dotenv: str | None) -> FlinkJobObserver:
+    cluster = {"rest_url": "http://127.0.0.1:9", "sql_gateway_url": "http://127.0.0.1:9"}
+    runtime = {
+        "kafka": {"bootstrap_servers": "127.0.0.1:9"},
+        "flink": {"default": "local", "clusters": {"local": cluster}},
+    }
+    write_project(root, {"stream_project.yml": {"project": {"name": "pw"}, "runtime": runtime}})
+    if dotenv is not None:
+        (root / ".env").write_text(dotenv)
+    return FlinkJobObserver(load_project(root).runtime)
+
+
+def test_an_online_plan_with_an_unset_variable_fails_before_any_request(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.delenv("PW_7Q", raising=False)
     with pytest.raises(StreamtError) as caught:
-        FlinkJobPlanner().plan(SASL_JOB, Observation("absent"))
+        _observer(tmp_path / "none", None).observe([SASL_JOB])
     assert caught.value.diagnostics[0].code.code == "E502_ENV_VAR_ERROR"
-    assert "PW_7Q" in caught.value.diagnostics[0].message
-    monkeypatch.setenv("PW_7Q", "secret-value")
-    (action,) = FlinkJobPlanner().plan(SASL_JOB, Observation("absent"))
-    assert action.action == "create"
-    assert "secret-value" not in str(action.to_json())
+    assert "PW_7Q" in caught.value.diagnostics[0].message and ".env" in str(caught.value.diagnostics[0].suggestion)
 
 
-def test_an_offline_plan_needs_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_project_env_file_feeds_a_flink_placeholder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Issue 28, finding 9 / dsl.md section 2.3: `.env` feeds every `${VAR}`, not only the process environment."""
     monkeypatch.delenv("PW_7Q", raising=False)
-    (action,) = FlinkJobPlanner().plan(SASL_JOB, Observation("absent", assumed=True))
-    assert action.action == "create"
+    observer = _observer(tmp_path / "dotenv", "PW_7Q=secret-value\n")
+    with pytest.raises(StreamtError) as caught:
+        observer.observe([SASL_JOB])  # resolvable: the observer goes on to ask the (absent) cluster
+    assert caught.value.diagnostics[0].code.code == "E406_CONNECTION_REFUSED"
+    submitted = FlinkJobDeployer(observer.runtime)._submit(SASL_JOB, list(SASL_JOB.spec["statements"]))
+    assert submitted.outcome.error == "E406_CONNECTION_REFUSED"  # resolved from .env, then the cluster was asked
+
+
+def test_planning_needs_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PW_7Q", raising=False)
+    for observation in (Observation("absent"), Observation("absent", assumed=True)):
+        (action,) = FlinkJobPlanner().plan(SASL_JOB, observation)
+        assert action.action == "create"  # the observer checked the variables; the planner is pure
 
 
 @pytest.mark.parametrize("state", ["RUNNING", "CREATED", "CRASH_LOOPING"])

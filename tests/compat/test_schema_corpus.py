@@ -60,7 +60,7 @@ def loader_trees() -> dict[str, Any]:
     return {
         "project": sections.accepted_keys(keys.PROJECT_FILE, registry),
         "environment": sections.accepted_keys(keys.ENVIRONMENT_FILE, registry),
-        "declarations": keys.DECLARATIONS,
+        "declarations": sections.accepted_keys(keys.DECLARATIONS, registry),
     }
 
 

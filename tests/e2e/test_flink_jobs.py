@@ -288,3 +288,45 @@ def test_a_failed_later_job_cancels_the_job_this_run_created(flink_project, stre
     }
     assert project.job in failed.data["rolled_back"]
     assert project.live() == [] and [j["state"] for j in project.jobs()] == ["CANCELED"]
+
+
+def test_an_env_value_in_the_query_comes_from_dotenv_at_submission_and_is_never_written(
+    flink_project, streamt_cli, tmp_path
+) -> None:
+    """Issue 28, finding 9: `{{ env() }}` in SQL is the `${NAME}` placeholder in every output; the deployer
+    resolves it from `.env` (dsl.md 2.3) in memory, so the job filters with the real value."""
+    from kafka import KafkaConsumer, KafkaProducer
+
+    project = flink_project()
+    project.write(sql=SQL + " WHERE name <> '{{ env(\"E2E_HIDDEN_NAME\") }}'")
+    (project.path / ".env").write_text("E2E_HIDDEN_NAME=grace\n")  # not in the process environment
+    out = tmp_path / "env.plan.json"
+    plan = streamt_cli("plan", "-p", project.path, "--out", out)
+    assert plan.ok, plan.envelope
+    applied = streamt_cli("apply", "-p", project.path, "--plan", out)
+    assert applied.ok and applied.action_results[project.job] == "created", applied.data
+    project.wait_running()
+    producer = KafkaProducer(bootstrap_servers=project.bootstrap)
+    for key, name in (("k1", "ada"), ("k2", "grace")):
+        producer.send(project.topic("raw"), json.dumps({"id": key, "name": name}).encode())
+    producer.flush()
+    producer.close()
+    consumer = KafkaConsumer(
+        project.topic("upper"), bootstrap_servers=project.bootstrap, auto_offset_reset="earliest",
+        consumer_timeout_ms=2000, group_id=None,
+    )  # fmt: skip
+    seen: dict[str, Any] = {}
+    deadline = time.monotonic() + 90
+    try:
+        while time.monotonic() < deadline and "k1" not in seen:
+            seen.update((row["id"], row) for row in (json.loads(m.value) for m in consumer))
+        seen.update((row["id"], row) for row in (json.loads(m.value) for m in consumer))  # k2 would be here
+    finally:
+        consumer.close()
+    assert seen == {"k1": {"id": "k1", "name_upper": "ADA"}}  # the query held 'grace', not its placeholder
+    compiled = streamt_cli("compile", "-p", project.path, "--output-dir", tmp_path / "gen")
+    assert compiled.ok
+    assert "<> '${E2E_HIDDEN_NAME}'" in (tmp_path / "gen" / "flink" / f"{project.job}.sql").read_text()
+    written = [p.read_text() for p in [*project.path.rglob("*"), out, *(tmp_path / "gen").rglob("*")] if p.is_file()]
+    for text in [*(o.stdout + o.stderr for o in (plan, applied, compiled)), *written]:
+        assert "grace" not in text or text == "E2E_HIDDEN_NAME=grace\n"

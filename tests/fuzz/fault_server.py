@@ -8,6 +8,9 @@
 * ``garbage`` answers bytes that are not HTTP, then closes;
 * ``reset`` reads the request and resets the connection (RST).
 
+``silent_listener`` is the protocol-neutral stall: it accepts TCP connections and never reads or
+answers a byte (a hung Kafka broker, or a listener of another protocol).
+
 Every handler stops when the server is closed, so a test leaves no thread behind.
 """
 
@@ -105,3 +108,28 @@ def fault_server(mode: str) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+@contextmanager
+def silent_listener() -> Iterator[str]:
+    """``127.0.0.1:<port>`` of a listener that accepts connections and never reads or answers, until the block ends."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.05)
+    closing = threading.Event()
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while not closing.is_set():
+            with suppress(TimeoutError, OSError):
+                held.append(listener.accept()[0])
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        closing.set()
+        thread.join(5)
+        for connection in held:
+            connection.close()
+        listener.close()

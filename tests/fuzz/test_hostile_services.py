@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_server import MODES, fault_server
+from fault_server import MODES, fault_server, silent_listener
 from harness import _alarm, check_contract, run_subprocess
 from streamt.bounded_http import DEADLINE_CAP_ENV
 from streamt.errors import StreamtError
@@ -28,6 +28,7 @@ from streamt_flink.gateway_client import SqlGatewayClient
 from streamt_flink.rest import FlinkRestClient
 from streamt_gateway.client import GatewayClient
 from streamt_kafka.registry_live import RegistryClient
+from streamt_kstreams import base_image, build, engine
 
 DEADLINE = 1.5
 MEMORY = 512 * 1024 * 1024  # address space of a child CLI run: an endless answer must not grow past it
@@ -90,6 +91,86 @@ def test_a_write_without_a_complete_answer_may_have_happened(client: str, mode: 
         error, seconds = _timed(lambda: WRITES[client](url))
     assert isinstance(error, MaybeSent), f"{client} under {mode}: {error!r}"
     assert seconds < WITHIN, f"{client} under {mode} took {seconds:.1f} s"
+
+
+def test_a_stalled_kafka_broker_is_the_timeout_code_not_refused(tmp_path: Path) -> None:
+    """Finding 5: a broker that accepts TCP and never answers was ``E406_CONNECTION_REFUSED``."""
+    with silent_listener() as bootstrap:
+        root = write_project(tmp_path / "p", {"stream_project.yml": {
+            "project": {"name": "stalled"},
+            "runtime": {"kafka": {"bootstrap_servers": bootstrap}},
+            "models": [{"name": "orders", "materialized": "topic"}],
+        }})  # fmt: skip
+        started = time.monotonic()
+        run = run_subprocess(["plan", "-p", str(root)], seconds=60, env={"STREAMT_KAFKA_CONNECT_TIMEOUT": "1"})
+        seconds = time.monotonic() - started
+    envelope = check_contract(run, tmp_path)
+    (error,) = envelope["errors"]
+    assert error["code"] == "E429_SERVICE_DEADLINE_EXCEEDED", envelope["errors"]
+    assert "did not answer within 1 s" in error["message"] and "STREAMT_KAFKA_CONNECT_TIMEOUT" in error["suggestion"]
+    assert bootstrap not in json.dumps(envelope)
+    assert seconds < 20, f"{seconds:.1f} s"
+
+
+# --- the Docker Engine (docker-py, its own adapters): every request bounded, streams too --------------
+
+
+def _engine_url(url: str) -> str:
+    return url.replace("http://", "tcp://")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_docker_engine_answers_one_coded_error_within_its_deadline(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with fault_server(mode) as url:
+        monkeypatch.setenv("DOCKER_HOST", _engine_url(url))
+        error, seconds = _timed(engine.client)
+    assert isinstance(error, StreamtError), f"docker under {mode}: {error!r}"
+    assert [d.code.code for d in error.diagnostics] == [EXPECTED[mode]], error.diagnostics
+    assert seconds < WITHIN, f"docker under {mode} took {seconds:.1f} s"
+    assert url.split("//")[1] not in str(error.diagnostics)
+
+
+STREAMS: dict[str, Callable[[Any], Any]] = {
+    "pull": lambda docker: base_image._pull(docker, base_image.PINNED, time.monotonic() + 600),
+    "build": lambda docker: build._engine_build(
+        docker, b"", base_image.PINNED, "sha256:" + "0" * 64, time.monotonic() + 600
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("stream", sorted(STREAMS))
+def test_an_engine_progress_stream_is_bounded_in_time_and_size(
+    stream: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pull or build within a 600 s budget: a stalled or endless stream is the service's code, not a wait."""
+    with fault_server(mode) as url:
+        monkeypatch.setenv("DOCKER_HOST", _engine_url(url))
+        docker = engine.connect()  # no request yet: the stream is the first
+        try:
+            error, seconds = _timed(lambda: STREAMS[stream](docker))
+        finally:
+            docker.close()
+    assert isinstance(error, StreamtError), f"{stream} under {mode}: {error!r}"
+    assert [d.code.code for d in error.diagnostics] == [EXPECTED[mode]], error.diagnostics
+    assert seconds < WITHIN, f"{stream} under {mode} took {seconds:.1f} s"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_runtime_build_against_a_hostile_engine_answers_one_envelope_in_bounded_memory(
+    mode: str, tmp_path: Path
+) -> None:
+    with fault_server(mode) as url:
+        env = {"DOCKER_HOST": _engine_url(url), DEADLINE_CAP_ENV: str(DEADLINE)}
+        started = time.monotonic()
+        run = run_subprocess(["runtime", "build", "--timeout", "30"], seconds=60, env=env, memory=MEMORY)
+        seconds = time.monotonic() - started
+    envelope = check_contract(run, tmp_path)
+    assert [error["code"] for error in envelope["errors"]] == [EXPECTED[mode]], envelope["errors"]
+    assert url.split("//")[1] not in run.stdout.decode()
+    assert seconds < 30, f"runtime build under {mode}: {seconds:.1f} s"
 
 
 # --- OpenLineage delivery: only W112, within the budget, whatever the transport file says ------------

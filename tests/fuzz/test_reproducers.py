@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from cases import CASES, HEAD, Case
+from cases import CASES, FLINK_HEAD, HEAD, SOURCE, Case
 from harness import SENTINEL, check_contract, run_in_process, run_subprocess
 from streamt import hookimpl
 from streamt.errors import StreamtError
@@ -204,6 +204,66 @@ def test_a_path_too_long_for_the_file_system_is_a_coded_error(
         argv += ["-p", str(root)]
     envelope = check_contract(run_in_process(argv))
     assert [e["code"] for e in envelope["errors"]] == [code], envelope["errors"]
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        "{topic: " + "t" * 249 + ", schema: {format: avro}}",  # subject <topic>-value: 255 characters
+        "{topic: t, schema: {format: avro, subject: " + "s" * 300 + "}}",
+        "{topic: t, schema: {format: avro, subject: '" + "/" * 100 + "'}}",  # percent-encoded: 300 bytes
+    ],
+)
+def test_every_output_holds_the_names_validate_accepts(schema: str, tmp_path: Path) -> None:
+    # Issue 28, finding 10: a subject validate accepts made compile fail with "File name too long" (E905).
+    source = "sources: [{name: raw, columns: [{name: id, type: STRING}], " + schema[1:] + "]\n"
+    project = "project: {name: r}\nruntime: {kafka: {bootstrap_servers: 'x:1'}, schema_registry: {url: 'http://x:1'}}\n"
+    project += source
+    root = write_project(tmp_path / "p", {"stream_project.yml": project})
+    assert check_contract(run_in_process(["validate", "-p", str(root)]))["status"] == "ok"
+    for argv in (
+        ["compile", "-p", str(root)],
+        ["docs", "generate", "-p", str(root), "--output", str(tmp_path / "site")],
+    ):
+        envelope = check_contract(run_in_process(argv))
+        assert envelope["status"] == "ok", envelope["errors"]
+    (subject_file,) = (root / "generated" / "schemas").iterdir()
+    assert len(subject_file.name.encode()) <= 255 and subject_file.name.endswith(".json")
+    manifest = json.loads((root / "generated" / "manifest.json").read_text())
+    assert [entry["files"] for entry in manifest["artifacts"]["schemas"]] == [[f"schemas/{subject_file.name}"]]
+
+
+def test_an_env_value_in_sql_is_a_placeholder_in_every_published_output(tmp_path: Path) -> None:
+    # Issue 28, finding 9: a value read through {{ env() }} in SQL was written into show, the docs site,
+    # generated/ and manifest.json. Only a variable declared in project.non_secret_env is published.
+    sql = "SELECT a FROM {{ source('s') }} WHERE a = '{{ env(\"TOKEN_X\") }}' OR a = '{{ env(\"REGION\") }}'"
+    project = FLINK_HEAD.replace("project: {name: r}", "project: {name: r, non_secret_env: [REGION]}") + SOURCE
+    project += f"models: [{{name: m, materialized: flink, sql: {json.dumps(sql)}}}]\n"
+    root = write_project(tmp_path / "p", {"stream_project.yml": project})
+    (root / ".env").write_text(f"TOKEN_X={SENTINEL}\nREGION=eu-public-region\n")
+    p = str(root)
+    for argv in (
+        ["validate", "-p", p],
+        ["compile", "-p", p],
+        ["show", "model", "m", "-p", p],
+        ["list", "models", "-p", p],
+        ["lineage", "-p", p],
+        ["docs", "generate", "-p", p, "--output", str(root / "site")],
+        ["plan", "--offline", "-p", p, "--out", str(root / "plan.json")],
+    ):
+        envelope = check_contract(run_in_process(argv), root)  # the sentinel: on no output, in no file
+        assert envelope["status"] == "ok", (argv, envelope["errors"])
+    (statements,) = [path.read_text() for path in (root / "generated" / "flink").glob("*.sql")]
+    assert "a = '${TOKEN_X}' OR a = 'eu-public-region'" in statements
+
+
+def test_non_secret_env_holds_variable_names(tmp_path: Path) -> None:
+    project = HEAD.replace("project: {name: r}", "project: {name: r, non_secret_env: [OK, 'not-a-name']}")
+    root = write_project(tmp_path / "p", {"stream_project.yml": project})
+    envelope = check_contract(run_in_process(["validate", "-p", str(root)]))
+    (error,) = envelope["errors"]
+    assert error["code"] == "E501_PARSE_ERROR"
+    assert error["message"].startswith("Invalid value in 'project.non_secret_env': expected a variable name")
 
 
 def test_a_recovery_evidence_file_with_a_duplicate_key_is_refused(tmp_path: Path) -> None:

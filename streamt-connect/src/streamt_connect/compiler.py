@@ -10,6 +10,7 @@ from streamt_connect.config import connect_runtime
 from streamt_connect.connector import CONNECTOR_CLASSES, config_value, connector_class, connector_config
 from streamt_connect.implementations import ConfigProblem, implementation, map_config
 from streamt_connect.naming import connector_name, owner_marker
+from streamt_connect.settings import connect_cluster, sink_settings
 
 PROVIDER = "streamt-connect"
 
@@ -32,7 +33,7 @@ def masks_of(model: Any) -> list[tuple[str, str]]:
 
 def unknown_connector(model: Any, location: str | None = None) -> Diagnostic | None:
     """``E204`` when ``sink.connector`` is a short name streamt does not know."""
-    sink = model.sink
+    sink = sink_settings(model)
     if sink is None or not sink.connector or connector_class(sink.connector) is not None:
         return None
     return Diagnostic(
@@ -45,10 +46,10 @@ def unknown_connector(model: Any, location: str | None = None) -> Diagnostic | N
 
 def refused_config(model: Any, location: str | None = None) -> Diagnostic | None:
     """``E204`` when the connector's keys are known and ``sink.config`` declares one it does not accept."""
-    sink = model.sink
+    sink = sink_settings(model)
     klass = connector_class(sink.connector) if sink is not None and sink.connector else None
     impl = implementation(klass) if klass else None
-    if impl is None:
+    if impl is None or sink is None:
         return None
     try:
         map_config(impl, {str(k): config_value(v) for k, v in sink.config.items()})
@@ -63,7 +64,7 @@ def sink_problem(model: Any, location: str | None = None) -> Diagnostic | None:
 
 
 def compile_sink(project: Any, model: Any) -> Artifact:
-    sink = model.sink
+    sink = sink_settings(model)
     if sink is None or not sink.connector:
         raise StreamtError(
             Codes.E204_MISSING_SINK_CONFIG,
@@ -80,7 +81,7 @@ def compile_sink(project: Any, model: Any) -> Artifact:
     connect = connect_runtime(project.runtime)
     spec = {
         "name": name,
-        "cluster": model.connect_cluster or (connect.default_cluster if connect else None),
+        "cluster": connect_cluster(model) or (connect.default_cluster if connect else None),
         "config": config,
     }
     return Artifact(

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from streamt.sdk import Codes, ConfigSection, Diagnostic
 
+from streamt_connect.settings import sink_settings
+
 if TYPE_CHECKING:  # the project model is loaded by then; naming it must not load it
     from streamt.sdk import Project, Runtime
 
@@ -68,7 +70,8 @@ def check_declaration(declaration: Any, project: Project) -> list[Diagnostic]:
         return []
     location = project.locations.get(("model", declaration.name))
     out: list[Diagnostic] = []
-    if declaration.sink is None or not declaration.sink.connector:
+    sink = sink_settings(declaration)
+    if sink is None or not sink.connector:
         out.append(
             Diagnostic(
                 Codes.E204_MISSING_SINK_CONFIG,

@@ -39,8 +39,9 @@ def streamt_artifact_kinds() -> list[Any]:
 @hookimpl
 def streamt_config_sections() -> list[Any]:
     from streamt_connect.config import SECTION
+    from streamt_connect.settings import SECTIONS
 
-    return [SECTION]
+    return [SECTION, *SECTIONS]
 
 
 @hookimpl

@@ -78,7 +78,17 @@ def _served(kind: ArtifactKind) -> tuple[Use, ...]:
 
 def produces(kind: ArtifactKind, declaration: Any) -> bool:
     """Does ``declaration`` compile into ``kind``? (The one answer of compile dispatch, validation and impact.)"""
-    return not set(uses(declaration)).isdisjoint(_served(kind))
+    for what, name in uses(declaration):
+        if what == "source":
+            if kind.sources:
+                return True
+        elif name in getattr(kind, _SERVED_BY[what]):
+            return True
+    return False
+
+
+# What each use is looked up in (``source`` is the flag ``ArtifactKind.sources``).
+_SERVED_BY = {"materialization": "materializations", "executor": "executors", "test_type": "test_types"}
 
 
 class ArtifactKinds:

@@ -9,7 +9,12 @@ the whole exchange instead:
   shut down, whatever is blocked on them returns, and the request raises ``DeadlineExceeded``;
 * **a response-size cap**: a body (after content decoding) longer than ``max_bytes`` is abandoned
   and the request raises ``ResponseInvalid`` without reading the rest;
-* **an answer that is not HTTP** (a garbage status line, endless headers) raises ``ResponseInvalid``.
+* **an answer that is not HTTP** (a garbage status line, endless headers) raises ``ResponseInvalid``;
+* optionally **a depth cap** on every JSON answer (``max_depth``), for a client whose library parses
+  the body itself (docker-py): deeper nesting raises ``ResponseInvalid`` before anything parses it.
+
+``watched_pool`` makes any ``urllib3`` connection-pool class take part in the deadline, for an adapter
+whose pools are its own (docker-py's Unix-socket adapter).
 
 ``json_body`` parses a body after checking its nesting depth, so deeply nested JSON is
 ``ResponseInvalid`` rather than a ``RecursionError`` anywhere later. ``bounded_error`` turns
@@ -148,17 +153,18 @@ def _watched(connection: Any) -> Any:
     return connection
 
 
-class _WatchedHTTPPool(HTTPConnectionPool):
-    def _get_conn(self, timeout: float | None = None) -> Any:
-        return _watched(super()._get_conn(timeout))
+def watched_pool(pool: type[HTTPConnectionPool]) -> type[HTTPConnectionPool]:
+    """A subclass of ``pool`` whose connections a ``BoundedAdapter`` request shuts down at its deadline."""
+
+    class Watched(pool):  # type: ignore[valid-type,misc]
+        def _get_conn(self, timeout: float | None = None) -> Any:
+            return _watched(super()._get_conn(timeout))
+
+    Watched.__name__ = Watched.__qualname__ = f"Watched{pool.__name__}"
+    return Watched
 
 
-class _WatchedHTTPSPool(HTTPSConnectionPool):
-    def _get_conn(self, timeout: float | None = None) -> Any:
-        return _watched(super()._get_conn(timeout))
-
-
-_WATCHED_POOLS = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
+_WATCHED_POOLS = {"http": watched_pool(HTTPConnectionPool), "https": watched_pool(HTTPSConnectionPool)}
 
 
 class BoundedAdapter(HTTPAdapter):
@@ -167,7 +173,8 @@ class BoundedAdapter(HTTPAdapter):
     ``deadline`` bounds everything from connecting to the last body byte, retries included (a
     request's own ``timeout=`` in seconds may make it shorter, never longer); ``connect_timeout``
     bounds the TCP/TLS handshake alone (never more than the deadline); ``provider``, when given, names
-    the provider in the debug line each request gets (``streamt.log.provider_request``).
+    the provider in the debug line each request gets (``streamt.log.provider_request``); ``max_depth``,
+    when given, caps the nesting of every answer whose Content-Type is JSON.
     """
 
     def __init__(
@@ -177,12 +184,14 @@ class BoundedAdapter(HTTPAdapter):
         connect_timeout: float = 5.0,
         max_bytes: int = MAX_BYTES,
         provider: str | None = None,
+        max_depth: int | None = None,
         **kwargs: Any,
     ) -> None:
         self.deadline = deadline
         self.connect_timeout = connect_timeout
         self.max_bytes = max_bytes
         self.provider = provider
+        self.max_depth = max_depth
         super().__init__(**kwargs)
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
@@ -237,6 +246,7 @@ class BoundedAdapter(HTTPAdapter):
                 proxies=proxies,
             )
             response._content = self._read_body(response)
+            self._check_depth(response)
             if watch.expired:  # a shut-down socket can look like the end of an answer
                 raise DeadlineExceeded(deadline)
         except DeadlineExceeded:
@@ -251,6 +261,12 @@ class BoundedAdapter(HTTPAdapter):
             watch.finish()  # a finished watch stays queued until its deadline, then expires as a no-op
             _active.watch = None
         return response
+
+    def _check_depth(self, response: requests.Response) -> None:
+        if self.max_depth is None or "json" not in response.headers.get("Content-Type", ""):
+            return
+        if json_depth(response.content) > self.max_depth:
+            raise ResponseInvalid(f"the answer nests deeper than {self.max_depth} levels")
 
     def _read_body(self, response: requests.Response) -> bytes:
         body = bytearray()

@@ -125,6 +125,8 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
     *(KnownKind(CONFIG_SECTION, path, extra) for path, extra in (
         ("runtime.flink", "flink"), ("runtime.conduktor", "gateway"), ("runtime.connect", "connect"),
         ("runtime.kafka_streams", "kstreams"), ("deployment_state.postgres", "postgres"),
+        ("model.flink", "flink"), ("model.flink_cluster", "flink"), ("model.gateway", "gateway"),
+        ("model.sink", "connect"), ("model.connect_cluster", "connect"), ("source.format", "flink"),
     )),
     *(KnownKind(EXPORTER, name, "exporters") for name in (
         "strimzi", "odcs", "datahub", "backstage", "openlineage", "asyncapi",

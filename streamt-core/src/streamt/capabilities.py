@@ -210,22 +210,27 @@ class ConfigSection(Value):
     """A configuration section a plugin owns and validates, from ``streamt_config_sections``.
 
     Core reads only the sections it owns (``runtime.kafka``, ``runtime.schema_registry`` ...); any other
-    section of ``runtime`` or ``deployment_state`` belongs to the plugin that declares it here. Core
-    checks its keys, structures it into ``model`` at load time (a value of the wrong type is
-    ``E501`` at its position, as for core's own blocks) and keeps the result, opaque to core, in
-    ``project.runtime.sections`` / ``project.deployment_state.sections`` under its last name part.
+    section of ``runtime`` or ``deployment_state``, and every provider key of a model or a source,
+    belongs to the plugin that declares it here. Core checks its keys, structures it into ``model``
+    at load time (a value of the wrong type is ``E501`` at its position, as for core's own blocks)
+    and keeps the result, opaque to core, under its last name part in ``project.runtime.sections``,
+    ``project.deployment_state.sections`` or each model's (or source's) ``sections`` (``model_section``).
 
-    * ``path`` — ``runtime.<name>`` or ``deployment_state.<name>``: where users write the section.
+    * ``path`` — ``runtime.<name>``, ``deployment_state.<name>``, ``model.<name>`` or
+      ``source.<name>``: where users write the section (a model section also under the model's
+      ``advanced``).
     * ``model`` — an ``attrs`` class: scalars are type-checked strictly (no coercion), nested
       ``attrs`` classes, ``tuple[...]`` and ``dict[str, ...]`` are structured recursively. A field's
       ``metadata={"json_schema": {"enum": [...]}}`` (or ``{"pattern": ...}``) is the value set
-      ``streamt schema`` shows for it: say there what ``check`` accepts.
+      ``streamt schema`` shows for it: say there what ``check`` accepts. A model section may also be
+      one value (``str`` for ``model.flink_cluster``), with ``keys`` ``None``.
     * ``keys`` — the accepted keys as written: ``{key: None}`` for a value,
       ``{key: {...}}`` for a map with known keys, ``{"*": {...}}`` for a map of any keys whose
       values have the given keys. Any other key is ``W401`` (legacy) or ``E501`` (strict).
     * ``extra`` — the ``streamt`` extra that installs the plugin (for ``E903`` when it is missing).
     * ``check`` — ``check(value, project) -> [Diagnostic]``: value checks beyond the types
-      (enumerations, ranges), run by ``validate``; ``value`` is the structured ``model``.
+      (enumerations, ranges), run by ``validate``; ``value`` is the structured ``model``. A model
+      section is checked by the plugin's own ``streamt_validate``, which sees every model.
     * ``enables`` — ``enables(value) -> [materialization]``: the materializations whose runtime
       the written section configures (``flink`` for ``runtime.flink``; ``virtual_topic`` when
       ``runtime.conduktor`` has a ``gateway``). Core's materialization inference (dsl.md §9.2)
@@ -236,35 +241,65 @@ class ConfigSection(Value):
       model or test needs of this plugin's runtime, whether the section is written or not (a
       ``flink`` model without ``runtime.flink`` is ``E202``). ``validate`` asks it for each model,
       then each test, section by section in path order, before the written sections' ``check``.
+    * ``verbatim`` — keys of the section whose values keep ``${...}`` as written, for the plugin to
+      resolve when it deploys (a connector's ``config``).
+    * ``description`` — one line for ``streamt schema`` (a model section's key).
+    * ``shown`` — ``show model`` lists the section under its name (``{}`` when not written).
+    * ``defaults`` — the section is also accepted under ``defaults.models`` (the project default
+      for every model: ``project.defaults.models.section(name)``).
     """
 
-    __slots__ = _fields = ("path", "model", "keys", "extra", "check", "enables", "interpolate", "check_declaration")
+    __slots__ = _fields = (
+        *("path", "model", "keys", "extra", "check", "enables", "interpolate", "check_declaration"),
+        *("verbatim", "description", "shown", "defaults"),
+    )
 
     path: str
     model: type[Any]
-    keys: Mapping[str, Any]
+    keys: Mapping[str, Any] | None
     extra: str
     check: Callable[[Any, Any], list[Any]] | None
     enables: Callable[[Any], Iterable[str]] | None
     interpolate: bool
     check_declaration: Callable[[Any, Any], Iterable[Any]] | None
+    verbatim: tuple[str, ...]
+    description: str | None
+    shown: bool
+    defaults: bool
 
     def __init__(
         self,
         path: str,
         model: type[Any],
-        keys: Mapping[str, Any],
+        keys: Mapping[str, Any] | None,
         extra: str,
         check: Callable[[Any, Any], list[Any]] | None = None,
         enables: Callable[[Any], Iterable[str]] | None = None,
         interpolate: bool = True,
         check_declaration: Callable[[Any, Any], Iterable[Any]] | None = None,
+        verbatim: tuple[str, ...] = (),
+        description: str | None = None,
+        shown: bool = False,
+        defaults: bool = False,
     ) -> None:
-        self._fill(path, model, keys, extra, check, enables, interpolate, check_declaration)
+        self._fill(
+            path,
+            model,
+            keys,
+            extra,
+            check,
+            enables,
+            interpolate,
+            check_declaration,
+            verbatim,
+            description,
+            shown,
+            defaults,
+        )
 
     @property
     def block(self) -> str:
-        """``runtime`` or ``deployment_state``."""
+        """``runtime``, ``deployment_state``, ``model`` or ``source``."""
         return self.path.split(".", 1)[0]
 
     @property

@@ -26,6 +26,16 @@ from streamt.plugins import Plugins
 from streamt.untrusted import identifier
 
 CORE = "streamt-core"
+_MODEL_KEYS = (
+    *("name", "description", "owner", "tags", "sql", "from", "key", "primary_key", "executor", "group", "version"),
+    *("deprecation", "region", "materialized", "topic", "event_time", "security", "access", "columns", "contract"),
+    # Not `connector`: the legacy spelling of streamt-connect's sink section, which core still folds.
+    *("ml_outputs", "ownership", "advanced"),
+)
+_SOURCE_KEYS = (
+    *("name", "topic", "description", "owner", "cluster", "tags", "region", "schema", "columns", "freshness"),
+    *("event_time", "advanced", "ownership"),
+)
 # The config sections and keys core reads itself (``streamt.project.schema``; a test keeps them equal),
 # here so that ``streamt plugins`` can list sections without loading the project model.
 CORE_SECTIONS: Mapping[str, str] = dict.fromkeys(
@@ -35,6 +45,9 @@ CORE_SECTIONS: Mapping[str, str] = dict.fromkeys(
         "deployment_state.backend",
         "deployment_state.namespace",
         "deployment_state.lock_timeout_seconds",
+        # A model's core keys (``schema.MODEL``): a plugin's model section is any other key.
+        *(f"model.{key}" for key in _MODEL_KEYS),
+        *(f"source.{key}" for key in _SOURCE_KEYS),
     ),
     CORE,
 )

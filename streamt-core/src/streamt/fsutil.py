@@ -15,6 +15,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+MAX_FILE_NAME_BYTES = 255  # what file systems hold in one path component (ext4, XFS, APFS, NTFS in UTF-16 units)
+
 
 def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)

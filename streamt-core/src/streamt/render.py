@@ -5,16 +5,43 @@ Dependencies are the calls the template actually makes. Most model SQL uses noth
 what Jinja would produce and avoids compiling thousands of templates. Anything else goes through a
 sandboxed Jinja environment where only the four functions exist and resource use is capped
 (``streamt.jinja_sandbox``): a hostile template yields an E105 finding, never a hang or MemoryError.
+
+``env()`` renders what ``PublishedVariables`` gives it: the value of a variable the project declares
+non-secret (``project.non_secret_env``), else the variable's ``${NAME}`` placeholder. The rendered
+SQL is what ``show``, the docs site, ``generated/`` and ``manifest.json`` publish, so a value read
+from the environment reaches none of them; the deployer resolves the placeholder in memory (dsl.md
+section 2.2: placeholders in model SQL are resolved at apply time).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from streamt.refs import Ref
 from streamt.rendered import MAX_SQL_CHARS, Rendered
+
+VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class PublishedVariables(Mapping[str, str]):
+    """The variables ``env()`` renders: a set variable not declared non-secret is its ``${NAME}`` placeholder."""
+
+    def __init__(self, variables: Mapping[str, str], non_secret: Iterable[str]) -> None:
+        self._variables = variables
+        self._non_secret = frozenset(non_secret)
+
+    def __getitem__(self, name: str) -> str:
+        value = self._variables[name]
+        return value if name in self._non_secret else f"${{{name}}}"
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._variables)
+
+    def __len__(self) -> int:
+        return len(self._variables)
+
 
 _SIMPLE_CALL = re.compile(r"""\{\{-?\s*(source|ref)\s*\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\)\s*-?\}\}""")
 

@@ -61,9 +61,8 @@ def test_plugin_diagnostics_and_notices_are_both_collected(
 def test_plugin_repeat_of_a_core_notice_is_reported_once(
     streamt_project, streamt_cli, streamt_plugin, base_files
 ) -> None:
-    files = dict(base_files)
-    files["models/clean.yml"] += "    advanced: {flink: {state_ttl_ms: 500}}\n"
-    repeat = Notice(code="STATE_TTL_TOO_SHORT", message="Model 'clean' keeps state for only 500 ms", subject="clean")
+    files = {**base_files, "exposures/app.yml": "exposures:\n  - {name: app, type: application, sla: {p99_ms: 5}}\n"}
+    repeat = Notice(code="SLA_NOT_ENFORCED", message="Exposure 'app' has an SLA nobody enforces", subject="app")
     streamt_plugin(_plugin(repeat))
     outcome = streamt_cli("validate", "-p", streamt_project(files))
-    assert [n["code"] for n in outcome.data["notices"]].count("STATE_TTL_TOO_SHORT") == 1
+    assert [n["message"] for n in outcome.data["notices"]] == ["SLA of exposure 'app' is metadata only"]

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from streamt.sdk import Codes, ConfigSection, Diagnostic
 
+from streamt_flink.settings import flink_cluster
+
 if TYPE_CHECKING:  # the project model is loaded by then; naming it must not load it
     from streamt.sdk import Project, Runtime
 
@@ -70,9 +72,10 @@ def check(flink: FlinkRuntime, project: Project) -> list[Diagnostic]:
     known = set(flink.clusters)
     out: list[Diagnostic] = []
     for model in project.models:
-        if model.flink_cluster and model.flink_cluster not in known:
+        cluster = flink_cluster(model)
+        if cluster and cluster not in known:
             location = project.locations.get(("model", model.name))
-            out.append(_unknown_cluster(f"model '{model.name}'", model.flink_cluster, known, location))
+            out.append(_unknown_cluster(f"model '{model.name}'", cluster, known, location))
     for test in project.tests:
         if test.flink_cluster and test.flink_cluster not in known:
             location = project.locations.get(("test", test.name))

@@ -66,7 +66,7 @@ from streamt.sdk import (
 
 from streamt_flink.ddl import set_statement
 from streamt_flink.identity import pipeline_of, record_attributes
-from streamt_flink.placeholders import resolve_placeholders
+from streamt_flink.placeholders import project_variables, resolve_placeholders
 from streamt_flink.planning import KINDS, LAST_STATE, RESUBMIT, SAVEPOINT, STATELESS, gateway_url, rest_client
 from streamt_flink.rest import STATS_SETTLE_SECONDS, TERMINAL
 
@@ -280,9 +280,10 @@ class FlinkJobDeployer:
         try:
             url = gateway_url(self.runtime, artifact)
             rest = rest_client(self.runtime, artifact)
-            setup, insert = split(statements)
-            # Placeholders live in the DDL options only; the user's query text is sent as written.
-            setup = [resolve_placeholders(s, os.environ) for s in setup]
+            # `${VAR}` in the DDL options (the JAAS line) and in the query (a secret `{{ env() }}` is its
+            # placeholder in compiled SQL): resolved in memory, never written.
+            environ = project_variables(self.runtime)
+            setup, insert = split([resolve_placeholders(s, environ) for s in statements])
             before = {j.job_id for j in rest.jobs() if j.name == name}
         except StreamtError as exc:
             return Submitted(Outcome(FAILED, _code(exc)))

@@ -29,6 +29,7 @@ from streamt_flink.relations import (
     model_relation,
 )
 from streamt_flink.secrets import kafka_password_placeholder
+from streamt_flink.settings import default_cluster, default_settings, flink_cluster, flink_settings
 
 PROVIDER = "streamt-flink"
 
@@ -89,7 +90,7 @@ def lifecycle(project: Any, flink: Any) -> dict[str, Any]:
     Kept out of the job's definition checksum (``planning.definition_checksum``): changing the
     policy is not a change of the job.
     """
-    defaults = project.defaults.models.flink if project.defaults.models is not None else None
+    defaults = default_settings(project)
     mode = (flink.upgrade_mode if flink is not None else None) or (defaults.upgrade_mode if defaults else None)
     ignore = flink.ignore_unclaimed_state if flink is not None else None
     if ignore is None and defaults is not None:
@@ -269,7 +270,8 @@ def compile_model(project: Any, model: Any) -> Artifact:
     insert_query = ddl.wrap_select(query, items) if needs_wrap else query
 
     extras = undeclared_columns(relations, shape, tables)
-    settings = job_settings(pipeline_name(project, job), model.flink)
+    flink = flink_settings(model)
+    settings = job_settings(pipeline_name(project, job), flink)
     statements = [ddl.set_statement(k, v) for k, v in sorted(settings.items())]
     kafka = connection(project)
     seen_tables: set[str] = set()
@@ -284,9 +286,9 @@ def compile_model(project: Any, model: Any) -> Artifact:
     spec = {
         "job_name": job,
         "model": model.name,
-        "cluster": cluster_of(project, model.flink_cluster, _default_cluster(project.defaults.models)),
+        "cluster": cluster_of(project, flink_cluster(model), default_cluster(project)),
         "pipeline_name": settings["pipeline.name"],
-        "lifecycle": lifecycle(project, model.flink),
+        "lifecycle": lifecycle(project, flink),
         "settings": settings,
         "sources": [{"kind": r.kind, "name": r.name, "topic": r.topic, "table": tables[r.topic]} for r in relations],
         "sink": {
@@ -311,10 +313,6 @@ def compile_model(project: Any, model: Any) -> Artifact:
         depends_on=((KIND_TOPIC, model.topic_name),),
         files={".sql": ddl.script(statements)},
     )
-
-
-def _default_cluster(defaults: Any) -> str | None:
-    return defaults.flink_cluster if defaults is not None else None
 
 
 def _sink(

@@ -19,12 +19,14 @@ from streamt.sdk import Diagnostic
 from streamt_flink.codes import UPSERT_KEY_NULLABLE
 from streamt_flink.query import analyze, maybe_stateful
 from streamt_flink.relations import model_query
+from streamt_flink.settings import flink_settings
 
 _PLAIN = re.compile(r"^(?:`?[A-Za-z_][A-Za-z0-9_]*`?\.)?`?([A-Za-z_][A-Za-z0-9_]*)`?$")
 
 
 def nullable_keys(project: Any, model: Any) -> list[Diagnostic]:
-    enforcer = model.flink.sink.not_null_enforcer if model.flink and model.flink.sink else None
+    flink = flink_settings(model)
+    enforcer = flink.sink.not_null_enforcer if flink and flink.sink else None
     if enforcer == "drop" or not maybe_stateful(model.sql or ""):
         return []
     shape = analyze(model_query(model))

@@ -1,8 +1,9 @@
 """Resolving the ``${VAR}`` placeholders a compiled Flink job keeps literal.
 
 Compiled SQL never holds a secret: the JAAS line of a SASL connection carries the placeholder, and
-the value is read from the process environment in memory when the job is submitted. The planner
-resolves the same statements once before any mutation, so a missing variable fails the plan
+the value is read in memory when the job is submitted, from the project's variables
+(``Runtime.environment()``: ``.env``, ``.env.<env>``, then the process, dsl.md section 2.3). The
+observer resolves the same statements once before any mutation, so a missing variable fails the plan
 (``E502``) instead of stopping apply halfway with a recovery marker.
 """
 
@@ -27,14 +28,21 @@ def resolve_placeholders(statement: str, environ: Mapping[str, str]) -> str:
             raise StreamtError(
                 Codes.E502_ENV_VAR_ERROR,
                 f"Environment variable {name} is not set; the Flink job's connection options need it.",
-                f"Export {name} in the environment that runs apply.",
+                f"Set {name} in the project's .env (or .env.<env>) or export it where apply runs.",
             )
         return environ[name]
 
     return _PLACEHOLDER.sub(value, statement)
 
 
-def require_resolvable(artifact: Any, environ: Mapping[str, str] = os.environ) -> None:
+def project_variables(runtime: Any) -> Mapping[str, str]:
+    """Where a job's ``${VAR}`` resolves: the project's variables, or the process environment for a
+    runtime that is not a loaded project's (as ``Runtime.environment()`` itself falls back)."""
+    environment = getattr(runtime, "environment", None)
+    return environment() if callable(environment) else os.environ
+
+
+def require_resolvable(artifact: Any, environ: Mapping[str, str]) -> None:
     """Fail with ``E502`` now if any statement of ``artifact`` names an unset variable."""
     for statement in artifact.spec.get("statements", []):
         resolve_placeholders(statement, environ)

@@ -71,7 +71,7 @@ from streamt_flink.identity import (
     record_attributes,
     statements_for,
 )
-from streamt_flink.placeholders import require_resolvable
+from streamt_flink.placeholders import project_variables, require_resolvable
 from streamt_flink.recovery import classify_recovery, recovery_record_attributes
 from streamt_flink.rest import ACTIVE, CRASH_LOOPING, TERMINAL, FlinkRestClient, LiveJob
 
@@ -144,6 +144,8 @@ class FlinkJobObserver:
             client = rest_client(self.runtime, artifact)
             if artifact.ownership != "external":
                 gateway_url(self.runtime, artifact)  # E206 before any request: apply could not submit it
+                # A missing variable (`.env`, then the process) fails the plan (E502), not apply halfway.
+                require_resolvable(artifact, project_variables(self.runtime))
             by_url.setdefault(client.url, (client, []))[1].append(artifact)
         observed: dict[str, Observation] = {}
         for client, group in by_url.values():
@@ -274,8 +276,6 @@ class FlinkJobPlanner:
 
     @staticmethod
     def _create(artifact: Artifact, observation: Observation) -> list[Any]:
-        if not observation.assumed:  # offline plans need no secrets
-            require_resolvable(artifact)  # online: before any mutation, not halfway through apply
         return [Action.for_artifact(CREATE, artifact, details(artifact), observation, upgrade_mode=mode_of(artifact))]
 
     def _upgrade(
@@ -377,7 +377,6 @@ class FlinkJobPlanner:
         changes: dict[str, Any],
         force: bool = False,
     ) -> list[Any]:
-        require_resolvable(artifact)  # every submission resolves its placeholders: E502 now, not mid-apply
         requires = ["reviewed_plan", "force"] if force else ["reviewed_plan"]
         evidence: dict[str, Any] = {"upgrade": upgrade, "requires": requires, "upgrade_mode": mode_of(artifact)}
         if changes:

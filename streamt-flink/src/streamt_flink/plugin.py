@@ -38,8 +38,9 @@ def streamt_artifact_kinds() -> list[Any]:
 @hookimpl
 def streamt_config_sections() -> list[ConfigSection]:
     from streamt_flink.config import SECTION
+    from streamt_flink.settings import SECTIONS
 
-    return [SECTION]
+    return [SECTION, *SECTIONS]
 
 
 @hookimpl

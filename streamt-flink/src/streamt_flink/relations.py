@@ -20,6 +20,7 @@ import attrs
 from streamt_flink.ddl import TableColumn, Watermark, normalize_type
 from streamt_flink.jobquery import job_tables, render_query
 from streamt_flink.query import QueryShape, analyze, substitute_relations, unquote
+from streamt_flink.settings import source_format
 
 EVENT_TIME_TYPE = "TIMESTAMP(3)"
 _CAST_RE = re.compile(r"^CAST\s*\((.*)\s+AS\s+(.+)\)(\s+AS\s+\S+)?$", re.IGNORECASE | re.DOTALL)
@@ -101,7 +102,7 @@ def source_relation(source: Any) -> Relation:
         watermark_ms=ms,
         proctime=tuple(c.name for c in declared if c.proctime),
         not_null=frozenset(c.name for c in declared if c.required),
-        ignore_parse_errors=bool(source.format and source.format.ignore_parse_errors),
+        ignore_parse_errors=bool((decoding := source_format(source)) and decoding.ignore_parse_errors),
     )
 
 

@@ -23,6 +23,7 @@ from streamt_flink.nullable_keys import nullable_keys
 from streamt_flink.placement import runs_on_flink
 from streamt_flink.query import analyze, maybe_ml, maybe_stateful
 from streamt_flink.relations import model_query
+from streamt_flink.settings import default_settings, flink_settings
 
 MIN_SENSIBLE_TTL_MS = 1000
 
@@ -48,7 +49,8 @@ def check(project: Any) -> list[Any]:
                     where,
                 )
             )
-        mode = model.flink.upgrade_mode if model.flink else None
+        settings = flink_settings(model)
+        mode = settings.upgrade_mode if settings else None
         if mode is not None and mode not in UPGRADE_MODES:
             found.append(
                 Diagnostic(
@@ -60,7 +62,7 @@ def check(project: Any) -> list[Any]:
             )
         found += _prevention(model, where)
         found += nullable_keys(project, model)
-        ttl = model.flink.state_ttl_ms if model.flink else None
+        ttl = settings.state_ttl_ms if settings else None
         if ttl is not None and ttl <= 0:
             found.append(
                 Diagnostic(
@@ -68,14 +70,6 @@ def check(project: Any) -> list[Any]:
                     f"Model '{model.name}' sets state_ttl_ms to {ttl}; it must be a positive number of milliseconds",
                     "Set advanced.flink.state_ttl_ms to a positive value, or remove it.",
                     where,
-                )
-            )
-        elif ttl is not None and ttl < MIN_SENSIBLE_TTL_MS:
-            found.append(
-                Notice(
-                    code="STATE_TTL_TOO_SHORT",
-                    message=f"Model '{model.name}' keeps state for only {ttl} ms; results may be wrong",
-                    subject=model.name,
                 )
             )
         elif ttl is None and _unbounded_state(model):
@@ -87,7 +81,8 @@ def check(project: Any) -> list[Any]:
                     where,
                 )
             )
-    defaults = project.defaults.models.flink if project.defaults.models is not None else None
+    found += [notice for model in project.models if (notice := _short_ttl(model)) is not None]
+    defaults = default_settings(project)
     if defaults is not None and defaults.upgrade_mode is not None and defaults.upgrade_mode not in UPGRADE_MODES:
         found.append(
             Diagnostic(
@@ -99,10 +94,21 @@ def check(project: Any) -> list[Any]:
     return found
 
 
+def _short_ttl(model: Any) -> Notice | None:
+    """A positive ``flink.state_ttl_ms`` under a second, on any model that writes one (dsl.md §17)."""
+    settings = flink_settings(model)
+    ttl = settings.state_ttl_ms if settings else None
+    if ttl is None or not 0 < ttl < MIN_SENSIBLE_TTL_MS:
+        return None
+    message = f"Model '{model.name}': state_ttl_ms {ttl} is under one second"
+    return Notice(code="STATE_TTL_TOO_SHORT", message=message, subject=model.name)
+
+
 def _prevention(model: Any, where: str | None) -> list[Diagnostic]:
     """``flink.sink.not_null_enforcer`` and ``flink.restart_strategy`` take only what Flink does."""
     found = []
-    enforcer = model.flink.sink.not_null_enforcer if model.flink and model.flink.sink else None
+    flink = flink_settings(model)
+    enforcer = flink.sink.not_null_enforcer if flink and flink.sink else None
     if enforcer is not None and enforcer not in NOT_NULL_ENFORCERS:
         found.append(
             Diagnostic(
@@ -112,7 +118,7 @@ def _prevention(model: Any, where: str | None) -> list[Diagnostic]:
                 where,
             )
         )
-    restart = model.flink.restart_strategy if model.flink else None
+    restart = flink.restart_strategy if flink else None
     if restart is not None and (restart.type != FIXED_DELAY or not _positive(restart.attempts)):
         found.append(
             Diagnostic(

@@ -8,6 +8,7 @@ from streamt.sdk import KIND_GATEWAY_RULE, KIND_TOPIC, Artifact, Codes, Diagnost
 
 from streamt_gateway.codes import MASK_NOT_APPLICABLE
 from streamt_gateway.rule import MASK_RULES, gateway_rule, unsupported_operators, where_clause
+from streamt_gateway.settings import gateway_settings
 
 PROVIDER = "streamt-gateway"
 
@@ -18,7 +19,8 @@ def upstreams(model: Any) -> tuple[Any, ...]:
 
 def alias_name(model: Any) -> str:
     """``gateway.virtual_topic.name`` > ``advanced.topic.name`` > model name (dsl.md section 9.7)."""
-    virtual = model.gateway.virtual_topic if model.gateway else None
+    gateway = gateway_settings(model)
+    virtual = gateway.virtual_topic if gateway else None
     return (virtual.name if virtual else None) or model.topic.name or model.name
 
 

@@ -39,8 +39,9 @@ def streamt_artifact_kinds() -> list[Any]:
 @hookimpl
 def streamt_config_sections() -> list[ConfigSection]:
     from streamt_gateway.config import SECTION
+    from streamt_gateway.settings import SECTION as MODEL_SECTION
 
-    return [SECTION]
+    return [SECTION, MODEL_SECTION]
 
 
 @hookimpl

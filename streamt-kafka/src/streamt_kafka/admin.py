@@ -3,12 +3,19 @@
 Provider errors are classified into the seed's codes and never echoed raw:
 a broker message can carry hostnames or principal names, and a connection
 error can carry the bootstrap list.
+
+kafka-python reports a cluster it could not bootstrap from the same way whether nothing listens
+(refused) or a broker accepts the connection and never answers (stalled, or a listener of another
+protocol): after the bootstrap timeout, "Unable to bootstrap". The two need different fixes, so a
+failed bootstrap probes the addresses once: one that accepts a TCP connection is
+``E429_SERVICE_DEADLINE_EXCEEDED``, the timeout code of every other service; none is ``E406``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -154,11 +161,40 @@ def admin_client(kafka_runtime: dict[str, Any], request_timeout_ms: int | None =
         with _auth_failures_raise():
             client = KafkaAdminClient(**config)
     except Exception as exc:
-        raise classify(exc, "connect to Kafka") from None
+        failure = classify(exc, "connect to Kafka")
+        if failure.diagnostics[0].code == Codes.E406_CONNECTION_REFUSED and _accepts(config["bootstrap_servers"]):
+            raise _stalled(config["bootstrap_timeout_ms"]) from None
+        raise failure from None
     try:
         yield client
     finally:
         client.close()
+
+
+PROBE_SECONDS = 1.0
+_PROBED = 3  # a long bootstrap list costs at most this many probes
+
+
+def _accepts(servers: list[str]) -> bool:
+    """Whether one of the first bootstrap addresses accepts a TCP connection (closed at once)."""
+    for server in servers[:_PROBED]:
+        host, _, port = server.strip().rpartition(":")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS):
+                return True
+        except (OSError, ValueError):
+            continue
+    return False
+
+
+def _stalled(timeout_ms: int) -> StreamtError:
+    return StreamtError(
+        Codes.E429_SERVICE_DEADLINE_EXCEEDED,
+        f"Kafka accepted the connection but did not answer within {timeout_ms / 1000:g} s.",
+        "Check that runtime.kafka.bootstrap_servers names a Kafka listener of this security_protocol (a TLS or "
+        f"SASL listener stays silent to a plaintext client) and that the broker is not hung; {CONNECT_TIMEOUT_ENV} "
+        "waits longer for a slow one.",
+    )
 
 
 def classify(exc: BaseException, doing: str) -> StreamtError:

@@ -45,28 +45,26 @@ def _pull(docker_engine: Any, reference: str, deadline: float) -> None:
 
     repository, digest = reference.rsplit("@", 1)
     api = docker_engine.api
-    # docker-py's own pull() sends its request without a timeout; this one is bounded by the deadline.
+    # docker-py's own pull() sends its request without a timeout; this one is bounded by the deadline (the
+    # bounded layer reads the progress stream whole, within it and the size cap).
     try:
         response = api.post(
             api._url("/images/create"),
             params={"fromImage": repository, "tag": digest},
             timeout=max(1.0, deadline - time.monotonic()),
-            stream=True,
         )
         if response.status_code != 200:
             raise _not_pulled(reference, f"the engine answered HTTP {response.status_code}")
-        for line in response.iter_lines():
-            if time.monotonic() >= deadline:
-                raise _timed_out(reference)
-            if line and "error" in _decoded(line):
-                raise _not_pulled(reference, "the engine reported a pull error")
-    except requests.exceptions.Timeout:
-        raise _timed_out(reference) from None
-    except requests.exceptions.ConnectionError:
-        raise engine.unreachable() from None
+    except requests.exceptions.RequestException as exc:
+        if isinstance(exc, requests.exceptions.Timeout) and time.monotonic() >= deadline:
+            raise _timed_out(reference) from None  # the build's own budget is spent, not a stalled engine
+        raise engine.failure(exc) from None
+    if any("error" in progress_event(line) for line in response.iter_lines() if line):
+        raise _not_pulled(reference, "the engine reported a pull error")
 
 
-def _decoded(line: bytes) -> dict[str, Any]:
+def progress_event(line: bytes) -> dict[str, Any]:
+    """One line of the engine's JSON progress stream (pull, build); ``{}`` when it is not an object."""
     try:
         found = json.loads(line)
     except ValueError:

@@ -118,8 +118,8 @@ def inspect(client: Any, reference: str) -> dict[str, Any] | None:
         return dict(client.api.inspect_container(reference))
     except docker.errors.NotFound:
         return None
-    except Exception:
-        raise engine.unreachable() from None
+    except Exception as exc:
+        raise engine.failure(exc) from None
 
 
 def look(client: Any, binding: dict[str, Any]) -> Live:

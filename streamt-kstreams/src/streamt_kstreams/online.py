@@ -104,8 +104,8 @@ def container_row(summary: dict[str, Any]) -> dict[str, Any]:
 def list_containers(client: Any, artifact: Artifact) -> list[dict[str, Any]]:
     try:
         summaries = client.api.containers(all=True, filters={"label": _filters(artifact)})
-    except Exception:
-        raise engine.unreachable() from None
+    except Exception as exc:
+        raise engine.failure(exc) from None
     return summaries
 
 

@@ -182,9 +182,9 @@ def run(argv: Sequence[str], stdout: Any = None, stderr: Any = None) -> int:
     """Run one command line and return the exit code (testable entry point)."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    command = _command_name(argv)  # as typed: a hoisted bare `-o` leaves no command word behind
     argv = hoist_output(argv, build_cli)
     fmt = _sniff_output(argv)
-    command = _command_name(argv)
     try:
         result = _execute(list(argv), command, stdout, stderr)
     except Terminated:  # SIGTERM during a run that has nothing more to say (`test --emit-openlineage`)

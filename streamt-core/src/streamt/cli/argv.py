@@ -3,6 +3,10 @@
 The global option belongs before the command; a command line that has it after the command is
 rewritten to the global form before anything parses it, unless that command has an ``--output``
 of its own (``docs generate --output DIR``), which then keeps its meaning.
+
+A global option after the command with a missing or unknown format is moved too, so that it gets the
+usage error the leading form gets (``Option '-o' requires an argument.``, ``Invalid value for
+'--output'``), never "No such option" for an option the CLI has.
 """
 
 from __future__ import annotations
@@ -36,13 +40,18 @@ def hoist_output(argv: Sequence[str], build: Callable[[], Any]) -> list[str]:
             break
         value, width = _output_value(argv, i)
         flag = _LONG if arg.startswith(_LONG) else _SHORT
-        if value in FORMATS and flag not in own:
-            moved = [_SHORT, value]
+        if flag not in own and _is_output(arg):
+            if value is None:  # nothing follows: the usage error of a bare global -o, whatever came after
+                return [*moved, *head, _SHORT]
+            if value in FORMATS:
+                moved = [_SHORT, value]
+            else:  # after the leading options, so that click reports it whatever they chose
+                head.append(f"{_LONG}={value}")
             i += width
             continue
         rest.append(arg)
         i += 1
-    return [*moved, *head, *rest] if moved else list(argv)
+    return [*moved, *head, *rest] if moved or len(head) > start else list(argv)
 
 
 def _command_start(argv: Sequence[str]) -> int | None:

@@ -236,7 +236,7 @@ def _detail(project: Any, graph: Any, kind: str, item: Any) -> dict[str, Any]:
             "downstream": graph.children(item.name),
             "sql": item.sql,
             "rendered_sql": item.rendered_sql,
-            "flink": _compact(attrs.asdict(item.flink)) if item.flink else {},
+            **{name: _compact(value) if value else {} for name, value in _shown_sections(item).items()},
             "topic": _compact(attrs.asdict(item.topic)),
             "ownership": item.ownership.mode,
             "tags": list(item.tags),
@@ -247,6 +247,12 @@ def _detail(project: Any, graph: Any, kind: str, item: Any) -> dict[str, Any]:
         record["upstream"] = graph.parents(item.name)
         record["downstream"] = graph.children(item.name)
     return record
+
+
+def _shown_sections(model: Any) -> dict[str, Any]:
+    from streamt.project import sections
+
+    return sections.shown(model, sections.registry())
 
 
 def _compact(value: Any) -> Any:

@@ -21,6 +21,7 @@ from streamt.artifact_kinds import ArtifactKinds, artifact_kinds
 from streamt.artifacts import Artifact, remember_checksum
 from streamt.compile.engine import CompiledProject
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.fsutil import MAX_FILE_NAME_BYTES
 from streamt.json_fast import sorted_compact
 from streamt.plugins import get_plugins
 
@@ -28,6 +29,7 @@ MANIFEST = "manifest.json"
 MANIFEST_FORMAT_VERSION = 1
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+_PARTIAL_ESCAPE = re.compile(r"%[0-9A-F]?$")
 
 
 def file_stem(identity: str) -> str:
@@ -40,6 +42,18 @@ def file_stem(identity: str) -> str:
     return "%2E" + stem[1:] if stem.startswith(".") else stem
 
 
+def fitted_stem(stem: str, limit: int) -> str:
+    """``stem`` when it has at most ``limit`` bytes; else its start and a digest of all of it, ``limit`` bytes.
+
+    File systems hold 255 bytes per file name, and a subject or a plugin's identity may be longer. ``~``
+    is never in a ``file_stem``, so a shortened stem cannot meet an unshortened one.
+    """
+    if len(stem) <= limit:  # ASCII: a file_stem percent-encodes everything else
+        return stem
+    head = _PARTIAL_ESCAPE.sub("", stem[: limit - 17])  # never half of a %XX
+    return f"{head}~{hashlib.sha256(stem.encode()).hexdigest()[:16]}"
+
+
 def kinds_of(compiled: CompiledProject | None) -> ArtifactKinds:
     """The registry ``compiled`` was compiled with (the installed plugins' when it has none)."""
     found = compiled.artifact_kinds if compiled is not None else None
@@ -50,8 +64,9 @@ def _base(artifact: Artifact, kinds: ArtifactKinds) -> str:
     # dsl.md section 18 names some files after the model, not the provider-side identity
     # (a Gateway rule's identity is its alias topic): the kind's registration says which.
     directory, _ = kinds.placement(artifact.kind)
-    stem = artifact.name if kinds.named_by_model(artifact.kind) else artifact.identity
-    return f"{directory}/{file_stem(stem)}"
+    stem = file_stem(artifact.name if kinds.named_by_model(artifact.kind) else artifact.identity)
+    longest_suffix = max(len(suffix.encode()) for suffix in (".json", *artifact.files))
+    return f"{directory}/{fitted_stem(stem, MAX_FILE_NAME_BYTES - longest_suffix)}"
 
 
 def artifact_paths(artifact: Artifact, kinds: ArtifactKinds | None = None) -> list[str]:

@@ -462,8 +462,8 @@ def _model(name: str, old: Any, new: Any, consumers: Consumers) -> list[FieldCha
     fields += _sql(old, new)
     fields += _contract(name, old.contract, new.contract, consumers)
     for attribute in ("parallelism", "checkpoint_interval_ms", "state_backend", "state_ttl_ms"):
-        before = getattr(old.flink, attribute, None) if old.flink else None
-        after = getattr(new.flink, attribute, None) if new.flink else None
+        before = getattr(old.section("flink"), attribute, None)
+        after = getattr(new.section("flink"), attribute, None)
         if before != after:
             fields.append(
                 FieldChange(
@@ -487,13 +487,13 @@ def _model(name: str, old: Any, new: Any, consumers: Consumers) -> list[FieldCha
                 flows=True,
             )
         )
-    fields += _sink(old.sink, new.sink)
-    if old.gateway != new.gateway:
+    fields += _sink(old.section("sink"), new.section("sink"))
+    if old.section("gateway") != new.section("gateway"):
         fields.append(
             FieldChange(
                 field="gateway",
-                before=_plain(old.gateway),
-                after=_plain(new.gateway),
+                before=_plain(old.section("gateway")),
+                after=_plain(new.section("gateway")),
                 classification=BREAKING,
                 reason="virtual topic changed: readers of the alias move",
                 flows=True,

@@ -26,7 +26,8 @@ Public API (everything a compiler or command needs)::
     model.declared_materialized  # what the file said (or None)
     model.executor               # "flink" | "kafka_streams"
     model.topic_name             # physical topic (advanced.topic.name or the model name)
-    model.topic / .flink / .sink / .gateway / .event_time / .security / .contract  # shorthands merged
+    model.topic / .event_time / .security / .contract  # shorthands merged
+    model.section("flink")       # a plugin section (flink, sink, gateway ...): its owner's value
     model.rendered_sql           # SQL with source()/ref() replaced by physical topic names
     model.dependencies           # tuple[Ref]: the source()/ref() calls made (or `from` without SQL)
     model.upstream               # their names

@@ -70,7 +70,7 @@ def file_schemas(plugins: Plugins | None = None) -> dict[str, dict[str, Any]]:
     trees = {
         "project": plugin_sections.accepted_keys(keys.PROJECT_FILE, registry),
         "environment": plugin_sections.accepted_keys(keys.ENVIRONMENT_FILE, registry),
-        "declarations": keys.DECLARATIONS,
+        "declarations": plugin_sections.accepted_keys(keys.DECLARATIONS, registry),
     }
     builder = _Builder(registry, _value_sets(plugins))
     out: dict[str, dict[str, Any]] = {}
@@ -124,6 +124,10 @@ class _Builder:
             name = normalize.RENAMED.get(key, key)
             field = fields.get(name)
             child_path = (*path, key)
+            model_section = self._model_section(key, field, cls, path)
+            if model_section is not None:
+                properties[key] = self._model_section_node(tree[key], model_section, path)
+                continue
             child_cls, child_default, plugin = self._child(key, field, cls, default, path)
             schema = self.node(tree[key], child_cls, child_default, child_path)
             if field is not None and tree[key] is keys.ANY and key not in normalize.FOLDED_KEYS:
@@ -136,6 +140,27 @@ class _Builder:
                 schema = {"description": description, **schema}
             properties[key] = schema
         return {"properties": properties, "additionalProperties": False}
+
+    def _model_section(self, key: str, field: Any, cls: type[Any] | None, path: tuple[str, ...]) -> Any:
+        """The claimed plugin section a model key (a ``defaults.models`` key, a source key) is, if it is one."""
+        if field is not None or cls not in (m.Model, m.ModelDefaults, m.Source):
+            return None
+        block = plugin_sections.SOURCE if cls is m.Source else plugin_sections.MODEL
+        return self.registry.claimed.get(f"{block}.{key}")
+
+    def _model_section_node(self, tree: Any, section: Any, path: tuple[str, ...]) -> dict[str, Any]:
+        """A model section's schema: its keys typed by its ``model``, described by its ``description``.
+
+        Under ``defaults.models`` it is described by its class, as a core block is.
+        """
+        if attrs.has(section.model):
+            schema = self.node(tree, section.model, None, (*path, section.name))
+        else:
+            json_type = _json_type(section.model | None)
+            schema = {"type": json_type} if json_type is not None else {}
+        in_defaults = path[-1:] == ("models",)
+        description = _summary(section.model) if in_defaults else section.description
+        return {"description": description, **schema} if description else schema
 
     def _child(
         self, key: str, field: Any, cls: type[Any] | None, default: Any, path: tuple[str, ...]

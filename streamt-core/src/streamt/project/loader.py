@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from streamt.capabilities import ConfigSection
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.project import environments, normalize, schema
 from streamt.project import sections as plugin_sections
@@ -39,6 +40,7 @@ from streamt.project.readonly import ReadOnlyMap, read_only
 from streamt.project.sqlmodels import build_models
 from streamt.project.structure import StructureError, structure
 from streamt.project.yaml_io import Locator, SourcePosition, display_path, read_yaml
+from streamt.render import VARIABLE_NAME, PublishedVariables
 
 API_VERSION = "streamt.dev/v1alpha1"
 PROJECT_FILES = ("stream_project.yml", "stream_project.yaml")
@@ -58,10 +60,10 @@ class _File:
 class _Problems:
     """Diagnostics collected across one stage, raised together."""
 
-    def __init__(self) -> None:
+    def __init__(self, locator: Locator | None = None) -> None:
         self.errors: list[Diagnostic] = []
         # Each file is composed once for all its findings (strict mode may report thousands).
-        self.locator = Locator()
+        self.locator = locator or Locator()
 
     def add(self, file: _File, keys: tuple[Any, ...], message: str, suggestion: str | None = None) -> None:
         where = self.locator(SourcePosition(file.shown, file.path, keys))
@@ -203,9 +205,10 @@ def load_project(
     deferred: set[str] | None = set() if lazy_secrets else None
     sections = plugin_sections.registry()
     kept = sections.not_interpolated()
+    verbatim = sections.verbatim()
 
     def _exempt(path: tuple[Any, ...]) -> bool:
-        return _exempt_path(path) or (len(path) >= 2 and (path[0], path[1]) in kept)
+        return _exempt_path(path) or (len(path) >= 2 and (path[0], path[1]) in kept) or _verbatim(path, verbatim)
 
     def _interpolated(document: Any, literal: bool, shown: str) -> Any:
         # A literal document is what interpolating it gives (yaml_io.Parsed): nothing to copy.
@@ -238,11 +241,42 @@ def _exempt_path(path: tuple[Any, ...]) -> bool:
     """Values resolved at apply/test time (dsl.md §2.2); plugin sections may keep theirs as well."""
     if len(path) >= 3 and path[0] == "models" and path[2] == "sql":
         return True
-    if len(path) >= 4 and path[0] == "models" and path[2] in ("sink", "connector") and path[3] == "config":
-        return True
-    if len(path) >= 5 and path[0] == "models" and path[2:4] == ("advanced", "sink") and path[4] == "config":
+    # `connector:`, the legacy spelling of the sink section, keeps its `config` as the section does.
+    if len(path) >= 4 and path[0] == "models" and path[2] == "connector" and path[3] == "config":
         return True
     return len(path) >= 3 and path[0] == "tests" and path[2] == "on_failure"
+
+
+def _verbatim(path: tuple[Any, ...], verbatim: Mapping[str, tuple[str, ...] | None]) -> bool:
+    """Whether ``path`` is inside a model section's value kept as written (``ConfigSection.verbatim``)."""
+    if len(path) < 3 or path[0] != "models":
+        return False
+    rest = path[3:] if path[2] == "advanced" else path[2:]
+    if not rest or rest[0] not in verbatim:
+        return False
+    keys = verbatim[rest[0]]
+    return keys is None or (len(rest) >= 2 and rest[1] in keys)
+
+
+Entry = tuple[_File, tuple[Any, ...], dict[str, Any]]  # a declaration: its file, its path there, its map
+
+
+class _Stage:
+    """What one load shares between its steps: the mode, the plugin sections, the findings so far."""
+
+    def __init__(self, api_version: Any, load_warnings: list[Diagnostic], sections: plugin_sections.Registry) -> None:
+        self.strict = api_version is not None
+        self.problems = _Problems()
+        self.warnings = list(load_warnings)
+        self.sections = sections
+        self.model_sections = sections.model_sections()
+        self.source_sections = sections.declaration_sections(plugin_sections.SOURCE)
+
+    def check_keys(self, file: _File, node: Any) -> None:
+        _check_keys(file, node, self.strict, self.problems, self.warnings)
+
+    def structure(self, file: _File, keys: tuple[Any, ...], data: Any, cls: type[Any], label: str | None = None) -> Any:
+        return _structure_block(self.problems, file, keys, data, cls, label)
 
 
 def _build(
@@ -255,116 +289,220 @@ def _build(
     load_warnings: list[Diagnostic],
     sections: plugin_sections.Registry,
 ) -> Project:
-    strict = api_version is not None
-    problems = _Problems()
-    warnings = list(load_warnings)
+    """The ``Project`` from the interpolated files, in the stages of the module docstring.
+
+    Each stage reports every problem it finds before the load stops: the file shapes and keys,
+    then the project blocks and the declarations, then the models (rendered and structured).
+    """
+    stage = _Stage(api_version, load_warnings, sections)
     project_file = files[0]
-    _check_keys(project_file, plugin_sections.accepted_keys(schema.PROJECT_FILE, sections), strict, problems, warnings)
+    declarations = _declarations(files, env_file, stage)
+    stage.problems.raise_if_any()
+    blocks = _ProjectBlocks(project_file, env_file, selection, variables, stage)
+    sources = [
+        source
+        for file, keys, item in declarations["sources"]
+        if (source := _with_own_sections(file, keys, _map(item, normalize.source), Source, stage)) is not None
+    ]
+    normalized_models = _normalized_models(declarations, stage)
+    tests = _structured_each(declarations["tests"], normalize.test, Test, "test", stage)
+    exposures = _structured_each(declarations["exposures"], normalize.exposure, Exposure, "exposure", stage)
+    stage.problems.raise_if_any()
+    assert blocks.info is not None and blocks.runtime is not None and blocks.environment is not None
+    models, render_diagnostics, notices = build_models(
+        normalized_models,
+        {s.name: s.topic for s in sources},
+        _model_topics(normalized_models),
+        PublishedVariables(variables, blocks.info.non_secret_env),
+        project_file.document,
+        has_gateway=blocks.runtime.enables("virtual_topic"),
+        has_flink=blocks.runtime.enables("flink"),
+        structure_model=lambda file, keys, data: _with_own_sections(file, keys, data, Model, stage),
+    )
+    stage.problems.raise_if_any()
+    return Project(
+        root=str(root),
+        info=blocks.info,
+        environment=attrs.evolve(blocks.environment, safety=blocks.safety or Safety()),
+        runtime=blocks.runtime,
+        api_version=api_version,
+        defaults=blocks.defaults or DefaultsBlock(),
+        rules=blocks.rules or Rules(),
+        sources=tuple(sources),
+        models=tuple(m for _, m in models),
+        tests=tuple(tests),
+        exposures=tuple(exposures),
+        deployment_state=blocks.deployment_state or DeploymentState(),
+        lifecycle=blocks.lifecycle or Lifecycle(),
+        locations=_locations(declarations),
+        diagnostics=tuple(stage.warnings + render_diagnostics),
+        notices=tuple(notices),
+    )
+
+
+def _declarations(files: list[_File], env_file: _File | None, stage: _Stage) -> dict[str, list[Entry]]:
+    """Every file's keys checked (plugin sections grafted in) and its declarations, by plural kind."""
+    project_file = files[0]
+    stage.check_keys(project_file, plugin_sections.accepted_keys(schema.PROJECT_FILE, stage.sections))
     if env_file is not None:
-        env_keys = plugin_sections.accepted_keys(schema.ENVIRONMENT_FILE, sections)
-        _check_keys(env_file, env_keys, strict, problems, warnings)
-    declarations: dict[str, list[tuple[_File, tuple[Any, ...], dict[str, Any]]]] = {k: [] for k in KINDS}
+        stage.check_keys(env_file, plugin_sections.accepted_keys(schema.ENVIRONMENT_FILE, stage.sections))
+    declaration_keys = plugin_sections.accepted_keys(schema.DECLARATIONS, stage.sections)
+    declarations: dict[str, list[Entry]] = {k: [] for k in KINDS}
     for file in files:
         document = file.document
         if document is None:
             continue
         if not isinstance(document, dict):
-            problems.add(file, (), f"{file.shown} must be a map with sources/models/tests/exposures lists")
+            stage.problems.add(file, (), f"{file.shown} must be a map with sources/models/tests/exposures lists")
             continue
         if file is not project_file:
-            _check_keys(file, schema.DECLARATIONS, strict, problems, warnings)
+            stage.check_keys(file, declaration_keys)
         for key in KINDS:
-            items = document.get(key)
-            if items is None:
-                continue
-            if not isinstance(items, list):
-                problems.add(file, (key,), f"'{key}' must be a list")
-                continue
-            for index, item in enumerate(items):
-                if not isinstance(item, dict):
-                    problems.add(file, (key, index), f"each entry of '{key}' must be a map")
-                    continue
-                declarations[key].append((file, (key, index), item))
-    problems.raise_if_any()
+            _entries_of(file, key, document.get(key), declarations[key], stage)
+    return declarations
 
+
+def _entries_of(file: _File, key: str, items: Any, into: list[Entry], stage: _Stage) -> None:
+    if items is None:
+        return
+    if not isinstance(items, list):
+        stage.problems.add(file, (key,), f"'{key}' must be a list")
+        return
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            stage.problems.add(file, (key, index), f"each entry of '{key}' must be a map")
+            continue
+        into.append((file, (key, index), item))
+
+
+class _ProjectBlocks:
+    """The project's blocks outside the declarations, each structured where it is written.
+
+    Structured in this order, so that the problems of a broken project are reported in file order.
+    """
+
+    def __init__(
+        self,
+        project_file: _File,
+        env_file: _File | None,
+        selection: environments.Selection,
+        variables: dict[str, str],
+        stage: _Stage,
+    ) -> None:
+        self.info = _project_info(project_file, stage)
+        self.runtime = _runtime(env_file or project_file, variables, stage)
+        self.defaults = _defaults(project_file, stage)
+        self.rules = _rules(project_file, stage)
+        self.lifecycle = _optional(stage.problems, project_file, "lifecycle", Lifecycle)
+        state_file = env_file if env_file is not None and "deployment_state" in env_file.document else project_file
+        self.deployment_state = _deployment_state(state_file, stage)
+        self.safety = _optional(stage.problems, env_file or project_file, "safety", Safety)
+        self.environment = _environment(env_file or project_file, env_file, selection, stage)
+
+
+def _project_info(project_file: _File, stage: _Stage) -> ProjectInfo | None:
     doc = project_file.document
-    info = _structure_block(problems, project_file, ("project",), doc.get("project"), ProjectInfo, "project")
+    info = stage.structure(project_file, ("project",), doc.get("project"), ProjectInfo, "project")
     version = doc["project"].get("version") if isinstance(doc.get("project"), dict) else None
     if version is not None and not isinstance(version, str):
         # Names accept an unquoted number (`group: 7`); the version is text by dsl.md §4 (`"1.0"` != `1`).
-        problems.add(project_file, ("project", "version"), "Invalid value at 'project.version': expected a string")
-    runtime_file = env_file if env_file is not None else project_file
+        stage.problems.add(
+            project_file, ("project", "version"), "Invalid value at 'project.version': expected a string"
+        )
+    for index, name in enumerate(info.non_secret_env if info is not None else ()):
+        if not isinstance(name, str) or VARIABLE_NAME.fullmatch(name) is None:
+            where = ("project", "non_secret_env", index)
+            stage.problems.add(
+                project_file, where, "Invalid value in 'project.non_secret_env': expected a variable name"
+            )
+    return info
+
+
+def _runtime(runtime_file: _File, variables: dict[str, str], stage: _Stage) -> Runtime | None:
     runtime_raw = runtime_file.document.get("runtime")
     if runtime_raw is None:
-        problems.add(runtime_file, (), "Missing 'runtime' section", "Add runtime.kafka.bootstrap_servers.")
-        runtime = None
-    else:
-        runtime = _with_sections(
-            problems, runtime_file, "runtime", _map(runtime_raw, normalize.runtime), Runtime, sections
-        )
-        if runtime is not None:
-            runtime = attrs.evolve(
-                runtime, enabled=plugin_sections.enabled(runtime.sections, sections), variables=ReadOnlyMap(variables)
-            )
-    defaults = _optional(problems, project_file, "defaults", DefaultsBlock)
-    if "rules" in doc and "governance" in doc:
-        problems.add(project_file, ("governance",), "Both 'rules' and 'governance' are set", "Keep only 'rules'.")
-    rules_key = "governance" if "governance" in doc and "rules" not in doc else "rules"
-    rules = _optional(problems, project_file, rules_key, Rules)
-    lifecycle = _optional(problems, project_file, "lifecycle", Lifecycle)
-    state_file = env_file if env_file is not None and "deployment_state" in env_file.document else project_file
-    state_raw = state_file.document.get("deployment_state")
-    deployment_state = (
-        _with_sections(problems, state_file, "deployment_state", state_raw, DeploymentState, sections)
-        if state_raw is not None
-        else None
+        stage.problems.add(runtime_file, (), "Missing 'runtime' section", "Add runtime.kafka.bootstrap_servers.")
+        return None
+    runtime = _with_sections(
+        stage.problems, runtime_file, "runtime", _map(runtime_raw, normalize.runtime), Runtime, stage.sections
     )
-    safety_file = env_file if env_file is not None else project_file
-    safety = _optional(problems, safety_file, "safety", Safety)
+    if runtime is None:
+        return None
+    enabled = plugin_sections.enabled(runtime.sections, stage.sections)
+    return attrs.evolve(runtime, enabled=enabled, variables=ReadOnlyMap(variables))
+
+
+def _defaults(project_file: _File, stage: _Stage) -> DefaultsBlock | None:
+    """``defaults``, with the model sections a plugin accepts under ``defaults.models`` in its ``sections``."""
+    raw = project_file.document.get("defaults")
+    models = raw.get("models") if isinstance(raw, dict) else None
+    if not isinstance(models, dict):
+        return _optional(stage.problems, project_file, "defaults", DefaultsBlock)
+    accepted = {n for n, s in stage.model_sections.items() if s is None or s.defaults}
+    core = {k: v for k, v in models.items() if k not in accepted and k not in _DERIVED}
+    defaults = _optional(stage.problems, project_file, "defaults", DefaultsBlock, {**raw, "models": core})
+    written = {k: models[k] for k in accepted & set(models)}
+    found = _own_sections(project_file, ("defaults", "models"), written, stage.model_sections, stage.problems)
+    if defaults is None or defaults.models is None:
+        return defaults
+    return attrs.evolve(defaults, models=attrs.evolve(defaults.models, sections=ReadOnlyMap(found)))
+
+
+def _rules(project_file: _File, stage: _Stage) -> Rules | None:
+    doc = project_file.document
+    if "rules" in doc and "governance" in doc:
+        stage.problems.add(project_file, ("governance",), "Both 'rules' and 'governance' are set", "Keep only 'rules'.")
+    rules_key = "governance" if "governance" in doc and "rules" not in doc else "rules"
+    return _optional(stage.problems, project_file, rules_key, Rules)
+
+
+def _deployment_state(state_file: _File, stage: _Stage) -> DeploymentState | None:
+    state_raw = state_file.document.get("deployment_state")
+    if state_raw is None:
+        return None
+    return _with_sections(stage.problems, state_file, "deployment_state", state_raw, DeploymentState, stage.sections)
+
+
+def _environment(
+    file: _File, env_file: _File | None, selection: environments.Selection, stage: _Stage
+) -> Environment | None:
     env_block = env_file.document.get("environment") if env_file is not None else None
     env_block = env_block if isinstance(env_block, dict) else {}
-    environment = _structure_block(
-        problems,
-        env_file or project_file,
-        ("environment",),
-        {
-            "name": selection.name,
-            "description": env_block.get("description"),
-            "protected": env_block.get("protected", False),
-            "multi": selection.multi,
-        },
-        Environment,
-    )
-
-    source_names: set[str] = {
-        item["name"] for _, _, item in declarations["sources"] if isinstance(item.get("name"), str)
+    fields = {
+        "name": selection.name,
+        "description": env_block.get("description"),
+        "protected": env_block.get("protected", False),
+        "multi": selection.multi,
     }
-    model_names: set[str] = {item["name"] for _, _, item in declarations["models"] if isinstance(item.get("name"), str)}
-    sources = []
-    for file, keys, item in declarations["sources"]:
-        source = _structure_block(problems, file, keys, _map(item, normalize.source), Source, "source")
-        if source is not None:
-            sources.append((file, source))
-    normalized_models = []
+    return stage.structure(file, ("environment",), fields, Environment)
+
+
+def _structured_each(entries: list[Entry], fold: Any, cls: type[Any], label: str, stage: _Stage) -> list[Any]:
+    """Each declaration of one kind, its shorthands folded, as ``cls`` (the ones that structure)."""
+    out = []
+    for file, keys, item in entries:
+        value = stage.structure(file, keys, _map(item, fold), cls, label)
+        if value is not None:
+            out.append(value)
+    return out
+
+
+def _normalized_models(declarations: dict[str, list[Entry]], stage: _Stage) -> list[Entry]:
+    """Each model's map with its shorthands folded and its ``advanced`` blocks merged in (dsl.md §9.3)."""
+    source_names = {item["name"] for _, _, item in declarations["sources"] if isinstance(item.get("name"), str)}
+    model_names = {item["name"] for _, _, item in declarations["models"] if isinstance(item.get("name"), str)}
+    names = tuple(stage.model_sections)
+    out = []
     for file, keys, item in declarations["models"]:
         try:
-            normalized_models.append((file, keys, normalize.model(item, model_names, source_names)))
+            out.append((file, keys, normalize.model(item, model_names, source_names, names)))
         except normalize.Conflict as conflict:
-            problems.add(file, keys + conflict.path, str(conflict), "Set it in one place only.")
-    tests = []
-    for file, keys, item in declarations["tests"]:
-        test = _structure_block(problems, file, keys, _map(item, normalize.test), Test, "test")
-        if test is not None:
-            tests.append((file, test))
-    exposures = []
-    for file, keys, item in declarations["exposures"]:
-        exposure = _structure_block(problems, file, keys, _map(item, normalize.exposure), Exposure, "exposure")
-        if exposure is not None:
-            exposures.append((file, exposure))
-    problems.raise_if_any()
-    assert info is not None and runtime is not None and environment is not None
+            stage.problems.add(file, keys + conflict.path, str(conflict), "Set it in one place only.")
+    return out
 
-    topics = {s.name: s.topic for _, s in sources}
+
+def _model_topics(normalized_models: list[Entry]) -> dict[str, str]:
+    """Each model's physical topic (its name unless ``topic.name`` says otherwise), for ``ref()``."""
     model_topics: dict[str, str] = {}
     for _, _, data in normalized_models:
         name = data.get("name")
@@ -372,44 +510,64 @@ def _build(
         if isinstance(name, str):
             topic_name = topic.get("name") if isinstance(topic, dict) else None
             model_topics.setdefault(name, topic_name if isinstance(topic_name, str) else name)
-    environment = attrs.evolve(environment, safety=safety or Safety())
-    models, render_diagnostics, notices = build_models(
-        normalized_models,
-        topics,
-        model_topics,
-        variables,
-        doc,
-        has_gateway=runtime.enables("virtual_topic"),
-        has_flink=runtime.enables("flink"),
-        structure_model=lambda file, keys, data: _structure_block(problems, file, keys, data, Model, "model"),
-    )
-    problems.raise_if_any()
-    # Each declaration's file, carrying the path to its `name` key: findings about it resolve to
-    # file:line:col only if reported (see streamt.validation), so a clean load parses nothing twice.
+    return model_topics
+
+
+def _with_own_sections(file: _File, keys: tuple[Any, ...], data: Any, cls: type[Any], stage: _Stage) -> Any:
+    """A model or a source from its core keys, with its plugin sections (each its owner's value) in ``sections``.
+
+    The sections are structured first (the declaration is built once), their problems reported after
+    the declaration's own, in the order its fields are read.
+    """
+    label = "model" if cls is Model else "source"
+    owners = stage.model_sections if cls is Model else stage.source_sections
+    if not isinstance(data, dict) or not owners:
+        return stage.structure(file, keys, data, cls, label)
+    section_problems = _Problems(stage.problems.locator)
+    found = _own_sections(file, keys, data, owners, section_problems)
+    core = {k: v for k, v in data.items() if k not in owners and k not in _DERIVED}
+    if found:
+        core["sections"] = ReadOnlyMap(found)
+    value = stage.structure(file, keys, core, cls, label)
+    stage.problems.errors += section_problems.errors
+    return value
+
+
+def _own_sections(
+    file: _File,
+    keys: tuple[Any, ...],
+    data: Mapping[str, Any],
+    owners: Mapping[str, ConfigSection | None],
+    problems: _Problems,
+) -> dict[str, Any]:
+    """The plugin sections written in ``data``: structured by their owner, or as written when unclaimed."""
+    found: dict[str, Any] = {}
+    for name, raw in data.items():
+        if name not in owners or raw is None:
+            continue
+        section = owners[name]
+        if section is None:
+            found[name] = read_only(raw)
+            continue
+        structured = _structure_block(problems, file, (*keys, name), raw, section.model)
+        if structured is not None:
+            found[name] = structured
+    return found
+
+
+def _locations(declarations: dict[str, list[Entry]]) -> dict[tuple[str, str], str]:
+    """Each declaration's file, carrying the path to its `name` key.
+
+    Findings about a declaration resolve to file:line:col only if reported (see streamt.validation),
+    so a clean load parses nothing twice.
+    """
     locations: dict[tuple[str, str], str] = {}
     for plural, kind in KINDS.items():
         for file, keys, item in declarations[plural]:
             name = item.get("name")
             if isinstance(name, str):
                 locations.setdefault((kind, name), SourcePosition(file.shown, file.path, (*keys, "name")))
-    return Project(
-        root=str(root),
-        info=info,
-        environment=environment,
-        runtime=runtime,
-        api_version=api_version,
-        defaults=defaults or DefaultsBlock(),
-        rules=rules or Rules(),
-        sources=tuple(s for _, s in sources),
-        models=tuple(m for _, m in models),
-        tests=tuple(t for _, t in tests),
-        exposures=tuple(e for _, e in exposures),
-        deployment_state=deployment_state or DeploymentState(),
-        lifecycle=lifecycle or Lifecycle(),
-        locations=locations,
-        diagnostics=tuple(warnings + render_diagnostics),
-        notices=tuple(notices),
-    )
+    return locations
 
 
 def _map(item: Any, fn: Any) -> Any:
@@ -462,8 +620,8 @@ def _with_sections(
     return attrs.evolve(value, sections=ReadOnlyMap(found)) if value is not None else None
 
 
-def _optional(problems: _Problems, file: _File, key: str, cls: type[Any]) -> Any:
-    value = file.document.get(key)
+def _optional(problems: _Problems, file: _File, key: str, cls: type[Any], value: Any = None) -> Any:
+    value = file.document.get(key) if value is None else value
     if value is None:
         return None
     return _structure_block(problems, file, (key,), value, cls)

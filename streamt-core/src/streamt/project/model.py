@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -20,6 +20,7 @@ from streamt.refs import Ref
 OWNERSHIP_MODES = ("managed", "external", "adopted")
 CLASSIFICATIONS = ("public", "internal", "confidential", "sensitive", "highly_sensitive")
 EXPOSURE_TYPES = ("application", "dashboard", "ml_training", "ml_inference", "api")
+T = TypeVar("T")
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -119,13 +120,6 @@ class Freshness:
 
 
 @attrs.frozen(kw_only=True)
-class SourceFormat:
-    """How a reader decodes the topic's records; ``ignore_parse_errors`` skips undecodable ones."""
-
-    ignore_parse_errors: bool | None = None
-
-
-@attrs.frozen(kw_only=True)
 class SourceAdvanced:
     event_time: EventTime | None = None
 
@@ -141,7 +135,8 @@ class Source:
     * ``freshness`` — ``max_lag_seconds`` / ``warn_after_seconds`` expectations, or ``None``.
     * ``event_time`` — the event-time column and watermark (``advanced`` holds the long form).
     * ``ownership`` — ``Ownership(mode=...)``: ``external`` (default), ``adopted`` or ``managed``.
-    * ``format`` — how jobs decode its records (``ignore_parse_errors``), or ``None``.
+    * ``sections`` — the source's plugin sections (``format``: how Flink jobs decode its records),
+      by name, as for ``Model.sections``.
     """
 
     name: str
@@ -157,7 +152,11 @@ class Source:
     advanced: SourceAdvanced | None = None
     ownership: Ownership = Ownership(mode="external")
     region: str | None = None
-    format: SourceFormat | None = None
+    sections: ReadOnlyMap = attrs.field(factory=ReadOnlyMap)
+
+    def section(self, name: str) -> Any:
+        """The section ``<name>`` of this source (its owning plugin's value), or ``None`` when not written."""
+        return self.sections.get(name)
 
 
 # --- models -------------------------------------------------------------------------------------
@@ -176,67 +175,6 @@ class TopicConfig:
     partitions: int | None = None
     replication_factor: int | None = None
     config: dict[str, Any] = attrs.field(factory=dict)
-
-
-@attrs.frozen(kw_only=True)
-class FlinkSinkConfig:
-    not_null_enforcer: str | None = None
-
-
-@attrs.frozen(kw_only=True)
-class RestartStrategy:
-    type: str | None = None
-    attempts: int | None = None
-    delay_ms: int | None = None
-
-
-@attrs.frozen(kw_only=True)
-class FlinkConfig:
-    """The Flink job of a model.
-
-    * ``parallelism`` — the job's parallelism; ``checkpoint_interval_ms`` — how often it checkpoints.
-    * ``state_backend`` — the state backend; ``state_ttl_ms`` — how long idle state is kept.
-    * ``upgrade_mode`` — how a running job whose SQL changed may be replaced: ``blocked`` (default),
-      ``savepoint`` or ``stateless``.
-    * ``ignore_unclaimed_state`` — restore a savepoint even when some of its state maps to no operator.
-    """
-
-    parallelism: int | None = None
-    checkpoint_interval_ms: int | None = None
-    state_backend: str | None = None
-    state_ttl_ms: int | None = None
-    # How streamt may replace a running job whose SQL changed: blocked (default), savepoint,
-    # last-state or stateless (streamt-flink validates the value and documents the modes).
-    upgrade_mode: str | None = None
-    # Restore a savepoint even when some of its state maps to no operator of the new job.
-    ignore_unclaimed_state: bool | None = None
-    # What the job's sink does with a NULL in a NOT NULL column (error | drop), and how the job
-    # restarts after a failure (fixed-delay with attempts); streamt-flink validates and compiles them.
-    sink: FlinkSinkConfig | None = None
-    restart_strategy: RestartStrategy | None = None
-
-
-@attrs.frozen(kw_only=True)
-class SinkConfig:
-    """The Kafka Connect connector of a sink model.
-
-    * ``connector`` — the connector: a name such as ``debezium-jdbc-sink`` or its class.
-    * ``config`` — its settings (``${VAR}`` resolved at apply).
-    """
-
-    connector: str | None = None
-    config: dict[str, Any] = attrs.field(factory=dict)
-
-
-@attrs.frozen(kw_only=True)
-class VirtualTopic:
-    name: str | None = None
-    compression: str | None = None
-
-
-@attrs.frozen(kw_only=True)
-class GatewayConfig:
-    virtual_topic: VirtualTopic | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -288,9 +226,11 @@ class Model:
     * ``security`` — masking policies; ``ml_outputs`` — declared ML_PREDICT outputs.
     * ``ownership`` — ``Ownership(mode=...)``: ``managed`` (default), ``external`` or ``adopted``.
     * ``topic`` — topic settings (``name``, ``partitions``, ``replication_factor``, ``config``).
-    * ``flink``, ``flink_cluster`` — Flink job settings and the named cluster; ``connect_cluster``,
-      ``sink`` — the connector settings of a sink; ``gateway`` — the virtual-topic settings.
     * ``event_time`` — the event-time column and watermark, or ``None``.
+    * ``sections`` — the model's plugin sections (``flink``, ``sink``, ``gateway`` ... dsl.md §9.3),
+      read-only, by name: the value the owning plugin's ``ConfigSection`` structured, or what was
+      written when no installed plugin claims it. Core never reads inside; the owning plugin does
+      (``streamt.sdk.model_section``).
     """
 
     name: str
@@ -313,16 +253,16 @@ class Model:
     ml_outputs: dict[str, MlOutput] = attrs.field(factory=dict)
     ownership: Ownership = Ownership()
     topic: TopicConfig = TopicConfig()
-    flink: FlinkConfig | None = None
-    flink_cluster: str | None = None
-    connect_cluster: str | None = None
-    sink: SinkConfig | None = None
-    gateway: GatewayConfig | None = None
     event_time: EventTime | None = None
     deprecation: dict[str, Any] = attrs.field(factory=dict)
     region: str | None = None
     dependencies: tuple[Ref, ...] = attrs.field(default=(), converter=_tuple)
     rendered_sql: str | None = None
+    sections: ReadOnlyMap = attrs.field(factory=ReadOnlyMap)
+
+    def section(self, name: str) -> Any:
+        """The section ``<name>`` of this model (its owning plugin's value), or ``None`` when not written."""
+        return self.sections.get(name)
 
     @property
     def topic_name(self) -> str:
@@ -333,6 +273,16 @@ class Model:
     def upstream(self) -> tuple[str, ...]:
         """The names of the sources and models this model reads."""
         return tuple(ref.name for ref in self.dependencies)
+
+
+def model_section(model: Model | ModelDefaults | Source | None, name: str, cls: type[T]) -> T | None:
+    """The plugin section ``name`` of ``model`` (of ``defaults.models``, of a source) as its owner's class ``cls``.
+
+    ``None`` when it is not written, or when it was kept as written because its plugin is missing:
+    a plugin asks for its own section (``model_section(model, "flink", FlinkConfig)``) and gets it typed.
+    """
+    value = model.section(name) if model is not None else None
+    return value if isinstance(value, cls) else None
 
 
 # --- tests and exposures ------------------------------------------------------------------------
@@ -498,10 +448,15 @@ class TopicDefaults:
 
 @attrs.frozen(kw_only=True)
 class ModelDefaults:
+    # No docstring: ``streamt schema`` would describe ``defaults.models`` with it.
     topic: TopicDefaults | None = None
     cluster: str | None = None
-    flink_cluster: str | None = None
-    flink: FlinkConfig | None = None
+    # The model sections a plugin accepts here too (``ConfigSection.defaults``: ``flink``), by name.
+    sections: ReadOnlyMap = attrs.field(factory=ReadOnlyMap)
+
+    def section(self, name: str) -> Any:
+        """The default of the model section ``<name>`` (its owning plugin's value), or ``None``."""
+        return self.sections.get(name)
 
 
 @attrs.frozen(kw_only=True)
@@ -674,11 +629,14 @@ class ProjectInfo:
     """The ``project`` block.
 
     * ``name`` — the project name; ``version`` — its version, as text; ``description`` — free text.
+    * ``non_secret_env`` — the variables whose ``{{ env() }}`` values may be published (show, docs,
+      ``generated/``); any other one is its ``${NAME}`` placeholder there, resolved only at apply.
     """
 
     name: str
     version: str = "0.0.0"
     description: str | None = None
+    non_secret_env: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
 
 
 @attrs.frozen(kw_only=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-_MODEL_BLOCKS = ("topic", "flink", "sink", "gateway", "event_time", "security")
-_MODEL_SCALARS = ("materialized", "access", "flink_cluster", "connect_cluster")
-_MODEL_KEYS = _MODEL_BLOCKS + _MODEL_SCALARS
+# A model's core keys also written under ``advanced``; its plugin sections (``flink``, ``sink`` ...)
+# are merged the same way, by the names the loader passes in.
+_MODEL_KEYS = ("topic", "event_time", "security", "materialized", "access")
 # Keys stored under another field name of the model (written key -> field).
 RENAMED = {"materialized": "declared_materialized", "from": "from_"}
 # Keys that also take a second shape folded here (a list of hosts, ``access: {level: ...}``, a bare
@@ -52,15 +52,17 @@ def _virtual_topic(value: Any) -> Any:
     return value
 
 
-def model(raw: dict[str, Any], model_names: set[str], source_names: set[str]) -> dict[str, Any]:
+def model(
+    raw: dict[str, Any], model_names: set[str], source_names: set[str], sections: tuple[str, ...] = ()
+) -> dict[str, Any]:
     data = {k: v for k, v in raw.items() if k not in ("advanced", "from", "connector", "materialized")}
     advanced = raw.get("advanced") if isinstance(raw.get("advanced"), dict) else {}
     assert isinstance(advanced, dict)
     if isinstance(raw.get("connector"), dict):
         legacy = raw["connector"]
         data["sink"] = _merge(("sink",), data.get("sink"), {"connector": legacy.get("type"), **_config(legacy)})
-    for key in _MODEL_KEYS:
-        top = raw.get(key) if key != "sink" else data.get("sink")
+    for key in (*_MODEL_KEYS, *sections):
+        top = raw.get(key) if key in _MODEL_KEYS else data.get(key)
         nested = advanced.get(key)
         # ``_merge``'s first two steps inline: most keys are written in one place or not at all.
         merged = top if nested is None else nested if top is None else _merge((key,), top, nested)

@@ -53,14 +53,6 @@ EVENT_TIME = {
     "allowed_lateness_ms": ANY,
 }
 TOPIC = {**_leaves("name", "partitions", "replication_factor"), "config": ANY}
-FLINK = {
-    **_leaves("parallelism", "checkpoint_interval_ms", "state_backend", "state_ttl_ms"),
-    **_leaves("upgrade_mode", "ignore_unclaimed_state"),
-    "sink": _leaves("not_null_enforcer"),
-    "restart_strategy": _leaves("type", "attempts", "delay_ms"),
-}
-SINK = {"connector": ANY, "config": ANY}
-GATEWAY = {"virtual_topic": _leaves("name", "compression")}
 SECURITY = {"classification": ANY, "policies": ANY}
 
 SOURCE = {
@@ -74,20 +66,17 @@ SOURCE = {
     "event_time": EVENT_TIME,
     "advanced": {"event_time": EVENT_TIME},
     "ownership": OWNERSHIP,
-    "format": _leaves("ignore_parse_errors"),
+    # A source's plugin sections (``format``, streamt-flink's) are grafted in by ``sections.accepted_keys``.
 }
 
+# A model's plugin sections (flink, sink, gateway ...) are grafted in, here and under ``advanced``,
+# from their owners' ConfigSection keys by ``streamt.project.sections.accepted_keys``.
 _MODEL_BLOCKS = {
     "materialized": ANY,
     "topic": TOPIC,
-    "flink": FLINK,
-    "sink": SINK,
-    "gateway": GATEWAY,
     "event_time": EVENT_TIME,
     "security": SECURITY,
     "access": ANY,
-    "flink_cluster": ANY,
-    "connect_cluster": ANY,
 }
 
 MODEL = {
@@ -135,7 +124,7 @@ RUNTIME = {
 _TOPIC_DEFAULTS = {**_leaves("partitions", "replication_factor"), "config": ANY}
 DEFAULTS = {
     "topic": _TOPIC_DEFAULTS,
-    "models": {"topic": _TOPIC_DEFAULTS, "cluster": ANY, "flink_cluster": ANY, "flink": FLINK},
+    "models": {"topic": _TOPIC_DEFAULTS, "cluster": ANY},
     "tests": _leaves("flink_cluster", "sample_size"),
 }
 
@@ -170,7 +159,7 @@ DECLARATIONS = {"sources": [SOURCE], "models": [MODEL], "tests": [TEST], "exposu
 
 PROJECT_FILE = {
     "apiVersion": ANY,
-    "project": _leaves("name", "version", "description"),
+    "project": _leaves("name", "version", "description", "non_secret_env"),
     "runtime": RUNTIME,
     "defaults": DEFAULTS,
     "rules": RULES,

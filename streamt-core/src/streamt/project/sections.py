@@ -1,13 +1,14 @@
 """Configuration sections that plugins own (``streamt_config_sections``): who claims what, and their keys.
 
-Core owns ``runtime.kafka``, ``runtime.schema_registry`` and the core keys of
-``deployment_state``. Every other section of those two blocks is a plugin's (``runtime.connect``,
-``runtime.kafka_streams``, ``runtime.flink`` ...): the loader checks its keys and structures it
-through the owner's ``ConfigSection`` and keeps the value in ``sections``, opaque to core;
-``validate`` runs the owner's ``check_declaration`` for every declaration and its ``check``. A
-section nobody claims is kept as written (read-only). A known one (the catalog's
-``config_section`` family) is valid, as a known kind is: what needs its plugin (a ``flink``
-model's compiler, a ``postgres`` backend) fails with ``E903`` and the extra to install.
+Core owns ``runtime.kafka``, ``runtime.schema_registry``, the core keys of ``deployment_state``
+and the core keys of a model or a source (``schema.MODEL``, ``schema.SOURCE``). Every other
+section of those blocks is a plugin's (``runtime.connect``, ``runtime.flink`` ...; ``model.flink``,
+``model.sink`` ... for a model, written at its top level or under ``advanced``): the loader checks
+its keys and structures it through the owner's ``ConfigSection`` and keeps the value in
+``sections``, opaque to core; ``validate`` runs the owner's ``check_declaration`` for every
+declaration and its ``check``. A section nobody claims is kept as written (read-only). A known one
+(the catalog's ``config_section`` family) is valid, as a known kind is: what needs its plugin (a
+``flink`` model's compiler, a ``postgres`` backend) fails with ``E903`` and the extra to install.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from streamt.project.schema import ANY, MapOf
 from streamt.untrusted import exception_name
 
 BLOCKS = ("runtime", "deployment_state")
+MODEL = "model"  # a model's own sections: ``models[].<name>`` and ``models[].advanced.<name>``
+SOURCE = "source"  # a source's own sections: ``sources[].<name>``
 # Shorthands of dsl.md §19 that name a part of another section: `runtime.gateway` is
 # `runtime.conduktor.gateway`. The loader folds them (``normalize.runtime``) before structuring.
 SHORTHANDS: dict[str, tuple[str, str]] = {"runtime.gateway": ("runtime.conduktor", "gateway")}
@@ -54,6 +57,24 @@ class Registry:
         """``(block, name)`` of sections whose values are variable names, kept as written."""
         return frozenset(tuple(p.split(".", 1)) for p, s in self.claimed.items() if not s.interpolate)  # type: ignore[misc]
 
+    def model_sections(self) -> dict[str, ConfigSection | None]:
+        """``name -> ConfigSection`` of a model's plugin sections (``None``: known, its plugin missing)."""
+        return self.declaration_sections(MODEL)
+
+    def declaration_sections(self, block: str) -> dict[str, ConfigSection | None]:
+        """``name -> ConfigSection`` of the plugin sections of a ``model`` or a ``source``."""
+        return {name: self.claimed.get(f"{block}.{name}") for name in self.names(block)}
+
+    def verbatim(self) -> dict[str, tuple[str, ...] | None]:
+        """``name -> keys`` of model sections whose values keep ``${...}`` as written (``None``: all of them)."""
+        out: dict[str, tuple[str, ...] | None] = {}
+        for name, section in self.model_sections().items():
+            if section is not None and not section.interpolate:
+                out[name] = None
+            elif section is not None and section.verbatim:
+                out[name] = section.verbatim
+        return out
+
 
 def registry(plugins: Plugins | None = None) -> Registry:
     plugins = plugins or get_plugins()
@@ -74,6 +95,14 @@ def accepted_keys(node: dict[str, Any], sections: Registry) -> dict[str, Any]:
     is missing, which ``validate`` reports as such, not as unknown keys).
     """
     out = dict(node)
+    if isinstance(out.get("models"), list):
+        out["models"] = [_with_model_sections(out["models"][0], sections)]
+    if isinstance(out.get("sources"), list):
+        grafted = {n: _schema_node(s.keys) if s else ANY for n, s in sections.declaration_sections(SOURCE).items()}
+        out["sources"] = [{**out["sources"][0], **grafted}]
+    defaults = out.get("defaults")
+    if isinstance(defaults, dict) and isinstance(defaults.get("models"), dict):
+        out["defaults"] = {**defaults, "models": _with_model_sections(defaults["models"], sections, defaults=True)}
     for block in BLOCKS:
         if not isinstance(out.get(block), dict):
             continue
@@ -89,6 +118,33 @@ def accepted_keys(node: dict[str, Any], sections: Registry) -> dict[str, Any]:
             continue
         target_node = holder.get(target.split(".", 1)[1])
         holder[name] = target_node.get(part, ANY) if isinstance(target_node, dict) else ANY
+    return out
+
+
+def shown(model: Any, sections: Registry) -> dict[str, Any]:
+    """``name -> value as data`` of the model sections ``show model`` lists (``ConfigSection.shown``).
+
+    A section the model does not write is ``None``; the caller decides how to show it.
+    """
+    out: dict[str, Any] = {}
+    for name, section in sections.model_sections().items():
+        if section is None or not section.shown:
+            continue
+        value = model.section(name)
+        out[name] = attrs.asdict(value) if attrs.has(type(value)) else value
+    return out
+
+
+def _with_model_sections(node: dict[str, Any], sections: Registry, defaults: bool = False) -> dict[str, Any]:
+    """A model's key tree (or ``defaults.models``) with each plugin section's keys, under ``advanced`` too."""
+    grafted = {
+        name: _schema_node(section.keys) if section is not None else ANY
+        for name, section in sections.model_sections().items()
+        if not defaults or section is None or section.defaults
+    }
+    out = {**node, **grafted}
+    if isinstance(node.get("advanced"), dict):
+        out["advanced"] = {**node["advanced"], **grafted}
     return out
 
 

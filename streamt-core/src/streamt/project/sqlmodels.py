@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from streamt.errors import Codes, Diagnostic
@@ -16,7 +16,7 @@ def build_models(
     normalized: list[tuple[Any, tuple[Any, ...], dict[str, Any]]],
     source_topics: dict[str, str],
     model_topics: dict[str, str],
-    variables: dict[str, str],
+    variables: Mapping[str, str],
     document: dict[str, Any],
     *,
     has_gateway: bool,

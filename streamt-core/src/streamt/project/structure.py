@@ -15,6 +15,8 @@ import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn
 
+from streamt.project.readonly import ReadOnlyMap
+
 T = TypeVar("T")
 
 
@@ -84,6 +86,8 @@ def _make_converter() -> cattrs.Converter:
     converter.register_structure_hook(float, _strict_float)
     converter.register_structure_hook(bool, _strict_bool)
     converter.register_structure_hook_func(lambda t: t is Any, lambda value, _t: value)
+    # Plugin sections, already structured by their owners (the loader puts them in; no file can).
+    converter.register_structure_hook(ReadOnlyMap, lambda value, _t: value)
 
     # Lists, maps and optionals find their element's hook once per type, not once per value.
     def sequence(type_: Any) -> Callable[[Any, Any], Any]:
@@ -162,8 +166,12 @@ CONVERTER = _make_converter()
 
 
 def structure(data: Any, cls: type[T]) -> T:
-    """Build ``cls`` from ``data`` or raise ``StructureError`` listing every problem."""
-    if not isinstance(data, dict):
+    """Build ``cls`` from ``data`` or raise ``StructureError`` listing every problem.
+
+    ``cls`` is a block (an ``attrs`` class, from a map) or, for a plugin section that is one value
+    (``flink_cluster``), a scalar type checked as strictly as a block's fields are.
+    """
+    if not isinstance(data, dict) and attrs.has(cls):
         raise StructureError([((), f"expected a map, got {_kind(data)}")])
     try:
         return CONVERTER.structure(data, cls)

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from streamt.artifacts import Artifact, canonical_json, sha256_checksum
     from streamt.boundary import boundary
     from streamt.bounded_http import (
+        MAX_DEPTH,
         BoundedAdapter,
         DeadlineExceeded,
         ResponseInvalid,
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
         json_body,
         json_depth,
         json_or_none,
+        watched_pool,
     )
     from streamt.capabilities import (
         ArtifactKind,
@@ -127,7 +129,7 @@ if TYPE_CHECKING:
     from streamt.progress import Progress, Silent, Step, for_command, phase
     from streamt.project.interpolation import has_placeholder, missing_error, substitute
     from streamt.project.loader import load_project
-    from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test
+    from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test, model_section
     from streamt.recovery.targets import CANDIDATE, PRIOR
     from streamt.refs import Ref
     from streamt.result import Result
@@ -306,6 +308,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     **{
         name: ("streamt.bounded_http", name)
         for name in (
+            "MAX_DEPTH",
             "BoundedAdapter",
             "DeadlineExceeded",
             "ResponseInvalid",
@@ -315,6 +318,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "json_body",
             "json_depth",
             "json_or_none",
+            "watched_pool",
         )
     },
     "create_exclusive": ("streamt.fsutil", "create_exclusive"),
@@ -425,6 +429,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
         name: ("streamt.project.model", name)
         for name in ("Project", "Model", "Source", "Test", "Exposure", "Column", "Runtime", "Notice")
     },
+    # a plugin's own model section (``model.<name>`` of its ConfigSection), as its own class
+    "model_section": ("streamt.project.model", "model_section"),
     "Ref": ("streamt.refs", "Ref"),
     # text a person reads never spells a missing value as Python's None
     **{name: ("streamt.shown", name) for name in ("shown", "UNSET")},
@@ -456,6 +462,7 @@ __all__ = [
     "KIND_SCHEMA",
     "KIND_TEST_JOB",
     "KIND_TOPIC",
+    "MAX_DEPTH",
     "MAX_EXAMPLES",
     "NOOP",
     "NOT_FOUND",
@@ -588,6 +595,7 @@ __all__ = [
     "load_and_compile",
     "load_project",
     "missing_error",
+    "model_section",
     "never_sent",
     "next_steps",
     "open_backend",
@@ -615,6 +623,7 @@ __all__ = [
     "unfinished_operation_commands",
     "validate_and_compile",
     "verify_bindings",
+    "watched_pool",
     "write_outcome",
     "write_output_file",
 ]

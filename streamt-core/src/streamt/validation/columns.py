@@ -269,9 +269,6 @@ def _model_notices(model: Model, has_gateway: bool) -> list[Notice]:
                 code = "UNUSED_FROM_SOURCE" if ref.kind == "source" else "UNUSED_FROM_REF"
                 message = f"Model '{model.name}' declares from '{ref.name}' but its SQL does not use it"
                 notices.append(Notice(code=code, message=message, subject=model.name))
-    if model.flink and model.flink.state_ttl_ms is not None and 0 < model.flink.state_ttl_ms < 1000:
-        message = f"Model '{model.name}': state_ttl_ms {model.flink.state_ttl_ms} is under one second"
-        notices.append(Notice(code="STATE_TTL_TOO_SHORT", message=message, subject=model.name))
     return notices
 
 

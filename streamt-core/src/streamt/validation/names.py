@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from streamt.docs_paths import page_path
 from streamt.errors import Codes, Diagnostic
+from streamt.fsutil import MAX_FILE_NAME_BYTES
 from streamt.project.model import Project
 
-MAX_FILE_NAME_BYTES = 255
 MAX_TOPIC_CHARACTERS = 249
 
 
