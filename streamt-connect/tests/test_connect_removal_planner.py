@@ -8,7 +8,7 @@ from streamt.plan.model import ABSENT, DELETE, NOOP, PRESENT, Action, Observatio
 from streamt.sdk import KIND_CONNECTOR, KIND_CONNECTOR_REMOVAL, Artifact
 from streamt.state.records import OwnershipRecord
 from streamt_connect.live import config_fingerprint
-from streamt_connect.removal import UNOWNED, ConnectorRemovalPlanner
+from streamt_connect.removal import ConnectorRemovalPlanner
 
 TOMBSTONE = Artifact(
     KIND_CONNECTOR_REMOVAL, "old_sink", "old_sink", {"cluster": "main", "name": "old_sink", "logical_owner": "old_sink"}
@@ -59,7 +59,7 @@ def test_everything_else_blocks() -> None:
     ]
     found = [planner.plan(TOMBSTONE, observation, rec) for observation, rec in cases]
     assert all(len(items) == 1 and isinstance(items[0], SafetyBlocker) for items in found)
-    assert found[0][0].reason == UNOWNED
+    assert found[0][0].reason == "connector_removal_ownership_required"
 
 
 def test_recovery_absent_is_deleted_and_the_journaled_preimage_is_prior() -> None:

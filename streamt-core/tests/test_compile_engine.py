@@ -6,10 +6,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from streamt import hookimpl
 from streamt.artifacts import Artifact
-from streamt.capabilities import Materialization
+from streamt.capabilities import Materialization, RemovalKind
 from streamt.compile import compile_project
 from streamt.errors import Codes, StreamtError
 from streamt.plugins import get_plugins
@@ -58,7 +59,7 @@ class FakeLake:
 
 
 @pytest.fixture
-def only(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[object], None]]:
+def only(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
     """Register one fake plugin with every workspace plugin switched off."""
     from streamt.plugins import reset_plugins
 
@@ -66,8 +67,8 @@ def only(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[object], None]]:
     reset_plugins()
     stack: list[Any] = []
 
-    def register(plugin: object) -> None:
-        context = get_plugins().temporarily(plugin, "fake-lake")
+    def register(plugin: object, name: str = "fake-lake") -> None:
+        context = get_plugins().temporarily(plugin, name)
         context.__enter__()
         stack.append(context)
 
@@ -171,30 +172,101 @@ def test_a_provider_returning_something_else_than_artifacts_is_reported(
     assert caught.value.diagnostics[0].code == Codes.E999_INTERNAL_ERROR
 
 
-def test_lifecycle_tombstones_compile_to_removal_artifacts_owned_by_core(
-    streamt_project: Callable[..., Path], only: Callable[[object], None]
+TOMBSTONES = {
+    "gateway_rule_removals": [
+        {
+            "logical_owner": "old_view",
+            "prior_artifact": {"name": "old_view", "virtualTopic": "v", "physicalTopic": "raw.v1", "interceptors": []},
+        }
+    ],
+    "connector_removals": [{"logical_owner": "old_sink", "name": "old_sink", "cluster": "primary"}],
+}
+CONNECT = {"default": "primary", "clusters": {"primary": {"rest_url": "http://localhost:8083"}}}
+
+
+def test_lifecycle_tombstones_compile_to_removal_artifacts_of_their_plugins(
+    streamt_project: Callable[..., Path], only: Callable[..., None]
 ) -> None:
+    import streamt_connect.plugin
+    import streamt_gateway.plugin
+
     only(FakeLake())
-    lifecycle = {
-        "gateway_rule_removals": [
-            {
-                "logical_owner": "old_view",
-                "prior_artifact": {
-                    "name": "old_view",
-                    "virtualTopic": "v",
-                    "physicalTopic": "raw.v1",
-                    "interceptors": [],
-                },
-            }
-        ],
-        "connector_removals": [{"logical_owner": "old_sink", "name": "old_sink", "cluster": "primary"}],
-    }
-    connect = {"default": "primary", "clusters": {"primary": {"rest_url": "http://localhost:8083"}}}
-    files = project_files(chain(["a"]), lifecycle=lifecycle)
-    files["stream_project.yml"]["runtime"] = {**RUNTIME, "connect": connect}
+    only(streamt_connect.plugin, "connect")
+    only(streamt_gateway.plugin, "gateway")
+    files = project_files(chain(["a"]), lifecycle=TOMBSTONES)
+    files["stream_project.yml"]["runtime"] = {**RUNTIME, "connect": CONNECT}
     compiled = compile_project(load_project(streamt_project(files)))
     removals = [(a.kind, a.name, a.identity, a.provider) for a in compiled.artifacts if a.kind.endswith("_removal")]
+    # The provider stays the one a tombstone always named, so reviewed plans and state keep their bytes.
     assert removals == [
         ("connector_removal", "old_sink", "old_sink", "streamt-core"),
         ("gateway_rule_removal", "old_view", "old_view", "streamt-core"),
     ]
+
+
+def test_a_lifecycle_list_whose_plugin_is_missing_is_e903_naming_the_extra(
+    streamt_project: Callable[..., Path], only: Callable[..., None]
+) -> None:
+    only(FakeLake())  # no Connect or Gateway plugin: core compiles no tombstone itself
+    files = project_files(chain(["a"]), lifecycle=TOMBSTONES)
+    files["stream_project.yml"]["runtime"] = {**RUNTIME, "connect": CONNECT}
+    with pytest.raises(StreamtError) as caught:
+        compile_project(load_project(streamt_project(files)))
+    found = [(d.code, d.message, d.suggestion) for d in caught.value.diagnostics]
+    assert found == [
+        (
+            Codes.E903_PLUGIN_REQUIRED,
+            "No installed plugin compiles 'lifecycle.connector_removals' tombstones.",
+            "Install it with: pip install 'streamt[connect]'",
+        ),
+        (
+            Codes.E903_PLUGIN_REQUIRED,
+            "No installed plugin compiles 'lifecycle.gateway_rule_removals' tombstones.",
+            "Install it with: pip install 'streamt[gateway]'",
+        ),
+    ]
+
+
+@attrs.frozen(kw_only=True)
+class TableRemoval:
+    logical_owner: str
+    name: str
+
+
+class LakeRemovals:
+    """An outside plugin's tombstone kind: core knows nothing of it but its registration."""
+
+    @hookimpl
+    def streamt_removal_kinds(self) -> list[Any]:
+        return [
+            RemovalKind(
+                key="lake_table_removals",
+                kind="lake_table_removal",
+                model=TableRemoval,
+                keys={"logical_owner": None, "name": None},
+                extra="",
+                tombstone=lambda e: Artifact("lake_table_removal", e.logical_owner, e.name, {"name": e.name}),
+            )
+        ]
+
+
+def test_an_outside_plugin_owns_a_lifecycle_list_structured_checked_and_compiled_through_its_registration(
+    streamt_project: Callable[..., Path], only: Callable[..., None]
+) -> None:
+    only(FakeLake())
+    only(LakeRemovals(), "lake-removals")
+    lifecycle = {"lake_table_removals": [{"logical_owner": "old", "name": "old_table"}]}
+    project = load_project(streamt_project(project_files(chain(["a"]), lifecycle=lifecycle)))
+    assert project.lifecycle.entries("lake_table_removals") == (TableRemoval(logical_owner="old", name="old_table"),)
+    compiled = compile_project(project)
+    assert compiled.find("lake_table_removal", "old_table") is not None
+    typo = {
+        "apiVersion": "streamt.dev/v1alpha1",
+        "lifecycle": {"lake_table_removals": [{"logical_owner": "o", "nmae": "t"}]},
+    }
+    with pytest.raises(StreamtError) as caught:
+        load_project(streamt_project(project_files(chain(["a"]), **typo)))
+    (typo_found,) = caught.value.diagnostics
+    assert typo_found.code == Codes.E501_PARSE_ERROR
+    assert typo_found.message.startswith("Unknown key 'lifecycle.lake_table_removals[0].nmae'")
+    assert "'name'" in (typo_found.suggestion or "")

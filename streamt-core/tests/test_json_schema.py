@@ -15,8 +15,8 @@ import attrs
 import jsonschema
 import pytest
 from streamt.plugins import get_plugins
+from streamt.project import lifecycle, sections
 from streamt.project import schema as keys
-from streamt.project import sections
 from streamt.project.json_schema import file_schemas
 from streamt.sdk import ConfigSection, hookimpl
 from streamt.testing import write_distribution
@@ -65,7 +65,8 @@ def test_the_schema_accepts_exactly_the_loader_keys_plugin_sections_included(str
     streamt_plugin(_plugin())
     registry = sections.registry(get_plugins())
     schemas = file_schemas()
-    assert key_tree(schemas["project"]) == sections.accepted_keys(keys.PROJECT_FILE, registry)
+    project_keys = lifecycle.accepted_keys(sections.accepted_keys(keys.PROJECT_FILE, registry), lifecycle.registry())
+    assert key_tree(schemas["project"]) == project_keys
     assert key_tree(schemas["environment"]) == sections.accepted_keys(keys.ENVIRONMENT_FILE, registry)
     assert key_tree(schemas["declarations"]) == sections.accepted_keys(keys.DECLARATIONS, registry)
     lake = schemas["project"]["properties"]["runtime"]["properties"]["lake"]

@@ -113,7 +113,7 @@ def test_a_missing_file_is_e408(tmp_path: Path) -> None:
 def test_format_6_carries_its_replacement_binding_under_the_checksum(tmp_path: Path) -> None:
     path = tmp_path / "plan.json"
     binding = {"container_id": "c" * 64, "generation": 1, "offset_lower_bounds": {"0": 4}}
-    write_plan_file(make_plan(), path, binding)
+    write_plan_file(make_plan(), path, ("kafka_streams_replacement", binding))
     reviewed = read_plan_file(path)
     assert reviewed.document["format_version"] == 6 and reviewed.replacement == binding
     assert read_plan_file(_written(tmp_path / "five.json")).replacement is None

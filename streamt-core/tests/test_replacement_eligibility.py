@@ -39,8 +39,8 @@ def test_the_sole_replacement_of_the_full_project_is_eligible():
 def test_anything_else_is_not_saved_as_format_6(shape: Plan, why: str):
     reason = ineligible_reason(shape, REPLACE)
     assert reason is not None and why in reason
-    binding, field = prepare(None, shape, "out.json", lambda: {})
-    assert binding is None and field["saved"] is False and why in field["reason"]
+    key, binding, field = prepare(None, shape, "out.json", lambda: {})
+    assert key == "kafka_streams_replacement" and binding is None and field["saved"] is False and why in field["reason"]
 
 
 def test_a_preparation_failure_raises_before_anything_is_written():
@@ -50,10 +50,10 @@ def test_a_preparation_failure_raises_before_anything_is_written():
 
     with pytest.raises(StreamtError):
         prepare(None, plan(REPLACE), "out.json", lambda: {"kafka_streams_job": Failing()})
-    assert prepare(None, plan(), "out.json", lambda: {}) == (None, None)  # no replacement offered at all
+    assert prepare(None, plan(), "out.json", lambda: {}) == (None, None, None)  # no replacement offered at all
 
 
 def test_the_plan_text_names_the_next_command_or_the_reason():
     saved = {"eligible": True, "saved": True, "reason": None, "next_commands": ["streamt apply --plan f.json"]}
     assert replacement_text(saved).endswith("streamt apply --plan f.json")
-    assert "only change" in replacement_text(prepare(None, plan(REPLACE, REPLACE), "o", lambda: {})[1])
+    assert "only change" in replacement_text(prepare(None, plan(REPLACE, REPLACE), "o", lambda: {})[2])

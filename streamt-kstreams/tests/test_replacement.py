@@ -82,8 +82,13 @@ def test_a_projection_change_says_why_it_is_no_replacement_in_the_plan_json():
     blockers = tuple(i for i in items if isinstance(i, SafetyBlocker))
     state = StateReference("local", "streamt-state://local/p/default", 1, "sha256:" + "c" * 64, "store")
     plan = Plan("p", "default", False, "sha256:" + "a" * 64, "sha256:" + "b" * 64, actions, blockers, state)
-    binding, field = prepare(None, plan, None, lambda: {})
-    assert binding is None and field["eligible"] is False and field["saved"] is False
+    key, binding, field = prepare(None, plan, None, lambda: {})
+    assert (
+        key == "kafka_streams_replacement"
+        and binding is None
+        and field["eligible"] is False
+        and field["saved"] is False
+    )
     assert field["reason"].startswith("not a predicate-only change: ") and field["next_commands"] == []
 
 

@@ -246,7 +246,9 @@ EXPECTED: dict[str, tuple[dict[tuple[str, str], dict[str, str]], dict[str, bool]
             ("model", "orders_clean"): {"compiled.flink_job": OP},
             ("model", "revenue_per_customer"): {"compiled.flink_job": OP},
         },
-        {"orders_clean": True},
+        # Through column lineage: orders_clean copies amount_cents (fraud_detector reads it), and
+        # revenue_per_customer's SUM inherits its type into revenue_cents, which loyalty_service reads.
+        {"orders_clean": True, "fraud_detector": True, "revenue_per_customer": True, "loyalty_service": True},
     ),
     "keyed partitions": (
         {("model", "orders_clean"): {"topic.partitions": B}},

@@ -195,20 +195,66 @@ def test_the_json_shape_is_exactly_the_documented_one(repo: tuple[Path, list[str
         "highest",
         "impacted",
         "impacted_breaking",
+        "impacted_by_type",
         "impacted_exposures",
         "non_breaking",
         "operational",
         "resources_changed",
+        "security",
     ]
     assert sorted(data["gate"]) == ["fail_on", "met"]
     change = data["changes"][0]
-    assert sorted(change) == ["artifacts", "classification", "fields", "kind", "name", "owner", "status"]
+    assert sorted(change) == ["advice", "artifacts", "classification", "fields", "kind", "name", "owner", "status"]
+    assert sorted(change["advice"][0]) == [
+        "blocked",
+        "commands",
+        "description",
+        "identity",
+        "kind",
+        "reason",
+        "setting",
+        "state_compatible",
+        "summary",
+        "upgrade_mode",
+        "workflow",
+    ]
     assert sorted(change["fields"][0]) == ["after", "before", "classification", "field", "reason", "workflow"]
     assert sorted(change["artifacts"][0]) == ["identity", "kind", "status"]
     impacted = data["impacted"][0]
-    assert sorted(impacted) == ["breaking", "kind", "name", "owner", "reasons", "type"]
-    assert sorted(impacted["reasons"][0]) == ["breaking", "field", "kind", "resource", "via", "why"]
+    assert sorted(impacted) == ["breaking", "effect", "kind", "name", "owner", "reasons", "type"]
+    assert sorted(impacted["reasons"][0]) == ["breaking", "field", "kind", "resource", "security", "via", "why"]
     assert sorted(data["workflows"][0]) == ["description", "id"]
     documented = (Path(__file__).resolve().parents[2] / "docs" / "commands" / "impact.md").read_text()
-    for key in ("impacted_exposures", "working_tree", "resources_changed", '"gate"', '"via"', '"artifacts"'):
+    for key in (
+        "impacted_exposures",
+        "impacted_by_type",
+        "working_tree",
+        "resources_changed",
+        '"gate"',
+        '"via"',
+        '"artifacts"',
+        '"advice"',
+        '"state_compatible"',
+        '"effect"',
+    ):
         assert key in documented
+
+
+def test_the_ci_recipes_run_real_options_and_post_the_markdown() -> None:
+    """examples/ci/: each job renders --format markdown, posts it found by its marker, and gates on a real level."""
+    import yaml
+    from streamt.commands.impact import impact_command
+    from streamt.impact.render import MARKER
+
+    levels = next(p for p in impact_command.params if p.name == "fail_on").type.choices  # type: ignore[attr-defined]
+    recipes = Path(__file__).resolve().parents[2] / "examples" / "ci"
+    for name in ("github-actions.yml", "gitlab-ci.yml"):
+        text = (recipes / name).read_text()
+        yaml.safe_load(text)
+        assert "--format markdown > impact.md" in text and MARKER in text
+        gates = [
+            line.split("--fail-on ")[1].split()[0]
+            for line in text.splitlines()
+            if "streamt impact" in line and "--fail-on " in line
+        ]
+        assert gates and all(level in levels for level in gates)

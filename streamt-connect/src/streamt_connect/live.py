@@ -279,6 +279,20 @@ class ConnectorPlanner:
 
     kinds = (KIND_CONNECTOR,)
 
+    @staticmethod
+    def runtime_identity(artifact: Artifact) -> dict[str, str | None]:
+        """The connector as it runs: its name, the sink consumer group Connect names after it
+        (``connect-<name>``) and where a new group starts (Connect's default ``earliest`` unless the
+        config overrides ``auto.offset.reset``)."""
+        config = artifact.spec.get("config") or {}
+        topics = config.get("topics")
+        return {
+            "name": artifact.identity,
+            "group": f"connect-{artifact.identity}",
+            "start": config.get("consumer.override.auto.offset.reset") or "earliest",
+            "writes": f"the sink of topics {topics}" if topics else None,
+        }
+
     def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
         config = artifact.spec["config"]
         legacy = _renaming(observation, record)

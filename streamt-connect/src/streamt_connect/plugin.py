@@ -4,7 +4,8 @@ Registered through the ``streamt`` entry-point group. Compiles ``sink`` models i
 artifacts. It owns ``runtime.connect`` (``streamt_config_sections``), whose declaration check reports
 a sink without connector settings (E204) or without ``runtime.connect`` (E205); ``streamt_validate``
 adds an unknown connector short name, and a key the chosen connector does not accept when streamt
-knows its keys (both E204).
+knows its keys (both E204). It also owns the ``lifecycle.connector_removals`` tombstone
+(``tombstone``, ``removal``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,13 @@ def streamt_materializations() -> list[Materialization]:
             runtime_sections=("runtime.connect",),
         ),
     ]
+
+
+@hookimpl
+def streamt_removal_kinds() -> list[Any]:
+    from streamt_connect.tombstone import REMOVAL
+
+    return [REMOVAL]
 
 
 @hookimpl

@@ -1,5 +1,8 @@
 """Reviewed removal of one exact Kafka Connect connector (``lifecycle.connector_removals``).
 
+The planner and deployer parametrise ``streamt.sdk.RemovalPlanner``/``RemovalDeployer``, which
+hold the decisions every removal shares; this module says what proves a connector delete.
+
 Core refuses it on local state (``E420``) before this module is asked anything. Planning makes one
 percent-encoded ``GET /connectors/<name>`` and decides against the prior ``connector`` ownership
 record, whose ``config_fingerprint`` the deployer recorded when it last wrote that artifact:
@@ -19,29 +22,24 @@ with secret-named values left out; no configuration value is ever recorded.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
 from streamt.sdk import (
     ABSENT,
-    CANDIDATE,
-    DELETE,
     FAILED,
     KIND_CONNECTOR,
     KIND_CONNECTOR_REMOVAL,
-    NOOP,
-    OK,
     PRESENT,
-    PRIOR,
-    TOMBSTONE_FULFILLED,
     UNKNOWN,
     Action,
     Artifact,
+    Codes,
     Observation,
     Outcome,
-    SafetyBlocker,
+    RemovalDeployer,
+    RemovalPlanner,
     StreamtError,
     canonical_json,
     sha256_checksum,
@@ -49,10 +47,6 @@ from streamt.sdk import (
 
 from streamt_connect.client import ConnectClient, MaybeSent, connector_path
 from streamt_connect.live import client_for, config_fingerprint
-
-ABSENCE_CHECKS, ABSENCE_DELAY_SECONDS = 10, 0.5
-DRIFT = "connector_removal_drift"
-UNOWNED = "connector_removal_ownership_required"
 
 
 def endpoint_digest(client: ConnectClient) -> str:
@@ -94,80 +88,47 @@ class ConnectorRemovalObserver:
         return observed
 
 
-class ConnectorRemovalPlanner:
+class ConnectorRemovalPlanner(RemovalPlanner):
     kinds = (KIND_CONNECTOR_REMOVAL,)
+    noun = "Connector"
 
-    def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
-        name = artifact.spec["name"]
-        if observation.status not in (ABSENT, PRESENT):
-            raise ValueError(f"cannot plan the removal of {name} from a {observation.status} observation")
-        if record is None:
-            if observation.status == ABSENT:
-                return [Action.for_artifact(NOOP, artifact, TOMBSTONE_FULFILLED, observation)]
-            return [_blocked(artifact, UNOWNED, "exists live but streamt has no ownership record for it")]
+    def record_problem(self, artifact: Artifact, record: Any) -> str | None:
         recorded = (record.attributes or {}).get("config_fingerprint")
-        if record.kind != KIND_CONNECTOR or record.identity != name or not recorded:
-            return [_blocked(artifact, DRIFT, "has no ownership record streamt can prove a delete against")]
-        if observation.status == ABSENT:
-            return [_blocked(artifact, DRIFT, "is recorded as owned but absent live")]
+        if record.kind != KIND_CONNECTOR or record.identity != artifact.spec["name"] or not recorded:
+            return "has no ownership record streamt can prove a delete against"
+        return None
+
+    def live_problem(self, artifact: Artifact, observation: Observation, record: Any) -> str | None:
+        if (observation.spec or {}).get("fingerprint") != record.attributes["config_fingerprint"]:
+            return "differs live from what streamt last deployed"
+        return None
+
+    def binding(self, artifact: Artifact, observation: Observation, record: Any) -> dict[str, Any]:
         spec = observation.spec or {}
-        if spec.get("fingerprint") != recorded:
-            return [_blocked(artifact, DRIFT, "differs live from what streamt last deployed")]
-        binding = {
+        name = artifact.spec["name"]
+        return {
             "connector": name,
             "endpoint": spec["endpoint"],
             "prior_artifact_checksum": record.artifact_checksum,
             "current_fingerprint": spec["fingerprint"],
             "desired_absence_fingerprint": absence_fingerprint(name),
         }
-        return [
-            Action.for_artifact(
-                DELETE,
-                artifact,
-                f"delete connector {name}",
-                observation,
-                requires=["reviewed_plan", "force"],
-                removal=binding,
-            )
-        ]
 
-    def classify_recovery(
-        self,
-        resolution: str,
-        intent: dict[str, Any],
-        outcomes: list[str],
-        evidence: list[dict[str, Any]],
-        observation: Observation,
-        artifact: Artifact,
-    ) -> str | None:
-        """Absent is the delete done (candidate); still live with the journaled preimage is the prior state."""
-        if observation.status == ABSENT:
-            return None if resolution == "rolled_back" else CANDIDATE
+    def is_prior(self, artifact: Artifact, observation: Observation, evidence: list[dict[str, Any]]) -> bool:
+        """Still live with the fingerprint journaled before the DELETE."""
         preimages = [e.get("preimage_fingerprint") for e in evidence if e.get("preimage_fingerprint")]
-        if observation.status == PRESENT and preimages and (observation.spec or {}).get("fingerprint") == preimages[-1]:
-            return PRIOR
-        return None
-
-
-def _blocked(artifact: Artifact, reason: str, why: str) -> SafetyBlocker:
-    return SafetyBlocker(
-        reason, artifact.kind, artifact.identity, f"Connector '{artifact.spec['name']}' {why}; nothing is deleted."
-    )
+        return bool(preimages) and (observation.spec or {}).get("fingerprint") == preimages[-1]
 
 
 @attrs.define
-class ConnectorRemovalDeployer:
+class ConnectorRemovalDeployer(RemovalDeployer):
     runtime: Any
     kinds = (KIND_CONNECTOR_REMOVAL,)
-    max_batch = 1
     writes_evidence = True  # the preimage is journaled before the DELETE
+    absence_checks = 10
+    failure_code = Codes.E428_CONNECTOR_REMOVAL_DRIFT
 
-    def apply(self, action: str, pairs: Sequence[tuple[Action, Artifact]], journal: Any = None) -> dict[str, Outcome]:
-        return {planned.identity: self._one(action, planned, artifact, journal) for planned, artifact in pairs}
-
-    def _one(self, verb: str, action: Action, artifact: Artifact, journal: Any) -> Outcome:
-        if verb != DELETE:
-            return Outcome(FAILED, f"Unsupported{verb.title()}")
+    def delete(self, action: Action, artifact: Artifact, journal: Any) -> Outcome:
         name = artifact.spec["name"]
         try:
             client = client_for(self.runtime, artifact.spec["cluster"])
@@ -187,19 +148,4 @@ class ConnectorRemovalDeployer:
             return Outcome(UNKNOWN, str(exc))
         if status != 204 or payload is not None:
             return Outcome(UNKNOWN, f"HTTP{status}")
-        return _confirm_absent(client, name)
-
-    def rollback(self, action: Action, artifact: Artifact) -> bool:
-        return False  # a delete is never undone automatically
-
-
-def _confirm_absent(client: ConnectClient, name: str) -> Outcome:
-    for attempt in range(ABSENCE_CHECKS):
-        try:
-            if read(client, name).status == ABSENT:
-                return OK
-        except StreamtError:
-            pass
-        if attempt + 1 < ABSENCE_CHECKS:
-            time.sleep(ABSENCE_DELAY_SECONDS)
-    return Outcome(UNKNOWN, "AbsenceNotProved")
+        return self.confirm_absent(lambda: read(client, name).status == ABSENT, (StreamtError,))

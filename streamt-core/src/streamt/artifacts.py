@@ -10,8 +10,9 @@ The compile contract between core and providers:
 
 * Core (``streamt.compile``) walks declarations in DAG order and calls
   ``streamt_compile(project, declaration, env)`` of the plugins that
-  registered a kind the declaration produces (``streamt.artifact_kinds``); it
-  compiles lifecycle tombstones into removal artifacts itself. It refuses two
+  registered a kind the declaration produces (``streamt.artifact_kinds``), and
+  adds the removal artifact of each ``lifecycle`` tombstone (compiled by the
+  plugin whose ``streamt_removal_kinds`` registers its list). It refuses two
   artifacts with the same (kind, identity), sorts them by the registered
   ranks, and writes the output directory (dsl.md section 18): ``manifest.json``
   and each artifact under the directory and manifest key its kind's plugin

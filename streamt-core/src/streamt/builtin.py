@@ -19,13 +19,12 @@ from streamt.capabilities import (
     EXECUTOR,
     EXPORTER,
     MATERIALIZATION,
+    REMOVAL,
     STATE_BACKEND,
     TEST_TYPE,
-    ArtifactKind,
     KnownKind,
     StateBackend,
 )
-from streamt.kind_names import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -128,6 +127,9 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
         ("model.flink", "flink"), ("model.flink_cluster", "flink"), ("model.gateway", "gateway"),
         ("model.sink", "connect"), ("model.connect_cluster", "connect"), ("source.format", "flink"),
     )),
+    *(KnownKind(REMOVAL, key, extra) for key, extra in (
+        ("gateway_rule_removals", "gateway"), ("connector_removals", "connect"),
+    )),
     *(KnownKind(EXPORTER, name, "exporters") for name in (
         "strimzi", "odcs", "datahub", "backstage", "openlineage", "asyncapi",
     )),
@@ -180,28 +182,6 @@ def streamt_commands(cli: Any) -> None:
 @hookimpl
 def streamt_known_kinds() -> list[KnownKind]:
     return list(KNOWN_KINDS)
-
-
-@hookimpl
-def streamt_artifact_kinds() -> list[ArtifactKind]:
-    # Core compiles lifecycle tombstones into these removals itself (``compile.engine``), so it
-    # registers them: from no declaration, for their layout and their place after everything else.
-    return [
-        ArtifactKind(
-            name=KIND_CONNECTOR_REMOVAL,
-            directory="lifecycle/connector_removals",
-            manifest_key="connector_removals",
-            rank=80,
-            title="Connector Removals",
-        ),
-        ArtifactKind(
-            name=KIND_GATEWAY_RULE_REMOVAL,
-            directory="lifecycle/gateway_rule_removals",
-            manifest_key="gateway_rule_removals",
-            rank=90,
-            title="Gateway Rule Removals",
-        ),
-    ]
 
 
 @hookimpl

@@ -308,6 +308,117 @@ class ConfigSection(Value):
         return self.path.split(".", 1)[1]
 
 
+class InitStarter(Value):
+    """A project starter ``streamt init --executor <name>`` writes, from ``streamt_init_starters``.
+
+    * ``name`` — the ``--executor`` value that selects it (``kafka_streams``); ``flink`` is core's
+      own scaffold.
+    * ``title`` — how messages name it (``Kafka Streams starter``).
+    * ``options`` — a zero-argument function returning the ``click.Option`` objects the starter
+      reads; ``init`` lists them right after ``--executor``, and refuses them (``E900``) when
+      another executor is chosen. Their values reach ``files`` by parameter name.
+    * ``files`` — ``files(project_name, **options) -> {relative path: text}``: every file the
+      starter writes (core adds the editor schemas and ``.gitignore``). Text only: it connects
+      to nothing; a bad option is a ``StreamtError`` raised before anything is written.
+    * ``data`` — extra fields of the ``init`` JSON result (``{"support": ...}``).
+    """
+
+    __slots__ = _fields = ("name", "title", "options", "files", "data")
+
+    name: str
+    title: str
+    options: Callable[[], list[Any]]
+    files: Callable[..., dict[str, str]]
+    data: Mapping[str, Any]
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        options: Callable[[], list[Any]],
+        files: Callable[..., dict[str, str]],
+        data: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._fill(name, title, options, files, dict(data or {}))
+
+
+class PlanFileExtension(Value):
+    """A field a plugin adds to the reviewed plan file, and the format version it gives the file
+    (``streamt_plan_file_extensions``).
+
+    The field binds a reviewed replacement of one artifact of ``kinds`` (the live facts the kind's
+    deployer coordinates: generation, volume, offsets); ``plan --out`` writes it only when that
+    replacement is the sole change of the full project, and only ``apply --plan`` runs it.
+
+    * ``key`` — the top-level field of the plan file (``kafka_streams_replacement``).
+    * ``format_version`` — the ``format_version`` of a file that carries the field (``6``). A file
+      of that version must carry it and a file of any other version must not (``E408``).
+    * ``kinds`` — the artifact kinds whose reviewed replacement the field binds.
+    * ``description`` — one line for messages and docs.
+    """
+
+    __slots__ = _fields = ("key", "format_version", "kinds", "description")
+
+    key: str
+    format_version: int
+    kinds: tuple[str, ...]
+    description: str
+
+    def __init__(self, key: str, format_version: int, kinds: tuple[str, ...], description: str = "") -> None:
+        self._fill(key, format_version, tuple(kinds), description)
+
+
+class RemovalKind(Value):
+    """A kind of ``lifecycle`` removal tombstone a plugin owns, from ``streamt_removal_kinds``.
+
+    A tombstone (dsl.md section 15) asks for one exact delete of a resource streamt deployed
+    before. Users write it as an entry of ``lifecycle.<key>``; the plugin that registers ``key``
+    says what an entry holds and compiles it into the one removal artifact its planner and
+    deployer serve (``streamt.sdk.RemovalPlanner``, ``streamt.sdk.RemovalDeployer``). Core keeps
+    only what every removal shares: the reviewed-plan gates, the ownership record of the prior
+    artifact and the inert fulfilled no-op.
+
+    * ``key`` — the list under ``lifecycle`` (``connector_removals``).
+    * ``kind`` — the artifact kind of the tombstone; it ends in ``_removal`` and names the prior
+      kind before it (``connector_removal`` removes a ``connector`` whose ownership record is
+      ``streamt://<project>/<env>/connector/<logical_owner>``).
+    * ``model`` — an ``attrs`` class one entry is structured into (strictly, as a
+      ``ConfigSection``'s model); ``keys`` — its accepted keys, written as a ``ConfigSection``'s.
+    * ``extra`` — the ``streamt`` extra that installs the plugin.
+    * ``tombstone`` — ``tombstone(entry) -> Artifact``: the removal artifact of one entry, named
+      after the entry's ``logical_owner`` with the removed resource's name as its identity. Pure.
+    * ``check`` — ``check(entries, project) -> [Diagnostic]``: value checks of the written
+      entries, run by ``validate`` (a cluster the removal cannot bind to ...).
+    * ``local_state_refusal`` — ``(message, suggestion)`` of the ``E420`` core raises before any
+      service is contacted when a project plans this kind on local deployment state, for a
+      removal that needs a shared backend's exclusive authority; ``None`` when local state will do.
+    """
+
+    __slots__ = _fields = ("key", "kind", "model", "keys", "extra", "tombstone", "check", "local_state_refusal")
+
+    key: str
+    kind: str
+    model: type[Any]
+    keys: Mapping[str, Any]
+    extra: str
+    tombstone: Callable[[Any], Any]
+    check: Callable[[tuple[Any, ...], Any], list[Any]] | None
+    local_state_refusal: tuple[str, str] | None
+
+    def __init__(
+        self,
+        key: str,
+        kind: str,
+        model: type[Any],
+        keys: Mapping[str, Any],
+        extra: str,
+        tombstone: Callable[[Any], Any],
+        check: Callable[[tuple[Any, ...], Any], list[Any]] | None = None,
+        local_state_refusal: tuple[str, str] | None = None,
+    ) -> None:
+        self._fill(key, kind, model, keys, extra, tombstone, check, local_state_refusal)
+
+
 # The families of kinds (``KnownKind.family``; see ``streamt.kinds``).
 MATERIALIZATION = "materialization"
 EXECUTOR = "executor"
@@ -319,6 +430,7 @@ EXPORTER = "exporter"
 COMMAND = "command"
 CONFIG_SECTION = "config_section"
 ARTIFACT_KIND = "artifact_kind"
+REMOVAL = "removal"
 
 
 class KnownKind(Value):
@@ -329,9 +441,9 @@ class KnownKind(Value):
     missing, and list the kind among the valid values.
 
     * ``family`` — ``materialization``, ``executor``, ``state_backend``,
-      ``test_type``, ``assertion``, ``exporter``, ``command`` or ``config_section``.
+      ``test_type``, ``assertion``, ``exporter``, ``command``, ``config_section`` or ``removal``.
     * ``name`` — the kind's name (for ``command``: ``<group> <name>``; for
-      ``config_section``: its path, ``runtime.flink``).
+      ``config_section``: its path, ``runtime.flink``; for ``removal``: its ``lifecycle`` key).
     * ``extra`` — the ``streamt`` extra that installs its plugin.
     * ``description`` — one line (for ``command``: the help shown while it is missing).
     * ``capability`` — for ``command``: the capability named when it is

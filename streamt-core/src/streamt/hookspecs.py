@@ -58,8 +58,11 @@ if TYPE_CHECKING:
         AssertionKind,
         ConfigSection,
         Exporter,
+        InitStarter,
         KnownKind,
         Materialization,
+        PlanFileExtension,
+        RemovalKind,
         TestType,
     )
     from streamt.capabilities import StateBackend as StateBackendRegistration
@@ -151,6 +154,70 @@ def streamt_config_sections() -> list[ConfigSection] | None:
     and ``validate`` reports ``E903_PLUGIN_REQUIRED`` when the known-kinds
     catalog names its plugin (family ``config_section``). Two plugins claiming
     one path is ``E906_PLUGIN_CONFLICT``. Called on every load: keep it cheap.
+    """
+
+
+@hookspec
+def streamt_init_starters() -> list[InitStarter] | None:
+    """Declare the project starters ``streamt init --executor <name>`` can write.
+
+    Return a list of ``streamt.sdk.InitStarter``. Core's ``init`` offers each ``name`` as a
+    value of ``--executor`` (next to its own ``flink`` scaffold), adds the starter's
+    ``options()`` after ``--executor`` in the order given, and, when the starter is chosen,
+    writes exactly the files ``files(project_name, **options)`` returns, plus the editor
+    schemas and ``.gitignore`` every project gets, atomically and only when none exists
+    (``--force`` overwrites). ``--dry-run`` lists them without writing. A starter cannot be
+    combined with ``--discover`` (``E900``), and its options are refused with any other
+    executor (``E900``). ``files`` must be pure text work: it never contacts a service and
+    raises ``StreamtError`` (``E900``/``E501``) for a bad option before anything is written.
+    Called only by ``init`` (not for ``--help`` of other commands); two plugins declaring one
+    name is ``E906``.
+    """
+
+
+@hookspec
+def streamt_plan_file_extensions() -> list[PlanFileExtension] | None:
+    """Declare the fields this plugin adds to the reviewed plan file, each with its format version.
+
+    Return a list of ``streamt.sdk.PlanFileExtension``. The plan file is core's (format 5:
+    canonical JSON under an integrity checksum, see ``streamt.plan.planfile``); an extension is
+    one more top-level field, covered by the same checksum, whose presence gives the file its own
+    ``format_version`` (the Kafka Streams runner's ``kafka_streams_replacement`` is format 6).
+    Core writes the field when ``plan --out`` saves a reviewed replacement of an artifact of the
+    extension's ``kinds`` that is the sole change of the full project (its body: the planner's
+    ``replacement`` evidence plus the deployer's ``prepare_replacement`` facts), reads it back
+    for ``apply --plan`` and hands it to that kind's deployer (``replace``) instead of the
+    generic executor. ``read_plan_file`` accepts format 5 and every registered version, and
+    refuses (``E408``) a file whose version and field disagree; without the plugin installed a
+    file of its version is refused as an unsupported format. Keep ``key`` and
+    ``format_version`` stable across releases: plan files written before must still load.
+    Two plugins claiming one key is ``E906``.
+    """
+
+
+@hookspec
+def streamt_removal_kinds() -> list[RemovalKind] | None:
+    """Declare the ``lifecycle`` removal tombstones this plugin owns (``lifecycle.connector_removals``).
+
+    A tombstone is how a user asks streamt to delete a resource it deployed before: removing a
+    declaration never deletes anything (dsl.md section 15). Return a list of
+    ``streamt.sdk.RemovalKind``, one per list under ``lifecycle:``: its ``key``, the removal
+    artifact ``kind`` (``<prior kind>_removal``), the ``attrs`` ``model`` and accepted ``keys``
+    of one entry, and ``tombstone(entry) -> Artifact``. Core checks and structures the entries
+    while loading (an unknown key is ``E501``/``W401`` at its position, as anywhere else), keeps
+    them in ``project.lifecycle`` (``project.lifecycle.entries(key)``), runs ``check`` during
+    ``validate`` and adds one artifact per entry to every full compile. Everything else is core's
+    and the same for every kind: offline plans and ``apply --plan --dry-run`` are refused
+    (``E418``), the tombstone is planned against the *prior* artifact's ownership record, a
+    direct apply proceeds only when every tombstone is a fulfilled no-op
+    (``streamt.sdk.TOMBSTONE_FULFILLED``), and the delete needs a reviewed plan and ``--force``.
+
+    The plugin serves the kind like any other: an observer, a planner and a deployer in
+    ``streamt_observers``/``streamt_planners``/``streamt_deployers``, best built on
+    ``streamt.sdk.RemovalPlanner`` and ``streamt.sdk.RemovalDeployer``, which hold the shared
+    decisions (fulfilled no-op, unowned and drifted blockers, one DELETE action bound to the
+    reviewed evidence, never retried, never rolled back, absence confirmed). Two plugins claiming
+    one key is ``E906``. Called on every load: keep it cheap.
     """
 
 

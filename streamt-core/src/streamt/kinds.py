@@ -43,6 +43,7 @@ from streamt.capabilities import (
     EXECUTOR,
     EXPORTER,
     MATERIALIZATION,
+    REMOVAL,
     STATE_BACKEND,
     TEST_TYPE,
     KnownKind,
@@ -58,6 +59,8 @@ if TYPE_CHECKING:
 OBSERVER = "observer"
 PLANNER = "planner"
 DEPLOYER = "deployer"
+STARTER = "init_starter"
+PLAN_FILE_EXTENSION = "plan_file_extension"
 
 __all__ = [
     "ARTIFACT_KIND",
@@ -70,6 +73,9 @@ __all__ = [
     "MATERIALIZATION",
     "OBSERVER",
     "PLANNER",
+    "PLAN_FILE_EXTENSION",
+    "REMOVAL",
+    "STARTER",
     "STATE_BACKEND",
     "TEST_TYPE",
     "KindTable",
@@ -80,11 +86,14 @@ __all__ = [
     "conflict_diagnostic",
     "deployers",
     "discoverers",
+    "init_starters",
     "install_hint",
     "known",
     "materializations",
     "observers",
+    "plan_file_extensions",
     "planners",
+    "removal_kinds",
     "state_backends",
     "test_types",
     "unknown_suggestion",
@@ -218,6 +227,25 @@ def test_types(plugins: Plugins) -> KindTable[Any]:
 def config_sections(plugins: Plugins) -> KindTable[Any]:
     """``path -> ConfigSection``; core's own sections and keys (``claims.CORE_SECTIONS``) are never a plugin's."""
     return by_kind(plugins, "streamt_config_sections", CONFIG_SECTION, _path_of, held=claims_of.CORE_SECTIONS)
+
+
+def init_starters(plugins: Plugins) -> KindTable[Any]:
+    """``--executor`` value -> ``InitStarter`` of ``streamt init``, in plugin order."""
+    return by_kind(plugins, "streamt_init_starters", STARTER, _name_of)
+
+
+def plan_file_extensions(plugins: Plugins) -> KindTable[Any]:
+    """Plan-file field -> ``PlanFileExtension`` (the Kafka Streams runner's format 6)."""
+    return by_kind(plugins, "streamt_plan_file_extensions", PLAN_FILE_EXTENSION, _key_of)
+
+
+def removal_kinds(plugins: Plugins) -> KindTable[Any]:
+    """``lifecycle`` key -> ``RemovalKind``, in plugin order (the order tombstones are named in)."""
+    return by_kind(plugins, "streamt_removal_kinds", REMOVAL, _key_of)
+
+
+def _key_of(removal: Any) -> tuple[str, ...]:
+    return (removal.key,)
 
 
 def _path_of(section: Any) -> tuple[str, ...]:

@@ -38,6 +38,7 @@ Planner (Flink cannot return the SQL a job runs, so "same" means the record's de
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -52,6 +53,7 @@ from streamt.sdk import (
     PRESENT,
     UPDATE,
     Action,
+    Advice,
     Artifact,
     Codes,
     Observation,
@@ -76,6 +78,8 @@ from streamt_flink.recovery import classify_recovery, recovery_record_attributes
 from streamt_flink.rest import ACTIVE, CRASH_LOOPING, TERMINAL, FlinkRestClient, LiveJob
 
 KINDS = (KIND_FLINK_JOB, KIND_TEST_JOB)
+_GROUP = re.compile(r"'properties\.group\.id'\s*=\s*'([^']*)'")
+_STARTUP = re.compile(r"'scan\.startup\.mode'\s*=\s*'([^']*)'")
 SAVEPOINT, STATELESS, RESUBMIT, LAST_STATE = "savepoint", "stateless", "resubmit", "last-state"
 # A live job whose newest failure is younger than this is crash-looping (Flink's exponential
 # restart delay tops out at one minute: a looping job fails again well within it).
@@ -399,6 +403,120 @@ class FlinkJobPlanner:
             ),
             SafetyBlocker(reason, artifact.kind, artifact.identity, message, suggestion),
         ]
+
+    @staticmethod
+    def runtime_identity(artifact: Artifact) -> dict[str, str | None]:
+        """The job as it runs: its pipeline name, its sources' consumer group and start mode, its sink topic."""
+        text = "\n".join(str(s) for s in artifact.spec.get("statements") or ())
+        group, start = _GROUP.search(text), _STARTUP.search(text)
+        return {
+            "name": pipeline_of(artifact),
+            "group": group.group(1) if group else None,
+            "start": start.group(1) if start else "the group's committed offsets",
+            "writes": (artifact.spec.get("sink") or {}).get("topic"),
+        }
+
+    def advise(self, before: Artifact, after: Artifact) -> Advice:
+        """What ``plan`` does when the job compiled as ``before`` runs and ``after`` replaces it.
+
+        The decision is ``plan``'s own: it plans ``after`` against a RUNNING job whose ownership
+        record is ``before``'s (its definition and statements), exactly as after a successful apply.
+        When the configured ``flink.upgrade_mode`` blocks the change, the first mode that plan
+        accepts (savepoint, then stateless) is the setting to change first.
+        """
+        running_as = pipeline_of(before)
+        record = _AppliedRecord(before.checksum, record_attributes(before, "running", running_as))
+        state_compatible = _compatibility(after, record, running_as) is None
+        configured = FlinkJobPlanner().plan(after, _running(running_as, after), record)
+        setting, outcome = None, configured
+        if _blocker(configured) is not None:
+            for mode in [m for m in (SAVEPOINT, STATELESS) if m != mode_of(after)]:
+                trial = FlinkJobPlanner().plan(_with_mode(after, mode), _running(running_as, after), record)
+                if _blocker(trial) is None:
+                    setting, outcome = f"flink.upgrade_mode: {mode}", trial
+                    break
+        return _advice(after, outcome, configured, setting, state_compatible)
+
+
+class _AppliedRecord:
+    """The ownership record a successful apply of ``before`` leaves (the attributes ``plan`` reads)."""
+
+    def __init__(self, checksum: str, attributes: dict[str, Any]) -> None:
+        self.artifact_checksum = checksum
+        self.attributes = attributes
+
+
+def _running(name: str, artifact: Artifact) -> Observation:
+    # A running job retains a checkpoint on cancel when checkpointing is on (jobs streamt submits retain).
+    checkpoints = "execution.checkpointing.interval" in (artifact.spec.get("settings") or {})
+    view = {"name": name, "state": "RUNNING", "job_id": "running", "live_jobs": 1, "retained_checkpoint": checkpoints}
+    return Observation(PRESENT, view, assumed=True)
+
+
+def _with_mode(artifact: Artifact, mode: str) -> Artifact:
+    spec = {**artifact.spec, "lifecycle": {**(artifact.spec.get("lifecycle") or {}), "upgrade_mode": mode}}
+    return attrs.evolve(artifact, spec=spec)
+
+
+def _blocker(planned: list[Any]) -> SafetyBlocker | None:
+    return next((p for p in planned if isinstance(p, SafetyBlocker)), None)
+
+
+_WORKFLOWS = {
+    SAVEPOINT: "stop the job with a savepoint and start the new SQL from it",
+    LAST_STATE: "cancel the job and resubmit the new SQL from its latest retained checkpoint",
+    STATELESS: "cancel the job and start the new SQL from scratch: its state is dropped",
+}
+
+
+def _advice(
+    after: Artifact, outcome: list[Any], configured: list[Any], setting: str | None, state_compatible: bool
+) -> Advice:
+    action = next(p for p in outcome if not isinstance(p, SafetyBlocker))
+    blocker = _blocker(outcome)
+    first = _blocker(configured)
+    upgrade = action.evidence.get("upgrade") or {}
+    mode = upgrade.get("mode") or action.evidence.get("upgrade_mode")
+    if action.action == NOOP:
+        return Advice(
+            kind=after.kind,
+            identity=after.identity,
+            workflow=None,
+            description="the job's definition is unchanged: nothing is redeployed",
+            summary="no job change (only its upgrade policy)",
+            upgrade_mode=mode,
+            state_compatible=True,
+        )
+    if blocker is not None:
+        return Advice(
+            kind=after.kind,
+            identity=after.identity,
+            workflow="flink_upgrade_blocked",
+            description="plan refuses this change (E417) as the project is configured",
+            summary=blocker.message,
+            blocked=True,
+            reason=blocker.reason,
+            upgrade_mode=mode,
+            state_compatible=state_compatible,
+        )
+    force = "force" in action.evidence.get("requires", ())
+    commands = ("streamt plan --out PLAN.json", "streamt apply --plan PLAN.json" + (" --force" if force else ""))
+    summary = action.summary
+    if first is not None:
+        summary = f"blocked as configured ({first.reason}: {first.message}); with {setting}: {summary}"
+    return Advice(
+        kind=after.kind,
+        identity=after.identity,
+        workflow=f"flink_{str(mode).replace('-', '_')}_upgrade",
+        description=_WORKFLOWS.get(str(mode), summary) + " (a reviewed `streamt plan --out` / `streamt apply --plan`)",
+        summary=summary,
+        blocked=first is not None,
+        reason=first.reason if first is not None else None,
+        setting=setting,
+        upgrade_mode=mode,
+        state_compatible=state_compatible,
+        commands=commands,
+    )
 
 
 def _attributes(record: Any) -> dict[str, Any]:

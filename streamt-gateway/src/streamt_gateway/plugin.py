@@ -4,7 +4,8 @@ Registered through the ``streamt`` entry-point group. Compiles ``virtual_topic``
 Gateway rule artifacts. "No Gateway configured" (E201) is the declaration check of its
 ``runtime.conduktor`` section; ``streamt_validate`` reports what only it knows: a filter Gateway
 cannot evaluate (W201), an alias without exactly one upstream (E501), a mask method Gateway has no
-rule for (W131, its own code) and a mask on a column the upstream does not produce (E436).
+rule for (W131, its own code) and a mask on a column the upstream does not produce (E436). It also
+owns the ``lifecycle.gateway_rule_removals`` tombstone (``tombstone``, ``removal``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,13 @@ def streamt_error_codes() -> list[ErrorCode]:
     from streamt_gateway.codes import MASK_NOT_APPLICABLE
 
     return [MASK_NOT_APPLICABLE]
+
+
+@hookimpl
+def streamt_removal_kinds() -> list[Any]:
+    from streamt_gateway.tombstone import REMOVAL
+
+    return [REMOVAL]
 
 
 @hookimpl

@@ -11,34 +11,29 @@ same two collections as for rules and decides against the prior ``gateway_rule``
 
 Apply deletes exactly the owned interceptors the plan saw and then the alias, after re-reading both
 collections and finding them unchanged; absence is then confirmed a bounded number of times. Once
-a DELETE was sent, anything but proof of absence is ``unknown``: recovery must look.
+a DELETE was sent, anything but proof of absence is ``unknown``: recovery must look. The planner
+and deployer parametrise ``streamt.sdk.RemovalPlanner``/``RemovalDeployer``.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
 from streamt.sdk import (
     ABSENT,
-    CANDIDATE,
-    DELETE,
     FAILED,
     KIND_GATEWAY_RULE,
     KIND_GATEWAY_RULE_REMOVAL,
-    NOOP,
-    OK,
     PRESENT,
-    PRIOR,
-    TOMBSTONE_FULFILLED,
     UNKNOWN,
     Action,
     Artifact,
     Observation,
     Outcome,
-    SafetyBlocker,
+    RemovalDeployer,
+    RemovalPlanner,
     StreamtError,
     canonical_json,
     sha256_checksum,
@@ -47,10 +42,6 @@ from streamt.sdk import (
 from streamt_gateway.client import GatewayClient, MaybeSent
 from streamt_gateway.deployers import interceptor_path
 from streamt_gateway.live import client_for, desired_aggregate, endpoint_digest, fingerprint, live_aggregate
-
-ABSENCE_CHECKS, ABSENCE_DELAY_SECONDS = 5, 0.5
-DRIFT = "gateway_rule_removal_drift"
-UNOWNED = "gateway_rule_removal_ownership_required"
 
 
 def prior_spec(artifact: Artifact) -> dict[str, Any]:
@@ -101,79 +92,49 @@ def _exact(artifact: Artifact, observation: Observation) -> bool:
     return observation.status == PRESENT and spec.get("fingerprint") == fingerprint(desired)
 
 
-class GatewayRuleRemovalPlanner:
+class GatewayRuleRemovalPlanner(RemovalPlanner):
     kinds = (KIND_GATEWAY_RULE_REMOVAL,)
+    noun = "Gateway rule"
 
-    def plan(self, artifact: Artifact, observation: Observation, record: Any = None) -> list[Any]:
-        name = artifact.identity
-        if observation.status not in (ABSENT, PRESENT):
-            raise ValueError(f"cannot plan the removal of {name} from a {observation.status} observation")
-        if record is None:
-            if observation.status == ABSENT:
-                return [Action.for_artifact(NOOP, artifact, TOMBSTONE_FULFILLED, observation)]
-            return [self._blocked(artifact, UNOWNED, "exists live but streamt has no ownership record for it")]
+    def record_problem(self, artifact: Artifact, record: Any) -> str | None:
         alias = prior_spec(artifact)["virtualTopic"]
         if (record.kind, record.identity, record.artifact_checksum) != (
             KIND_GATEWAY_RULE,
             alias,
             prior_checksum(artifact),
         ):
-            return [self._blocked(artifact, DRIFT, "is not the rule the ownership record holds")]
-        if observation.status == ABSENT:
-            return [self._blocked(artifact, DRIFT, "is recorded as owned but absent live")]
-        if not _exact(artifact, observation):
-            return [self._blocked(artifact, DRIFT, "differs live from the prior artifact of the tombstone")]
+            return "is not the rule the ownership record holds"
+        return None
+
+    def live_problem(self, artifact: Artifact, observation: Observation, record: Any) -> str | None:
+        return None if _exact(artifact, observation) else "differs live from the prior artifact of the tombstone"
+
+    def binding(self, artifact: Artifact, observation: Observation, record: Any) -> dict[str, Any]:
         spec = observation.spec or {}
-        binding = {
-            "rule": name,
-            "alias": alias,
+        return {
+            "rule": artifact.identity,
+            "alias": prior_spec(artifact)["virtualTopic"],
             "endpoint": spec["endpoint"],
             "prior_artifact_checksum": record.artifact_checksum,
             "current_fingerprint": spec["fingerprint"],
             "desired_absence_fingerprint": absence_fingerprint(spec["vCluster"]),
         }
-        summary = f"delete alias {binding['alias']} and {len(spec['aggregate']['interceptors'])} owned interceptor(s)"
-        return [
-            Action.for_artifact(
-                DELETE, artifact, summary, observation, requires=["reviewed_plan", "force"], removal=binding
-            )
-        ]
 
-    @staticmethod
-    def _blocked(artifact: Artifact, reason: str, why: str) -> SafetyBlocker:
-        return SafetyBlocker(
-            reason, artifact.kind, artifact.identity, f"Gateway rule '{artifact.identity}' {why}; nothing is deleted."
-        )
+    def summary(self, artifact: Artifact, observation: Observation, binding: dict[str, Any]) -> str:
+        owned = len((observation.spec or {})["aggregate"]["interceptors"])
+        return f"delete alias {binding['alias']} and {owned} owned interceptor(s)"
 
-    def classify_recovery(
-        self,
-        resolution: str,
-        intent: dict[str, Any],
-        outcomes: list[str],
-        evidence: list[dict[str, Any]],
-        observation: Observation,
-        artifact: Artifact,
-    ) -> str | None:
-        """Deleted (absent) is the candidate; exactly the prior rule still live is the prior state."""
-        if observation.status == ABSENT:
-            return None if resolution == "rolled_back" else CANDIDATE
-        if _exact(artifact, observation):
-            return PRIOR
-        return None
+    def is_prior(self, artifact: Artifact, observation: Observation, evidence: list[dict[str, Any]]) -> bool:
+        """Exactly the prior rule still live."""
+        return _exact(artifact, observation)
 
 
 @attrs.define
-class GatewayRuleRemovalDeployer:
+class GatewayRuleRemovalDeployer(RemovalDeployer):
     runtime: Any
     kinds = (KIND_GATEWAY_RULE_REMOVAL,)
-    max_batch = 1
 
-    def apply(self, action: str, pairs: Sequence[tuple[Action, Artifact]]) -> dict[str, Outcome]:
-        return {planned.identity: self._one(action, planned, artifact) for planned, artifact in pairs}
-
-    def _one(self, verb: str, action: Action, artifact: Artifact) -> Outcome:
-        if verb != DELETE:
-            return Outcome(FAILED, f"Unsupported{verb.title()}")
+    def delete(self, action: Action, artifact: Artifact, journal: Any) -> Outcome:
         try:
             client = client_for(self.runtime)
             before = observe_all(client, [artifact])[artifact.identity]
@@ -198,19 +159,6 @@ class GatewayRuleRemovalDeployer:
                 refused = 400 <= status < 500 and status not in (404, 408)
                 return Outcome(FAILED if refused and not sent else UNKNOWN, f"HTTP{status}")
             sent = True
-        return self._confirm_absent(client, artifact)
-
-    @staticmethod
-    def _confirm_absent(client: GatewayClient, artifact: Artifact) -> Outcome:
-        for attempt in range(ABSENCE_CHECKS):
-            try:
-                if observe_all(client, [artifact])[artifact.identity].status == ABSENT:
-                    return OK
-            except (StreamtError, MaybeSent):
-                pass
-            if attempt + 1 < ABSENCE_CHECKS:
-                time.sleep(ABSENCE_DELAY_SECONDS)
-        return Outcome(UNKNOWN, "AbsenceNotProved")
-
-    def rollback(self, action: Action, artifact: Artifact) -> bool:
-        return False  # a delete is never undone automatically
+        return self.confirm_absent(
+            lambda: observe_all(client, [artifact])[artifact.identity].status == ABSENT, (StreamtError, MaybeSent)
+        )

@@ -37,6 +37,7 @@ from streamt.sdk import (
     PRESENT,
     UPDATE,
     Action,
+    Advice,
     Artifact,
     Codes,
     Observation,
@@ -258,6 +259,75 @@ class KafkaStreamsPlanner:
             suggestion="save it as a format-6 plan with `streamt plan --out FILE`, review it, then run "
             "`streamt apply --plan FILE` (the reviewed replacement)",
         )
+
+    @staticmethod
+    def runtime_identity(artifact: Artifact) -> dict[str, str | None]:
+        """The runner as it runs: its application id (also its consumer group), start offset and output."""
+        spec = artifact.spec
+        return {
+            "name": spec.get("application_id"),
+            "group": spec.get("application_id"),
+            "start": (spec.get("runtime") or {}).get("initial_offset"),
+            "writes": spec.get("output_topic"),
+        }
+
+    def advise(self, before: Artifact, after: Artifact) -> Advice:
+        """What ``plan`` does when the runner created from ``before`` runs and ``after`` replaces it.
+
+        The decision is ``plan``'s own: ``after`` planned against one running container created
+        from ``before`` (a verified definition, generation 1, its ownership record), as after a
+        successful apply. Only a predicate-only change is a reviewed replacement; anything else is
+        blocked and never forceable.
+        """
+        row = {"id": "running", "state": "running", "checksum": before.checksum}
+        definition = {
+            "verified": True,
+            "spec": before.spec,
+            "volumes": [before.spec.get("state_volume")],
+            "image": (before.spec.get("runtime") or {}).get("image"),
+            "generation": 1,
+        }
+        observation = Observation(PRESENT, {"containers": [row], "definition": definition}, assumed=True)
+        record = _AppliedRecord(before.checksum)
+        planned = self.plan(after, observation, record)
+        blocker = next((p for p in planned if isinstance(p, SafetyBlocker)), None)
+        if blocker is None:  # noop: the runner is unchanged
+            return Advice(
+                kind=after.kind,
+                identity=after.identity,
+                workflow=None,
+                description="the runner's definition is unchanged: nothing is replaced",
+                summary="no runner change",
+            )
+        if blocker.reason == REVIEWED_REASON:
+            return Advice(
+                kind=after.kind,
+                identity=after.identity,
+                workflow="kafka_streams_replacement",
+                description="reviewed Kafka Streams runner replacement: the same application id, volume and "
+                "offsets; a new container generation",
+                summary="predicate-only change: a reviewed replacement (a format-6 plan)",
+                state_compatible=True,
+                commands=("streamt plan --out PLAN.json", "streamt apply --plan PLAN.json"),
+            )
+        return Advice(
+            kind=after.kind,
+            identity=after.identity,
+            workflow="kafka_streams_replacement_blocked",
+            description="plan refuses this runner change (E417, never forceable): only predicates may change",
+            summary=blocker.message,
+            blocked=True,
+            reason=blocker.reason,
+            state_compatible=False,
+        )
+
+
+class _AppliedRecord:
+    """The ownership record a successful create of a runner leaves (what ``plan`` reads of it)."""
+
+    def __init__(self, checksum: str) -> None:
+        self.artifact_checksum = checksum
+        self.attributes: dict[str, Any] = {"generation": 1}
 
 
 def _blocked(

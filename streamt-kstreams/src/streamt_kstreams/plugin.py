@@ -6,6 +6,8 @@ Registered through the ``streamt`` entry-point group. Compiles ``topic`` models 
 E208 for a model without it); ``streamt_validate`` reports SQL outside the runner subset (E501).
 ``runtime build`` builds the runner image; online plans observe runner containers on Docker by
 their ownership labels, and apply creates them (``online``, ``deploy``).
+It also owns the ``init --executor kafka_streams`` starter (``starter``) and plan format 6, the
+reviewed replacement field of the plan file (``planfile``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from streamt.sdk import Materialization, hookimpl
 
 if TYPE_CHECKING:
-    from streamt.sdk import Deployer, Observer, Planner, Runtime
+    from streamt.sdk import Deployer, InitStarter, Observer, PlanFileExtension, Planner, Runtime
 
 # name -> (import path, the command's help). Command modules are imported only when the command
 # runs (or its own --help is asked for): `streamt --help` pays for none of them.
@@ -35,6 +37,20 @@ _STATE_COMMANDS = {
         "Continue one interrupted Kafka Streams replacement (same plan file and operation UUID).",
     ),
 }
+
+
+@hookimpl
+def streamt_init_starters() -> list[InitStarter]:
+    from streamt_kstreams.starter import STARTER
+
+    return [STARTER]
+
+
+@hookimpl
+def streamt_plan_file_extensions() -> list[PlanFileExtension]:
+    from streamt_kstreams.planfile import EXTENSION
+
+    return [EXTENSION]
 
 
 @hookimpl

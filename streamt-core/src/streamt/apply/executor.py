@@ -28,7 +28,6 @@ from streamt.apply.outcome import DONE, UNKNOWN, Outcome
 from streamt.artifacts import Artifact
 from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
-from streamt.kind_names import KIND_CONNECTOR_REMOVAL
 from streamt.kinds import KindTable
 from streamt.log import executor_step
 from streamt.plan.model import CREATE, DELETE, UPDATE, Action, Plan
@@ -289,8 +288,8 @@ def _fail(
         if undone:
             rolled_back.append(action.identity)
     _index, action, outcome = bad[0]
-    # A connector DELETE that did not prove its outcome is its own code; never retried or undone.
-    code = Codes.E428_CONNECTOR_REMOVAL_DRIFT if action.kind == KIND_CONNECTOR_REMOVAL else Codes.E407_DEPLOY_ERROR
+    # A deployer may name its own code for a failed action (a removal whose DELETE proved nothing).
+    code = getattr(deployers.get(action.kind), "failure_code", None) or Codes.E407_DEPLOY_ERROR
     control = record.backend.mark_recovery_required(control, code.code)
     boundary()
     what = "was refused" if outcome.status == "failed" else "has an unknown outcome"

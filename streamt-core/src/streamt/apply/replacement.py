@@ -1,9 +1,10 @@
-"""Reviewed runtime replacements (format-6 plans): eligibility, the binding, and apply's entry.
+"""Reviewed runtime replacements (extended plan files, format 6 ...): eligibility, the binding, and apply's entry.
 
 A planner marks a replacement it can coordinate with an ``update`` whose evidence carries
 ``replacement`` plus a ``*_reviewed_replacement`` safety blocker (and one it refuses with
 ``replacement_ineligible``: the reason, which ``plan`` reports as ``eligible: false``), so generic apply refuses it
-(``E417``) however it is invoked. ``plan`` saves format 6 only when that action is the sole
+(``E417``) however it is invoked. ``plan`` saves the plan-file extension of the action's kind
+(``streamt_plan_file_extensions``: format 6 for a Kafka Streams runner) only when that action is the sole
 mutation and the blocker the sole blocker of the full project; the kind's deployer then binds the
 remaining live facts (``prepare_replacement``: committed offset lower bounds). ``apply --plan`` of
 such a file hands the verified plan to the deployer's coordinator (``replace``) instead of the
@@ -22,7 +23,7 @@ from streamt.compile import validate_and_compile
 from streamt.errors import Codes, StreamtError
 from streamt.plan.engine import project_bindings
 from streamt.plan.model import Action, Plan
-from streamt.plan.planfile import REPLACEMENT_KEY, ReviewedPlan
+from streamt.plan.planfile import ReviewedPlan, extension_for
 from streamt.project.loader import load_project
 from streamt.result import Result
 from streamt.runlineage.lifecycle import begin_hook, guarded
@@ -64,8 +65,10 @@ def next_commands(project: Any, out: str) -> list[str]:
 
 def prepare(
     project: Any, plan: Plan, out: str | None, deployers: Callable[[], Any]
-) -> tuple[dict[str, Any] | None, Any]:
-    """``(binding or None, JSON kafka_streams_replacement field)`` for a ``plan`` command.
+) -> tuple[str, dict[str, Any] | None, dict[str, Any]] | tuple[None, None, None]:
+    """``(plan-file field, binding or None, JSON field)`` for a ``plan`` command; ``(None, None, None)``
+    when the plan offers no reviewed replacement. The field is the plan-file extension of the
+    candidate's kind (``kafka_streams_replacement``: format 6).
 
     A preparation failure (the deployer cannot bind its live facts) raises before any file is written.
     """
@@ -73,21 +76,21 @@ def prepare(
     if action is None:
         # A planner that refuses a replacement says why (``replacement_ineligible``), as the runner docs promise.
         refused = next((a for a in plan.actions if "replacement_ineligible" in a.evidence), None)
-        if refused is None:
-            return None, None
+        extension = extension_for(refused.kind) if refused is not None else None
+        if refused is None or extension is None:
+            return None, None, None
         why = str(refused.evidence["replacement_ineligible"])
-        return None, {"eligible": False, "saved": False, "reason": why, "next_commands": []}
+        return extension.key, None, {"eligible": False, "saved": False, "reason": why, "next_commands": []}
+    extension = extension_for(action.kind)
+    if extension is None:
+        raise _no_coordinator(action.kind)
     reason = ineligible_reason(plan, action)
     if reason is not None:
-        return None, {"eligible": False, "saved": False, "reason": reason, "next_commands": []}
-    replacement = dict(action.evidence["replacement"])
+        return extension.key, None, {"eligible": False, "saved": False, "reason": reason, "next_commands": []}
     deployer = deployers().get(action.kind)
     if not isinstance(deployer, ReplacementPreparingDeployer):
-        raise StreamtError(
-            Codes.E904_NOT_IMPLEMENTED,
-            f"No installed plugin coordinates a reviewed replacement of {action.kind} artifacts.",
-            "Install the provider plugin of this kind.",
-        )
+        raise _no_coordinator(action.kind)
+    replacement = dict(action.evidence["replacement"])
     position = plan.actions.index(action)
     binding = {
         **replacement,
@@ -102,7 +105,7 @@ def prepare(
         "identity": action.identity,
         "next_commands": next_commands(project, out) if out is not None else ["streamt plan --out FILE"],
     }
-    return binding, field
+    return extension.key, binding, field
 
 
 def replacement_text(field: dict[str, Any]) -> str:
@@ -148,10 +151,23 @@ def require_sole_replacement(reviewed: ReviewedPlan, plan: Plan) -> Action:
     if bound != action.evidence["replacement"] or binding.get("action", {}).get("identity") != action.identity:
         raise StreamtError(
             Codes.E408_PLAN_FILE_INVALID,
-            f"The '{REPLACEMENT_KEY}' binding of '{reviewed.path}' does not match its own action.",
+            f"The '{_field(reviewed)}' binding of '{reviewed.path}' does not match its own action.",
             "Regenerate it with: streamt plan --out PATH, review it, then apply that file.",
         )
     return action
+
+
+def _no_coordinator(kind: str) -> StreamtError:
+    return StreamtError(
+        Codes.E904_NOT_IMPLEMENTED,
+        f"No installed plugin coordinates a reviewed replacement of {kind} artifacts.",
+        "Install the provider plugin of this kind.",
+    )
+
+
+def _field(reviewed: ReviewedPlan) -> str:
+    extension = reviewed.extension
+    return extension[0] if extension is not None else "replacement"
 
 
 def require_receipts(backend: Any) -> None:
@@ -197,11 +213,7 @@ def apply_replacement(
     binding = {**(reviewed.replacement or {}), "plan_checksum": reviewed.document["integrity"]["checksum"]}
     deployer = deployers.get(action.kind)
     if not isinstance(deployer, ReplacingDeployer):
-        raise StreamtError(
-            Codes.E904_NOT_IMPLEMENTED,
-            f"No installed plugin coordinates a reviewed replacement of {action.kind} artifacts.",
-            "Install the provider plugin of this kind.",
-        )
+        raise _no_coordinator(action.kind)
     require_receipts(backend)
     if dry_run:
         results = tuple((a, "would replace" if a is action else "unchanged") for a in plan.actions)
@@ -221,7 +233,7 @@ def apply_replacement(
         run.finish(COMPLETE)
     results = tuple((a, "replaced" if a is action else "unchanged") for a in plan.actions)
     report = ApplyReport(results, replaced["operation_id"], replaced["serial"], replaced["state_checksum"])
-    data = {**apply_data(plan, results, report, reviewed.path), REPLACEMENT_KEY: replaced}
+    data = {**apply_data(plan, results, report, reviewed.path), _field(reviewed): replaced}
     text = (
         f"Replaced runner {action.identity}: candidate {str(replaced['candidate_container_id'])[:12]} is RUNNING; "
         f"state serial {replaced['serial']}."

@@ -20,7 +20,7 @@ from typing import Any
 from streamt.artifacts import canonical_json
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import Plan, StateReference
-from streamt.plan.planfile import REPLACEMENT_KEY, ReviewedPlan, plan_document
+from streamt.plan.planfile import ReviewedPlan, plan_document
 
 
 def _stale(what: str, path: str) -> StreamtError:
@@ -48,14 +48,15 @@ def verify_state(reviewed: ReviewedPlan, status: dict[str, Any]) -> None:
 
 
 def verify_replan(reviewed: ReviewedPlan, fresh: Plan) -> None:
-    # A format-6 file is checked against the same fresh format-5 body; its replacement binding (whose
+    # An extended (format-6) file is checked against the same fresh body; its replacement binding (whose
     # offsets are lower bounds, not equalities) is verified by the replacement coordinator.
-    document = plan_document(fresh, reviewed.replacement)
+    extension = reviewed.extension
+    document = plan_document(fresh, extension)
+    skipped = ("integrity", extension[0] if extension is not None else "integrity")
     drifted = sorted(
         key
         for key in set(document) | set(reviewed.document)
-        if key not in ("integrity", REPLACEMENT_KEY)
-        and canonical_json(document.get(key)) != canonical_json(reviewed.document.get(key))
+        if key not in skipped and canonical_json(document.get(key)) != canonical_json(reviewed.document.get(key))
     )
     if drifted:
         raise _stale("live infrastructure or the plan drifted (" + ", ".join(drifted) + ")", reviewed.path)

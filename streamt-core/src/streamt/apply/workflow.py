@@ -35,7 +35,7 @@ from streamt.plan.planfile import ReviewedPlan, read_plan_file, require_authoriz
 from streamt.plan.tombstones import (
     refuse_reviewed_dry_run,
     refuse_unfulfilled,
-    require_connector_removal_backend,
+    require_shared_state,
     with_tombstones,
 )
 from streamt.plugins import Plugins, get_plugins
@@ -88,7 +88,7 @@ def apply_project(options: ApplyOptions) -> Result:
     project, compiled = prepared.project, prepared.compiled
     check_observable(project, prepared.selected if prepared.selected is not None else compiled.artifacts, plugins)
     backend = open_backend(project, WRITE)
-    require_connector_removal_backend(compiled.artifacts, backend)  # E420 before the lock or Connect
+    require_shared_state(compiled.artifacts, backend, plugins)  # E420 before the lock or any service
     warnings = prepared.warnings + local_state_warning(backend)
     with backend.operation_lock():
         plan = replan(prepared, backend, plugins)

@@ -21,9 +21,9 @@ from streamt.result import Result
 @click.option(
     "--fail-on",
     "fail_on",
-    type=click.Choice(["breaking", "operational", "any"]),
+    type=click.Choice(["operational", "breaking", "security", "any"]),
     default=None,
-    help="Exit 1 when a change at this level (or worse) is found: for CI gates.",
+    help="Exit 1 when a change at this level (or worse: operational < breaking < security) is found: for CI gates.",
 )
 def impact_command(
     project_dir: str,

@@ -1,17 +1,24 @@
-"""``streamt init``: scaffold mode (a minimal project that validates cleanly), or ``--discover`` (see discovery)."""
+"""``streamt init``: scaffold mode (a minimal project that validates cleanly), or ``--discover`` (see discovery).
+
+``--executor flink`` (the default) writes core's scaffold; every other ``--executor`` value is a
+plugin's starter (``streamt_init_starters``: the Kafka Streams starter is streamt-kstreams'),
+whose options ``init`` lists after ``--executor`` and whose files it writes.
+"""
 
 from __future__ import annotations
 
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import click
 
+from streamt import kinds
 from streamt.cli.options import quiet_option
-from streamt.commands.init_kafka_streams import KAFKA_STREAMS_SUPPORT, starter_files
 from streamt.errors import Codes, StreamtError
 from streamt.gitignore import with_gitignore
+from streamt.plugins import get_plugins
 from streamt.project.json_schema import with_editor_schemas
 from streamt.result import Result
 
@@ -68,59 +75,50 @@ models:
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
-@click.command("init")
+SCAFFOLD = "flink"  # core's own scaffold; any other --executor is a plugin's starter
+
+
+def _starters() -> dict[str, Any]:
+    return {name: s for name, s in kinds.init_starters(get_plugins()).items() if name != SCAFFOLD}
+
+
 @click.option("--project-dir", "-p", default=".", type=click.Path(file_okay=False), help="Directory to initialize.")
 @click.option("--project-name", default=None, help="Project name (default: directory name).")
 @click.option("--force", is_flag=True, help="Overwrite existing project files.")
 @click.option("--dry-run", is_flag=True, help="Show what would be created without writing.")
 @click.option("--discover", is_flag=True, help="Discover sources from existing Kafka infrastructure.")
-@click.option("--executor", type=click.Choice(["flink", "kafka_streams"]), default="flink", show_default=True)
-@click.option("--runner-image", default=None, help="Immutable runner image ID or digest (Kafka Streams starter).")
-@click.option(
-    "--docker-network", default=None, help="Local Docker bridge network for the runner (Kafka Streams starter)."
-)
-@click.option("--kafka-internal", default=None, help="Broker addresses the runner container reaches.")
-@click.option(
-    "--initial-offset",
-    type=click.Choice(["earliest", "latest"]),
-    default=None,
-    help="Initial position of a fresh Kafka Streams application only (default: earliest).",
-)
 @click.option("--kafka", default=None, help="Kafka bootstrap servers (with --discover).")
 @click.option("--schema-registry", default=None, help="Schema Registry URL (with --discover; extracts columns).")
 @click.option("--include", multiple=True, help="Include only topics matching a glob (with --discover).")
 @click.option("--exclude", multiple=True, help="Exclude topics matching a glob (with --discover).")
 @quiet_option
-def init(
+def _init(
     project_dir: str,
     project_name: str | None,
     force: bool,
     dry_run: bool,
     discover: bool,
     executor: str,
-    runner_image: str | None,
-    docker_network: str | None,
-    kafka_internal: str | None,
-    initial_offset: str | None,
     kafka: str | None,
     schema_registry: str | None,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     quiet: bool,
+    **starter_options: Any,
 ) -> Result:
     """Initialize a new streamt project."""
-    streams_options = [runner_image, docker_network, kafka_internal, initial_offset]
-    if executor == "kafka_streams" and discover:
+    starter = _starters().get(executor)
+    if starter is not None and discover:
         raise StreamtError(
             Codes.E900_USAGE_ERROR,
-            "The Kafka Streams starter cannot be combined with --discover.",
+            f"The {starter.title} cannot be combined with --discover.",
             "Import the existing topic with `streamt import` into a starter project instead.",
         )
-    if executor != "kafka_streams" and any(v is not None for v in streams_options):
-        raise StreamtError(
-            Codes.E900_USAGE_ERROR,
-            "--runner-image/--docker-network/--kafka-internal/--initial-offset need --executor kafka_streams.",
-        )
+    for name, other in _starters().items():
+        given = {o.name: o for o in other.options()}
+        if name != executor and any(starter_options.get(key) is not None for key in given):
+            flags = "/".join(o.opts[0] for o in given.values())
+            raise StreamtError(Codes.E900_USAGE_ERROR, f"{flags} need --executor {name}.")
     root = Path(project_dir)
     name = project_name or _name_of(root.resolve().name)
     if not _NAME.match(name):
@@ -148,10 +146,9 @@ def init(
         "sources/events.yml": _SOURCES,
         "models/events.yml": _MODELS,
     }
-    if executor == "kafka_streams":
-        files = starter_files(
-            name, image=runner_image, network=docker_network, internal=kafka_internal, offset=initial_offset
-        )
+    if starter is not None:
+        own = {o.name for o in starter.options()}
+        files = starter.files(name, **{k: v for k, v in starter_options.items() if k in own})
     files = with_gitignore(root, with_editor_schemas(files))
     existing = sorted(p for p in files if (root / p).exists())
     if existing and not force:
@@ -166,9 +163,25 @@ def init(
     verb = "Would create" if dry_run else "Created"
     text = "\n".join([f"{verb} project '{name}' in {root}"] + [f"  {p}" for p in files])
     data = {"project": name, "directory": str(root), "files": list(files), "dry_run": dry_run}
-    if executor == "kafka_streams":
-        data["support"] = KAFKA_STREAMS_SUPPORT
+    if starter is not None:
+        data.update(starter.data)
     return Result("init", data=data, text=text)
+
+
+def _command() -> click.Command:
+    """``init`` with ``--executor`` (core's scaffold and every starter) and each starter's options after it."""
+    starters = _starters()
+    command = click.command("init")(_init)
+    executor = click.Option(
+        ["--executor"], type=click.Choice([SCAFFOLD, *starters]), default=SCAFFOLD, show_default=True
+    )
+    after = [executor, *(option for starter in starters.values() for option in starter.options())]
+    position = next(i for i, p in enumerate(command.params) if p.name == "discover") + 1
+    command.params[position:position] = after
+    return command
+
+
+init = _command()
 
 
 def _name_of(directory: str) -> str:

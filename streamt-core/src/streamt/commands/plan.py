@@ -43,17 +43,17 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
         warnings += local_state_warning(backend)
         plan, operation_status = plan_online(loaded.project, loaded.compiled, backend, plugins=plugins)
     # A sole reviewed runner replacement binds its live facts now; failing that, nothing is written.
-    binding, replacement = (None, None)
-    if not offline:
-        binding, replacement = prepare(
-            loaded.project, plan, out, lambda: deployers_by_kind(plugins, loaded.project.runtime)
-        )
+    field, binding, replacement = (
+        (None, None, None)
+        if offline
+        else prepare(loaded.project, plan, out, lambda: deployers_by_kind(plugins, loaded.project.runtime))
+    )
     if out is not None:
-        write_plan_file(plan, Path(out), binding)
+        write_plan_file(plan, Path(out), (field, binding) if field is not None and binding is not None else None)
     data = plan_data(plan, out, operation_status)
     text = plan_text(plan, out)
-    if replacement is not None:
-        data["kafka_streams_replacement"] = replacement
+    if field is not None and replacement is not None:
+        data[field] = replacement
         text += "\n" + replacement_text(replacement)
     return Result(
         "plan",

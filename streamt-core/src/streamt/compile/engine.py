@@ -3,8 +3,8 @@
 Core knows no materialization and no artifact kind. It checks that some installed plugin declares
 each materialization and executor a project uses, sends each declaration to the
 ``streamt_compile`` of the plugins that registered a kind it produces (``streamt.artifact_kinds``),
-adds the removal artifacts of lifecycle tombstones itself, refuses collisions and returns one
-ordered, immutable ``CompiledProject``.
+adds the removal artifacts of ``lifecycle`` tombstones (each list compiled by the plugin that
+registered its key), refuses collisions and returns one ordered, immutable ``CompiledProject``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from streamt.artifact_kinds import MATERIALIZATION_USES, ArtifactKinds, artifact
 from streamt.artifacts import Artifact
 from streamt.compile.order import artifact_order, declaration_order
 from streamt.errors import Codes, Diagnostic, StreamtError
-from streamt.kind_names import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
+from streamt.project.lifecycle import tombstone_artifacts
 from streamt.untrusted import exception_name
 
 
@@ -77,7 +77,9 @@ def compile_project(project: Any, plugins: Any = None, declarations: list[Any] |
             if impl.plugin_name in compilers:
                 artifacts.extend(_call(impl, kwargs, declaration, problems))
     if declarations is None:
-        artifacts.extend(tombstone_artifacts(project))
+        tombstones, missing = tombstone_artifacts(project, plugins)
+        artifacts.extend(tombstones)
+        problems.extend(missing)
     problems.extend(_collisions(artifacts))
     if problems:
         raise StreamtError.from_diagnostics(problems)
@@ -160,28 +162,6 @@ def capability_problems(project: Any, plugins: Any, walk: list[Any]) -> list[Dia
                 )
             )
     return problems
-
-
-def tombstone_artifacts(project: Any) -> list[Artifact]:
-    """Removal artifacts for ``lifecycle`` tombstones; core owns them (dsl.md section 15)."""
-    lifecycle = project.lifecycle
-    artifacts = []
-    for rule in lifecycle.gateway_rule_removals:
-        prior = rule.prior_artifact
-        spec = {
-            "logical_owner": rule.logical_owner,
-            "prior_artifact": {
-                "interceptors": [dict(i) for i in prior.interceptors],
-                "name": prior.name,
-                "physicalTopic": prior.physicalTopic,
-                "virtualTopic": prior.virtualTopic,
-            },
-        }
-        artifacts.append(Artifact(KIND_GATEWAY_RULE_REMOVAL, rule.logical_owner, prior.name, spec))
-    for connector in lifecycle.connector_removals:
-        spec = {"cluster": connector.cluster, "logical_owner": connector.logical_owner, "name": connector.name}
-        artifacts.append(Artifact(KIND_CONNECTOR_REMOVAL, connector.logical_owner, connector.name, spec))
-    return artifacts
 
 
 def _collisions(artifacts: list[Artifact]) -> list[Diagnostic]:

@@ -1,9 +1,11 @@
 """The values of a comparison: one ``FieldChange`` per changed fact, grouped per resource.
 
 Classifications, from least to most severe: ``non-breaking`` (a consumer keeps working),
-``operational`` (someone must run a named workflow before or while applying) and ``breaking``
-(a consumer can stop working). ``flows`` marks changes that alter what downstream readers receive
-(records, schema, key or topic), which is what the downstream closure follows; metadata-only
+``operational`` (someone must run a named workflow before or while applying), ``breaking``
+(a consumer can stop working) and ``security`` (data or access is exposed more than before: a mask
+removed or weakened, a classification changed, access widened, a secret moved into plain config).
+``flows`` marks changes that alter what downstream readers receive (records, schema, key or
+topic), which is what the downstream closure follows; metadata-only
 changes (descriptions, owners, tags, tests) stay with their resource.
 """
 
@@ -16,7 +18,8 @@ import attrs
 NON_BREAKING = "non-breaking"
 OPERATIONAL = "operational"
 BREAKING = "breaking"
-LEVELS = (NON_BREAKING, OPERATIONAL, BREAKING)
+SECURITY = "security"
+LEVELS = (NON_BREAKING, OPERATIONAL, BREAKING, SECURITY)
 
 
 def rank(classification: str) -> int:
@@ -29,7 +32,8 @@ def highest(classifications: list[str] | tuple[str, ...]) -> str | None:
 
 @attrs.frozen(kw_only=True)
 class FieldChange:
-    """One changed fact. ``columns`` scopes a change to consumers that read one of those columns."""
+    """One changed fact. ``columns`` scopes a change to consumers that read one of those columns;
+    ``breaks`` names the direct readers a breaking change breaks (``None``: every one it reaches)."""
 
     field: str
     before: Any
@@ -39,6 +43,7 @@ class FieldChange:
     workflow: str | None = None
     flows: bool = False
     columns: tuple[str, ...] = ()
+    breaks: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -59,6 +64,7 @@ class ResourceChange:
     fields: tuple[FieldChange, ...]
     artifacts: tuple[dict[str, str], ...] = ()
     owner: str | None = None
+    advice: tuple[Any, ...] = ()  # ``streamt.plan.model.Advice`` of each changed job, from its planner
 
     @property
     def classification(self) -> str:
@@ -66,6 +72,7 @@ class ResourceChange:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "advice": [a.to_json() for a in self.advice],
             "artifacts": list(self.artifacts),
             "classification": self.classification,
             "fields": [f.to_json() for f in self.fields],

@@ -8,6 +8,7 @@ Resources equal on both sides cost one equality check: 5,000 unchanged models ar
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -15,20 +16,22 @@ from typing import Any
 import attrs
 
 from streamt.artifact_kinds import artifact_kinds
+from streamt.impact.advice import advise
 from streamt.impact.changes import BREAKING, NON_BREAKING, OPERATIONAL, FieldChange, ResourceChange
 from streamt.impact.consumers import Consumers
+from streamt.impact.identity import identity_changes
+from streamt.impact.security import moved_secrets, security_changes
 from streamt.impact.snapshot import Snapshot
 from streamt.impact.widening import is_widening
-from streamt.kind_names import KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL
+from streamt.plan.tombstones import is_removal
 from streamt.plugins import get_plugins
 from streamt.sql.columns import projection, where_clause
 
 KINDS = (("source", "sources"), ("model", "models"), ("test", "tests"), ("exposure", "exposures"))
-REMOVAL_KINDS = (KIND_CONNECTOR_REMOVAL, KIND_GATEWAY_RULE_REMOVAL)
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
 # Compatibility levels by strength: a consumer relying on a guarantee loses it when the level drops.
 _COMPATIBILITY = {"NONE": 0, "BACKWARD": 1, "FORWARD": 1, "FULL": 2}
-_METADATA = ("description", "owner", "tags", "access", "group", "version", "deprecation", "region")
+_METADATA = ("description", "owner", "tags", "version", "deprecation", "region")
 _ARTIFACT_WORKFLOWS = {"flink_job": "flink_savepoint_upgrade", "kafka_streams_job": "kafka_streams_replacement"}
 
 
@@ -45,10 +48,24 @@ def compare(base: Snapshot, head: Snapshot, consumers: Consumers) -> list[Resour
             artifacts = _artifact_changes(base_artifacts.get(name, {}), head_artifacts.get(name, {}))
             if old == new and not artifacts:
                 continue
+            advice: tuple[Any, ...] = ()
             if name in renames:
-                fields = [_renamed(name, renames[name], _topic_name(kind, old if old is not None else new), old)]
+                fields = [_renamed(name, renames[name], _kept(kind, old if old is not None else new), old)]
+                if old is None:  # the new name's side says what the rename does at runtime
+                    fields += identity_changes(
+                        base_artifacts.get(renames[name], {}), head_artifacts.get(name, {}), consumers.planners
+                    )
             else:
                 fields = _fields(kind, name, old, new, consumers, artifacts)
+                if old is not None and new is not None and artifacts:
+                    fields += identity_changes(
+                        base_artifacts.get(name, {}), head_artifacts.get(name, {}), consumers.planners
+                    )
+                if kind == "model" and old is not None and new is not None and artifacts:
+                    advice = advise(
+                        artifacts, base_artifacts.get(name, {}), head_artifacts.get(name, {}), consumers.planners
+                    )
+                    fields = _advised(fields, advice)
             if fields:
                 status = "added" if old is None else "removed" if new is None else "changed"
                 owner = getattr(new if new is not None else old, "owner", None)
@@ -60,6 +77,7 @@ def compare(base: Snapshot, head: Snapshot, consumers: Consumers) -> list[Resour
                         fields=tuple(fields),
                         artifacts=tuple(artifacts),
                         owner=owner,
+                        advice=advice,
                     )
                 )
     changes += _tombstones(base, head)
@@ -74,26 +92,42 @@ def _topic_name(kind: str, declaration: Any) -> str | None:
     return None
 
 
+def _kept(kind: str, declaration: Any) -> str | None:
+    """What a rename keeps, which pairs the removed and the added name: the topic written, or a sink's
+    inputs and settings (what it runs is named after the declaration, so its identity changes)."""
+    topic = _topic_name(kind, declaration)
+    if topic is not None:
+        return f"topic {topic}"
+    settings = _plain(declaration.section("sink")) if kind == "model" else None
+    if not settings:
+        return None
+    settings["config"] = {k: v for k, v in (settings.get("config") or {}).items() if k != "name"}
+    inputs = ", ".join(sorted(r.name for r in declaration.from_)) or "its SQL"
+    # After the NUL: what pairs the two sides, never shown (a setting may hold a placeholder).
+    return f"the sink of {inputs}\0{json.dumps(settings, sort_keys=True, default=str)}"
+
+
 def _renames(kind: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, str]:
-    """Removed name <-> added name, both ways, when the two declarations write the same topic."""
-    added = {_topic_name(kind, after[n]): n for n in sorted(after.keys() - before.keys())}
+    """Removed name <-> added name, both ways, when the two declarations keep the same topic or sink."""
+    added = {_kept(kind, after[n]): n for n in sorted(after.keys() - before.keys())}
     pairs: dict[str, str] = {}
     for name in sorted(before.keys() - after.keys()):
-        topic = _topic_name(kind, before[name])
-        if topic is not None and topic in added:
-            pairs[name], pairs[added[topic]] = added[topic], name
+        kept = _kept(kind, before[name])
+        if kept is not None and kept in added:
+            pairs[name], pairs[added[kept]] = added[kept], name
     return pairs
 
 
-def _renamed(name: str, other: str, topic: str | None, old: Any) -> FieldChange:
+def _renamed(name: str, other: str, kept: str | None, old: Any) -> FieldChange:
     """A declaration renamed with its topic kept: readers keep reading; the ownership record does not follow."""
+    kept = kept.split("\0", 1)[0] if kept else kept
     if old is None:
         return FieldChange(
             field="declaration",
             before=other,
             after=name,
             classification=NON_BREAKING,
-            reason=f"renamed from {other}; topic {topic} is unchanged",
+            reason=f"renamed from {other}; {kept} is unchanged",
         )
     managed = old.ownership.mode != "external"
     return FieldChange(
@@ -101,10 +135,29 @@ def _renamed(name: str, other: str, topic: str | None, old: Any) -> FieldChange:
         before=name,
         after=other,
         classification=OPERATIONAL if managed else NON_BREAKING,
-        reason=f"renamed to {other}; topic {topic} is unchanged"
+        reason=f"renamed to {other}; {kept} is unchanged"
         + ("; its ownership record stays under the old name, so the new one must claim it" if managed else ""),
         workflow="adoption" if managed else None,
     )
+
+
+def _advised(fields: list[FieldChange], advice: tuple[Any, ...]) -> list[FieldChange]:
+    """The generic job workflow of each field replaced by what the job's planner advises."""
+    by_workflow = {_ARTIFACT_WORKFLOWS[a.kind]: a for a in advice if a.kind in _ARTIFACT_WORKFLOWS}
+    out = []
+    for field in fields:
+        given = by_workflow.get(field.workflow or "")
+        if given is None:
+            out.append(field)
+        elif given.workflow is None:  # plan redeploys nothing (only the upgrade policy changed)
+            out.append(
+                attrs.evolve(
+                    field, classification=NON_BREAKING, workflow=None, reason=f"{field.reason}; {given.summary}"
+                )
+            )
+        else:
+            out.append(attrs.evolve(field, workflow=given.workflow))
+    return out
 
 
 # --- artifacts ----------------------------------------------------------------------------------
@@ -114,7 +167,7 @@ def _artifacts(snapshot: Snapshot) -> dict[str, dict[tuple[str, str], Any]]:
     """Declaration name -> (kind, identity) -> artifact; tombstones are compared on their own."""
     grouped: dict[str, dict[tuple[str, str], Any]] = {}
     for artifact in snapshot.compiled.artifacts:
-        if artifact.kind not in REMOVAL_KINDS:
+        if not is_removal(artifact.kind):
             grouped.setdefault(artifact.name, {})[(artifact.kind, artifact.identity)] = artifact
     return grouped
 
@@ -133,10 +186,10 @@ def _artifact_changes(before: dict[tuple[str, str], Any], after: dict[tuple[str,
 
 
 def _tombstones(base: Snapshot, head: Snapshot) -> list[ResourceChange]:
-    before = {(a.kind, a.identity) for a in base.compiled.artifacts if a.kind in REMOVAL_KINDS}
+    before = {(a.kind, a.identity) for a in base.compiled.artifacts if is_removal(a.kind)}
     out = []
     for artifact in head.compiled.artifacts:
-        if artifact.kind in REMOVAL_KINDS and (artifact.kind, artifact.identity) not in before:
+        if is_removal(artifact.kind) and (artifact.kind, artifact.identity) not in before:
             what = artifact.kind.removesuffix("_removal").replace("_", " ")
             field = FieldChange(
                 field=f"lifecycle.{artifact.kind}s",
@@ -172,6 +225,8 @@ def _fields(
         fields += _model(name, old, new, consumers)
     if kind == "source":
         fields += _source_schema(old, new)
+    if kind in ("source", "model"):
+        fields += security_changes(kind, old, new)
     if kind in ("test", "exposure"):
         fields += _declaration(kind, old, new)
     else:
@@ -259,13 +314,15 @@ def _topic(kind: str, name: str, old: Any, new: Any, consumers: Consumers) -> li
     after = new.topic if kind == "source" else new.topic_name
     stores = kind == "source" or old.materialized in ("topic", "flink")
     if before != after and stores:
+        redeployed = consumers.jobs_reading(name)
         fields.append(
             FieldChange(
                 field="topic.name",
                 before=before,
                 after=after,
                 classification=BREAKING,
-                reason="topic renamed: readers of the old topic stop receiving records and the new topic starts empty",
+                reason="topic renamed: readers of the old topic stop receiving records and the new topic starts empty"
+                + (f"; redeploy {consumers.describe(redeployed)} (they read it by name)" if redeployed else ""),
                 workflow="reviewed_removal",
                 flows=True,
             )
@@ -312,7 +369,12 @@ def _partitions(name: str, old: Any, new: Any, before: Any, after: Any, consumer
         classification, workflow, reason = OPERATIONAL, "partition_reduction", "partition count reduced"
     elif keyed and stateful:
         classification, workflow = BREAKING, None
-        reason = f"keyed topic re-partitioned: keys move between partitions under {consumers.describe(stateful)}"
+        stateless = [r for r in consumers.direct(name) if r not in stateful]
+        reason = (
+            f"keyed topic re-partitioned: keys move between partitions under stateful {consumers.describe(stateful)}"
+        )
+        if stateless:
+            reason += f"; stateless {consumers.describe(stateless)} keep working"
     else:
         classification, workflow = NON_BREAKING, None
         reason = "more partitions" + ("" if keyed else " on an unkeyed topic")
@@ -325,6 +387,7 @@ def _partitions(name: str, old: Any, new: Any, before: Any, after: Any, consumer
             reason=reason,
             workflow=workflow,
             flows=classification == BREAKING,
+            breaks=tuple(reader for _, reader in stateful),
         )
     ]
 
@@ -354,8 +417,12 @@ def _columns(
     if before is None or after is None:
         return []
     fields = []
-    for column in [c for c in before if c not in after]:
-        fields.append(_column_break(name, prefix, column, before[column], None, "removed", consumers))
+    removed, added = [c for c in before if c not in after], [c for c in after if c not in before]
+    # One column gone and one new of the same type: a rename (readers of the old name break).
+    renamed = len(removed) == len(added) == 1 and before[removed[0]] == after[added[0]]
+    for column in removed:
+        what = f"renamed to {added[0]}" if renamed else "removed"
+        fields.append(_column_break(name, prefix, column, before[column], None, what, consumers))
     for column in [c for c in after if c in before and before[c] != after[c]]:
         old_type, new_type = before[column], after[column]
         if old_type is None or new_type is None or is_widening(old_type, new_type):
@@ -372,14 +439,14 @@ def _columns(
             )
         else:
             fields.append(_column_break(name, prefix, column, old_type, new_type, "type narrowed", consumers))
-    for column in [c for c in after if c not in before]:
+    for column in added:
         fields.append(
             FieldChange(
                 field=f"{prefix}.{column}",
                 before=None,
                 after=after[column],
                 classification=NON_BREAKING,
-                reason="column added",
+                reason=f"column added (renamed from {removed[0]})" if renamed else "column added",
                 flows=True,
                 columns=(column,),
             )
@@ -391,8 +458,15 @@ def _column_break(
     name: str, prefix: str, column: str, before: Any, after: Any, what: str, consumers: Consumers
 ) -> FieldChange:
     readers = consumers.reading(name, column)
+    further = [
+        f"{reader} (as {read})"
+        for reader, via, read in consumers.chain.reach(name, column, typed=after is not None)
+        if len(via) > 1
+    ]
     if readers:
         classification, reason = BREAKING, f"{what}; read by {consumers.describe(readers)}"
+        if further:
+            reason += f", and downstream by {', '.join(further)}"
     else:
         classification, reason = NON_BREAKING, f"{what}; no declared consumer reads it"
     return FieldChange(
@@ -496,17 +570,6 @@ def _model(name: str, old: Any, new: Any, consumers: Consumers) -> list[FieldCha
                 after=_plain(new.section("gateway")),
                 classification=BREAKING,
                 reason="virtual topic changed: readers of the alias move",
-                flows=True,
-            )
-        )
-    if old.security != new.security:
-        fields.append(
-            FieldChange(
-                field="security",
-                before=_plain(old.security),
-                after=_plain(new.security),
-                classification=NON_BREAKING,
-                reason="masking or access policies changed",
                 flows=True,
             )
         )
@@ -619,7 +682,10 @@ def _sink(old: Any, new: Any) -> list[FieldChange]:
             )
         ]
     old_config, new_config = (old.config if old else {}), (new.config if new else {})
-    keys = sorted(k for k in old_config.keys() | new_config.keys() if old_config.get(k) != new_config.get(k))
+    moved = set(moved_secrets(old_config, new_config))  # reported as security changes
+    keys = sorted(
+        k for k in old_config.keys() | new_config.keys() if old_config.get(k) != new_config.get(k) and k not in moved
+    )
     # Connector configs are compared by key; values may hold ${VAR} placeholders and are not echoed.
     return [
         FieldChange(
@@ -701,7 +767,25 @@ def _metadata(old: Any, new: Any) -> list[FieldChange]:
 
 def _declaration(kind: str, old: Any, new: Any) -> list[FieldChange]:
     attributes = sorted(a.name for a in old.__attrs_attrs__)
-    return _non_breaking(attributes, old, new, lambda _attribute: f"{kind} declaration changed")
+
+    def reason(attribute: str) -> str:
+        if attribute in ("consumes", "depends_on"):
+            return f"{attribute} {_moved(getattr(old, attribute), getattr(new, attribute))}"
+        return f"{kind} declaration changed"
+
+    return _non_breaking(attributes, old, new, reason)
+
+
+def _moved(before: Any, after: Any) -> str:
+    """``a, b → a, c`` for the inputs an exposure reads, with the columns when only those changed."""
+    old, new = [r.name for r in before], [r.name for r in after]
+    if old != new:
+        return f"{', '.join(old) or '(none)'} → {', '.join(new) or '(none)'}"
+
+    def columns(refs: Any) -> str:
+        return "; ".join(f"{r.name}: {', '.join(c.name for c in r.columns) or 'every column'}" for r in refs)
+
+    return f"columns {columns(before)} → {columns(after)}"
 
 
 def _non_breaking(attributes: Iterable[str], old: Any, new: Any, reason: Callable[[str], str]) -> list[FieldChange]:

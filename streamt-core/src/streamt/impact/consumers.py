@@ -14,6 +14,8 @@ import re
 from typing import Any
 
 from streamt.dag import Graph, build_graph
+from streamt.impact.chain import ColumnChain
+from streamt.impact.planners import Planners
 from streamt.project.model import Source
 from streamt.sql.columns import referenced_columns
 
@@ -31,6 +33,17 @@ class Consumers:
         self._topics = {
             side: _topics(compiled) for side, compiled in (("base", base_compiled), ("head", head_compiled))
         }
+        self.planners = Planners()
+        self._head_artifacts = head_compiled.artifacts
+        self._jobs: set[str] | None = None
+        self._chain: ColumnChain | None = None
+
+    @property
+    def chain(self) -> ColumnChain:
+        """Column changes followed through column lineage (built on first use: most changes need none)."""
+        if self._chain is None:
+            self._chain = ColumnChain(self)
+        return self._chain
 
     def direct(self, name: str) -> list[Reader]:
         """Readers on either side, base first, each once."""
@@ -80,6 +93,17 @@ class Consumers:
                         out.append((kind, reader))
                         break
         return out
+
+    def jobs_reading(self, name: str) -> list[Reader]:
+        """Direct model readers that compile something running at the head (a kind whose planner tells
+        its runtime identity): they read ``name`` by its physical name and must be redeployed."""
+        if self._jobs is None:
+            running = {}
+            for artifact in self._head_artifacts:
+                if artifact.kind not in running:
+                    running[artifact.kind] = hasattr(self.planners.of(artifact.kind), "runtime_identity")
+            self._jobs = {a.name for a in self._head_artifacts if running[a.kind]}
+        return [r for r in self.direct(name) if r[0] == "model" and r[1] in self._jobs]
 
     def topic_spec(self, side: str, name: str) -> dict[str, Any] | None:
         """The compiled topic spec of declaration ``name`` at ``side``."""

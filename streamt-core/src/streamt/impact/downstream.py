@@ -1,7 +1,8 @@
 """The downstream closure of the changes, over the lineage of both sides, with the why for each reader.
 
 Only changes that alter what readers receive (``FieldChange.flows``) travel. A change scoped to
-columns reaches the direct readers that use one of those columns; any other such change reaches
+columns reaches the readers that use one of those columns, and through column lineage the readers
+of every column derived from it (``chain``); any other such change reaches
 everything downstream, models and custom applications (exposures) alike, and says so even when
 the topic a reader reads is unchanged in configuration and schema (a filter predicate upstream
 changed which records arrive). Each reason carries the path it travelled.
@@ -14,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from streamt.impact.changes import BREAKING, ResourceChange
+from streamt.impact.changes import BREAKING, SECURITY, ResourceChange
 from streamt.impact.consumers import Consumers
 
 
@@ -26,11 +27,13 @@ class Reason:
     breaking: bool
     via: tuple[str, ...]
     why: str
+    security: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             "breaking": self.breaking,
             "field": self.field,
+            "security": self.security,
             "kind": self.kind,
             "resource": self.resource,
             "via": list(self.via),
@@ -50,9 +53,17 @@ class Impacted:
     def breaking(self) -> bool:
         return any(r.breaking for r in self.reasons)
 
+    @property
+    def effect(self) -> str:
+        """``breaking``, ``security`` (it now receives data less protected than before) or ``affected``."""
+        if self.breaking:
+            return "breaking"
+        return "security" if any(r.security for r in self.reasons) else "affected"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "breaking": self.breaking,
+            "effect": self.effect,
             "kind": self.kind,
             "name": self.name,
             "owner": self.owner,
@@ -72,13 +83,9 @@ def closure(changes: list[ResourceChange], consumers: Consumers) -> list[Impacte
         direct = set(children.get(change.name, ()))
         for field in flowing:
             if field.columns:
-                readers = {name for column in field.columns for _, name in consumers.reading(change.name, column)}
-                targets = [n for n in paths if n in direct and n in readers]
-                what = f"uses column {', '.join(field.columns)}: {field.reason.split(';')[0]}"
-            else:
-                targets = list(paths)
-                what = field.reason
-            for target in targets:
+                _chained(found, change, field, consumers)
+                continue
+            for target in paths:
                 found.setdefault(target, []).append(
                     Reason(
                         resource=change.name,
@@ -86,12 +93,36 @@ def closure(changes: list[ResourceChange], consumers: Consumers) -> list[Impacte
                         field=field.field,
                         # Only a direct reader breaks: a later one reads an intermediate model's output,
                         # whose own change (if any) is reported and classified on its own.
-                        breaking=field.classification == BREAKING and target in direct,
+                        breaking=field.classification == BREAKING
+                        and target in direct
+                        and (field.breaks is None or target in field.breaks),
+                        security=field.classification == SECURITY,
                         via=paths[target],
-                        why=f"{change.kind} {change.name} {field.field}: {what}",
+                        why=f"{change.kind} {change.name} {field.field}: {field.reason}",
                     )
                 )
     return [_impacted(name, reasons, consumers) for name, reasons in sorted(found.items())]
+
+
+def _chained(found: dict[str, list[Reason]], change: ResourceChange, field: Any, consumers: Consumers) -> None:
+    """A column-scoped change reaches the readers of the column, and of the columns derived from it."""
+    typed = field.before is not None and field.after is not None and field.field.startswith(("columns.", "contract."))
+    what = field.reason.split(";")[0]
+    for column in field.columns:
+        for target, via, read in consumers.chain.reach(change.name, column, typed):
+            derived = "" if len(via) == 1 else f" (derived from {change.name}.{column})"
+            found.setdefault(target, []).append(
+                Reason(
+                    resource=change.name,
+                    kind=change.kind,
+                    field=field.field,
+                    # The changed column itself reaches it, however far down: each hop reads the same values.
+                    breaking=field.classification == BREAKING,
+                    security=field.classification == SECURITY,
+                    via=via,
+                    why=f"{change.kind} {change.name} {field.field}: uses column {read}{derived}: {what}",
+                )
+            )
 
 
 def _union_children(consumers: Consumers) -> dict[str, list[str]]:

@@ -3,6 +3,9 @@
 The Markdown is a pull-request comment that GitHub and GitLab both render: a summary line, one
 table row per changed field, the impacted readers with owners, the workflows to run, and a
 Mermaid subgraph of the affected lineage (changed resources and everything they reach).
+
+Every label comes from the report's classified values (``FieldChange.classification``,
+``Impacted.effect``, ``Report.nodes``) through the one table below, so the formats cannot disagree.
 """
 
 from __future__ import annotations
@@ -11,12 +14,17 @@ import json
 from itertools import pairwise
 from typing import Any
 
-from streamt.impact.changes import BREAKING
-from streamt.impact.report import Report
-from streamt.impact.workflows import WORKFLOWS
+from streamt.impact.report import Node, Report
 
 MARKER = "<!-- streamt-impact -->"  # lets a CI job find and update its previous comment
-_LABEL = {"breaking": "BREAKING", "operational": "OPERATIONAL", "non-breaking": "non-breaking"}
+_LABEL = {
+    "security": "SECURITY",
+    "breaking": "BREAKING",
+    "operational": "OPERATIONAL",
+    "non-breaking": "non-breaking",
+    "affected": "affected",
+}
+_EMPHASIZED = ("breaking", "security")
 
 
 def _value(value: Any) -> str:
@@ -30,12 +38,17 @@ def _summary(report: Report) -> str:
     counts = report.counts()
     if not report.changes:
         return "No declared changes."
-    exposures = sum(1 for i in report.impacted if i.kind == "exposure")
+    security = f"{counts['security']} security, " if counts["security"] else ""
+    kinds = ", ".join(f"{n} {_plural(kind, n)}" for kind, n in report.impacted_by_type().items())
     return (
-        f"{len(report.changes)} changed resource{'s' if len(report.changes) != 1 else ''}: "
+        f"{len(report.changes)} changed resource{'s' if len(report.changes) != 1 else ''}: {security}"
         f"{counts['breaking']} breaking, {counts['operational']} operational, {counts['non-breaking']} non-breaking; "
-        f"{len(report.impacted)} impacted downstream ({exposures} custom application{'s' if exposures != 1 else ''})"
+        f"{len(report.impacted)} impacted downstream" + (f" ({kinds})" if kinds else "")
     )
+
+
+def _plural(word: str, n: int) -> str:
+    return word if n == 1 else word + "s"
 
 
 def text(report: Report) -> str:
@@ -58,17 +71,32 @@ def text(report: Report) -> str:
             )
             if field.workflow:
                 lines.append(f"          workflow: {field.workflow}")
+        for advice in change.advice:
+            lines.append(f"      plan: {_advice_line(advice)}")
     if report.impacted:
         lines += ["", "Impacted downstream:"]
     for item in report.impacted:
         owner = f", owner {item.owner}" if item.owner else ""
-        lines.append(f"  {'BREAKING' if item.breaking else 'affected':<12} {item.kind} {item.name}{owner}")
+        shown = f"{item.kind} {item.name}" + (f" ({item.type})" if item.kind == "exposure" and item.type else "")
+        lines.append(f"  {_LABEL[item.effect]:<12} {shown}{owner}")
         for reason in item.reasons:
             lines.append(f"      via {' -> '.join((reason.resource, *reason.via))}: {reason.why}")
     if report.workflows():
         lines += ["", "Workflows to run:"]
-        lines += [f"  {w}: {WORKFLOWS[w]}" for w in report.workflows()]
+        lines += [f"  {w}: {d}" for w, d in report.workflows()]
     return "\n".join(lines)
+
+
+def _advice_line(advice: Any) -> str:
+    """One advice as one line: what plan does, the setting to change first, the state, the commands."""
+    parts = [f"{advice.kind} {advice.identity}: " + ("BLOCKED: " if advice.blocked else "") + advice.summary]
+    if advice.setting:
+        parts.append(f"first set {advice.setting}")
+    if advice.state_compatible is not None:
+        parts.append("state compatible" if advice.state_compatible else "state NOT compatible")
+    if advice.commands:
+        parts.append("then run " + " and ".join(advice.commands))
+    return "; ".join(parts)
 
 
 def _cell(value: str) -> str:
@@ -88,7 +116,7 @@ def markdown(report: Report) -> str:
         lines += ["", "| resource | field | classification | change | workflow |", "|---|---|---|---|---|"]
     for change in report.changes:
         for field in change.fields:
-            level = f"**{field.classification}**" if field.classification == BREAKING else field.classification
+            level = _emphasized(field.classification)
             lines.append(
                 f"| {change.kind} `{_cell(change.name)}` ({change.status}) | `{_cell(field.field)}` | {level} "
                 f"| {_cell(field.reason)} | {_cell(field.workflow or '')} |"
@@ -96,40 +124,62 @@ def markdown(report: Report) -> str:
     if report.impacted:
         lines += ["", "**Impacted downstream**", "", "| reader | owner | effect | why |", "|---|---|---|---|"]
     for item in report.impacted:
-        effect = "**breaking**" if item.breaking else "affected"
         why = "; ".join(_cell(r.why) for r in item.reasons)
-        lines.append(f"| {item.kind} `{_cell(item.name)}` | {_cell(item.owner or '—')} | {effect} | {why} |")
+        lines.append(
+            f"| {item.kind} `{_cell(item.name)}` | {_cell(item.owner or '—')} | {_emphasized(item.effect)} | {why} |"
+        )
     if report.workflows():
         lines += ["", "**Workflows to run**", ""]
-        lines += [f"- `{w}`: {WORKFLOWS[w]}" for w in report.workflows()]
+        lines += [f"- `{w}`: {_cell(d)}" for w, d in report.workflows()]
+    if report.advice():
+        lines += ["", "**What plan will do**", ""]
+        lines += [f"- {_cell(line)}" for line in map(_advice_line, report.advice())]
     diagram = mermaid(report)
     if len(diagram) > 1:  # lifecycle tombstones alone have no lineage to draw
         lines += ["", "```mermaid", *diagram, "```"]
     return "\n".join(lines) + "\n"
 
 
+def _emphasized(level: str) -> str:
+    return f"**{level}**" if level in _EMPHASIZED else level
+
+
 def mermaid(report: Report) -> list[str]:
     """The changed resources and every reader reached, with the edges between them along the paths."""
-    changed = {c.name: c.classification for c in report.changes if c.kind in ("source", "model", "exposure")}
-    nodes: dict[str, str] = dict.fromkeys(changed, "changed")
+    nodes = report.nodes()
     edges: dict[tuple[str, str], None] = {}
     for item in report.impacted:
-        nodes.setdefault(item.name, "breaking" if item.breaking else "affected")
         for reason in item.reasons:
-            hops = (reason.resource, *reason.via)
-            for a, b in pairwise(hops):
+            for a, b in pairwise((reason.resource, *reason.via)):
                 edges.setdefault((a, b), None)
-                nodes.setdefault(a, "affected")
-    ids = {name: f"n{i}" for i, name in enumerate(sorted(nodes))}
+    names = sorted({n.name for n in nodes} | {name for edge in edges for name in edge})
+    by_name = {n.name: n for n in nodes}
+    ids = {name: f"n{i}" for i, name in enumerate(names)}
     lines = ["graph LR"]
-    for name in sorted(nodes):
-        label = name.replace('"', "#quot;")
-        status = changed.get(name) or nodes[name]
-        lines.append(f'    {ids[name]}["{label} ({status})"]')
+    for name in names:
+        node = by_name.get(name)
+        label = name.replace('"', "#quot;") + (f" ({node.label})" if node is not None else "")
+        lines.append(f'    {ids[name]}["{label}"]')
     lines += [f"    {ids[a]} --> {ids[b]}" for a, b in sorted(edges)]
-    classes = {"breaking": "fill:#f8d7da", "operational": "fill:#fff3cd", "affected": "fill:#e2e3e5"}
-    for name in sorted(nodes):
-        style = classes.get(changed.get(name) or nodes[name])
+    for name in names:
+        node = by_name.get(name)
+        worst = _worst(node) if node is not None else None
+        style = _STYLES.get(worst) if worst is not None else None
         if style:
             lines.append(f"    style {ids[name]} {style}")
     return lines
+
+
+_STYLES = {
+    "security": "fill:#e7d4f5",
+    "breaking": "fill:#f8d7da",
+    "operational": "fill:#fff3cd",
+    "affected": "fill:#e2e3e5",
+}
+
+
+def _worst(node: Node) -> str | None:
+    """The style of a node: its effect as a reader or its own change, whichever is more severe."""
+    order = ("non-breaking", "affected", "operational", "breaking", "security")
+    levels = [level for level in (node.change, node.effect) if level is not None]
+    return max(levels, key=order.index) if levels else None

@@ -10,7 +10,16 @@ from typing import Any
 
 import attrs
 
-from streamt.impact.changes import BREAKING, LEVELS, NON_BREAKING, OPERATIONAL, ResourceChange, highest, rank
+from streamt.impact.changes import (
+    BREAKING,
+    LEVELS,
+    NON_BREAKING,
+    OPERATIONAL,
+    SECURITY,
+    ResourceChange,
+    highest,
+    rank,
+)
 from streamt.impact.compare import compare
 from streamt.impact.consumers import Consumers
 from streamt.impact.downstream import Impacted, closure
@@ -18,6 +27,25 @@ from streamt.impact.snapshot import Side, Snapshot
 from streamt.impact.workflows import WORKFLOWS
 
 FORMAT_VERSION = 1
+
+
+@attrs.frozen(kw_only=True)
+class Node:
+    """One resource on the affected lineage, classified once: every rendering reads these values.
+
+    ``change`` is the classification of the resource's own change (``None`` when it did not change),
+    ``effect`` what the changes upstream do to it as a reader (``None`` when nothing reaches it).
+    """
+
+    kind: str
+    name: str
+    change: str | None
+    effect: str | None
+
+    @property
+    def label(self) -> str:
+        parts = [f"changed: {self.change}"] if self.change else []
+        return ", ".join([*parts, *([f"impact: {self.effect}"] if self.effect else [])])
 
 
 @attrs.frozen(kw_only=True)
@@ -32,8 +60,14 @@ class Report:
     def highest(self) -> str | None:
         return highest([c.classification for c in self.changes])
 
-    def workflows(self) -> list[str]:
-        return sorted({f.workflow for c in self.changes for f in c.fields if f.workflow})
+    def workflows(self) -> list[tuple[str, str]]:
+        """``(id, description)`` of every workflow named, sorted; a planner's advice describes its own."""
+        described = {a.workflow: a.description for c in self.changes for a in c.advice if a.workflow}
+        named = {f.workflow for c in self.changes for f in c.fields if f.workflow}
+        return [(w, described.get(w) or WORKFLOWS.get(w, w)) for w in sorted(named)]
+
+    def advice(self) -> list[Any]:
+        return [a for c in self.changes for a in c.advice]
 
     def counts(self) -> dict[str, int]:
         counts = dict.fromkeys(LEVELS, 0)
@@ -41,14 +75,40 @@ class Report:
             counts[change.classification] += 1
         return counts
 
+    def impacted_by_type(self) -> dict[str, int]:
+        """Impacted readers counted by what they are: ``model`` or the exposure's type (application, dashboard...)."""
+        counts: dict[str, int] = {}
+        for item in self.impacted:
+            kind = (item.type or "exposure") if item.kind == "exposure" else item.kind
+            counts[kind] = counts.get(kind, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def nodes(self) -> list[Node]:
+        """The changed lineage resources and every reader reached, sorted by name."""
+        changed = {c.name: c for c in self.changes if c.kind in ("source", "model", "exposure")}
+        reached = {i.name: i for i in self.impacted}
+        out = []
+        for name in sorted(changed.keys() | reached.keys()):
+            change, item = changed.get(name), reached.get(name)
+            kind = change.kind if change is not None else item.kind if item is not None else "model"
+            out.append(
+                Node(
+                    kind=kind,
+                    name=name,
+                    change=change.classification if change is not None else None,
+                    effect=item.effect if item is not None else None,
+                )
+            )
+        return out
+
     def meets(self, threshold: str | None) -> bool:
-        """``breaking``: a breaking change; ``operational``: operational or worse; ``any``: any change."""
+        """Levels are ordered non-breaking < operational < breaking < security; a threshold is met by a
+        change at that level or worse (``security``: a security change only); ``any``: any change."""
         if threshold is None or not self.changes:
             return False
         if threshold == "any":
             return True
-        wanted = BREAKING if threshold == "breaking" else OPERATIONAL
-        return rank(self.highest or NON_BREAKING) >= rank(wanted)
+        return rank(self.highest or NON_BREAKING) >= rank(threshold)
 
     def to_json(self) -> dict[str, Any]:
         counts = self.counts()
@@ -64,12 +124,14 @@ class Report:
                 "highest": self.highest,
                 "impacted": len(self.impacted),
                 "impacted_breaking": sum(1 for i in self.impacted if i.breaking),
+                "impacted_by_type": self.impacted_by_type(),
                 "impacted_exposures": sum(1 for i in self.impacted if i.kind == "exposure"),
                 "non_breaking": counts[NON_BREAKING],
                 "operational": counts[OPERATIONAL],
                 "resources_changed": len(self.changes),
+                "security": counts[SECURITY],
             },
-            "workflows": [{"id": w, "description": WORKFLOWS[w]} for w in self.workflows()],
+            "workflows": [{"id": w, "description": d} for w, d in self.workflows()],
         }
 
 

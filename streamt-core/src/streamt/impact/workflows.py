@@ -10,6 +10,10 @@ WORKFLOWS: dict[str, str] = {
     "remove the old job (it keeps running and writing until removed)",
     "flink_savepoint_upgrade": "the Flink job changes: stop it with a savepoint and start the new version from it "
     "through a reviewed `streamt plan --out` / `streamt apply --plan`",
+    "identity_change": "what runs gets a new runtime identity: apply creates the new one (a new consumer group, "
+    "from its start position) beside the old one, which keeps running; deploy through a reviewed "
+    "`streamt plan --out` / `streamt apply --plan`, then stop and remove the old one (a lifecycle tombstone where "
+    "one exists, or by hand), or keep the old name",
     "kafka_streams_replacement": "reviewed Kafka Streams runner replacement: `streamt plan --out`, "
     "`streamt apply --plan` (only predicate-only updates are deployable; other changes are blocked)",
     "materialization_change": "the resource changes kind: create the new artifacts through a reviewed plan and "

@@ -119,6 +119,54 @@ class SafetyBlocker:
         return {"identity": self.identity, "kind": self.kind, "message": self.message, "reason": self.reason}
 
 
+@attrs.frozen(kw_only=True)
+class Advice:
+    """What ``plan`` will do with one artifact when its running version ``before`` becomes ``after``.
+
+    A planner's ``advise`` answers from its own planning rules, offline, so ``streamt impact`` says
+    what ``plan``/``apply`` will accept before anything runs.
+
+    * ``kind``, ``identity`` — the artifact advised on.
+    * ``workflow`` — a stable id (``flink_savepoint_upgrade`` ...); ``None`` when nothing is redeployed.
+    * ``description`` — one line saying what the workflow does.
+    * ``summary`` — what plan does as the project is configured (or why it refuses).
+    * ``blocked`` — plan refuses the change as configured (``E417``); ``reason`` — its blocker.
+    * ``setting`` — the setting to change first, as ``key: value``, when one unblocks it.
+    * ``upgrade_mode`` — the mode the change runs under (with ``setting`` applied).
+    * ``state_compatible`` — whether the running state restores into ``after`` (``None``: not stateful
+      or unknown).
+    * ``commands`` — the exact commands, in order, once ``setting`` is applied.
+    """
+
+    kind: str
+    identity: str
+    workflow: str | None
+    description: str
+    summary: str
+    blocked: bool = False
+    reason: str | None = None
+    setting: str | None = None
+    upgrade_mode: str | None = None
+    state_compatible: bool | None = None
+    commands: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The advice as JSON data (``streamt impact``)."""
+        return {
+            "blocked": self.blocked,
+            "commands": list(self.commands),
+            "description": self.description,
+            "identity": self.identity,
+            "kind": self.kind,
+            "reason": self.reason,
+            "setting": self.setting,
+            "state_compatible": self.state_compatible,
+            "summary": self.summary,
+            "upgrade_mode": self.upgrade_mode,
+            "workflow": self.workflow,
+        }
+
+
 @attrs.frozen
 class OwnershipRequirement:
     """A managed resource that exists live without a recorded claim: it needs an explicit decision.

@@ -18,7 +18,7 @@ from streamt.kinds import KindTable
 from streamt.plan.engine import plan_project
 from streamt.plan.model import Plan, StateReference
 from streamt.plan.observe import observe, observers_by_kind, require_observers
-from streamt.plan.tombstones import require_connector_removal_backend
+from streamt.plan.tombstones import require_shared_state
 
 if TYPE_CHECKING:
     from streamt.plugins import Plugins
@@ -66,7 +66,7 @@ def plan_online(
     """The live plan and the backend's safe ``operation_status``."""
     plugins = plugins or _plugins()
     targets = compiled.artifacts if artifacts is None else artifacts
-    require_connector_removal_backend(targets, backend)
+    require_shared_state(targets, backend, plugins)
     observers = check_observable(project, targets, plugins)
     status = backend.status()
     state = backend.read_state()

@@ -12,11 +12,13 @@ read and reviewed, never used to authorize apply. ``live_evidence`` is
 action's evidence holds its observation).
 Versions 1-4 are refused with regeneration guidance.
 
-Format 6 is the same document plus ``kafka_streams_replacement``: the exact
-binding of one reviewed runner replacement (generation, volume, provider
-identities, committed offset lower bounds), written only by ``plan --out``
-when that replacement is the sole change of the full project. Only
-``apply --plan`` runs it; a format-5 file never carries the field.
+A plugin may extend the document with one field of its own
+(``streamt_plan_file_extensions``), which gives the file that extension's
+format version: the exact binding of one reviewed replacement, written only
+by ``plan --out`` when that replacement is the sole change of the full
+project, and run only by ``apply --plan``. Format 6 is the Kafka Streams
+runner's (``kafka_streams_replacement``, streamt-kstreams); a format-5 file
+never carries an extension field.
 """
 
 from __future__ import annotations
@@ -27,16 +29,15 @@ from typing import Any
 
 import attrs
 
-from streamt import strictjson
+from streamt import kinds, strictjson
 from streamt.artifacts import canonical_json, sha256_checksum
 from streamt.errors import Codes, StreamtError
 from streamt.fsutil import atomic_write
 from streamt.plan.model import Plan
+from streamt.plugins import get_plugins
 
 FORMAT = "streamt.reviewed-plan"
 FORMAT_VERSION = 5
-REPLACEMENT_FORMAT_VERSION = 6
-REPLACEMENT_KEY = "kafka_streams_replacement"
 MAX_BYTES = 64 * 1024 * 1024
 _REQUIRED = {
     "actions": list,
@@ -52,8 +53,18 @@ _REQUIRED = {
 }
 
 
-def plan_document(plan: Plan, replacement: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The format-5 document, or format 6 when ``replacement`` binds a reviewed runner replacement."""
+def extensions() -> dict[str, Any]:
+    """Plan-file field -> the installed plugin's ``PlanFileExtension``."""
+    return dict(kinds.plan_file_extensions(get_plugins()))
+
+
+def extension_for(kind: str) -> Any:
+    """The extension that binds a reviewed replacement of ``kind`` artifacts, or ``None``."""
+    return next((e for e in extensions().values() if kind in e.kinds), None)
+
+
+def plan_document(plan: Plan, extension: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The format-5 document, or the extension's format when ``extension`` (field, binding) is given."""
     body: dict[str, Any] = {
         "actions": [dict(action.to_json(), position=i) for i, action in enumerate(plan.actions)],
         "counts": plan.counts,
@@ -70,9 +81,10 @@ def plan_document(plan: Plan, replacement: dict[str, Any] | None = None) -> dict
         "safety_blockers": [b.to_json() for b in plan.safety_blockers],
         "state": plan.state.to_json() if plan.state else None,
     }
-    if replacement is not None:
-        body["format_version"] = REPLACEMENT_FORMAT_VERSION
-        body[REPLACEMENT_KEY] = replacement
+    if extension is not None:
+        key, binding = extension
+        body["format_version"] = extensions()[key].format_version
+        body[key] = binding
     body["integrity"] = {"algorithm": "sha256", "checksum": integrity_checksum(body)}
     return body
 
@@ -81,14 +93,14 @@ def integrity_checksum(document: dict[str, Any]) -> str:
     return sha256_checksum(canonical_json({k: v for k, v in document.items() if k != "integrity"}))
 
 
-def plan_bytes(plan: Plan, replacement: dict[str, Any] | None = None) -> bytes:
-    document = plan_document(plan, replacement)
+def plan_bytes(plan: Plan, extension: tuple[str, dict[str, Any]] | None = None) -> bytes:
+    document = plan_document(plan, extension)
     return (json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_plan_file(plan: Plan, path: Path, replacement: dict[str, Any] | None = None) -> None:
+def write_plan_file(plan: Plan, path: Path, extension: tuple[str, dict[str, Any]] | None = None) -> None:
     try:
-        atomic_write(Path(path), plan_bytes(plan, replacement))
+        atomic_write(Path(path), plan_bytes(plan, extension))
     except OSError as exc:
         raise StreamtError(
             Codes.E905_OUTPUT_WRITE_FAILED,
@@ -113,10 +125,19 @@ class ReviewedPlan:
         return list(self.document["actions"])
 
     @property
+    def extension(self) -> tuple[str, dict[str, Any]] | None:
+        """``(field, binding)`` of the plugin extension the file carries (``None`` for format 5)."""
+        for key in extensions():
+            value = self.document.get(key)
+            if isinstance(value, dict):
+                return key, dict(value)
+        return None
+
+    @property
     def replacement(self) -> dict[str, Any] | None:
-        """The reviewed runner replacement binding of a format-6 file (``None`` for format 5)."""
-        value = self.document.get(REPLACEMENT_KEY)
-        return dict(value) if isinstance(value, dict) else None
+        """The reviewed replacement binding of an extended file (format 6 ...), ``None`` for format 5."""
+        found = self.extension
+        return found[1] if found is not None else None
 
 
 def read_plan_file(path: Path) -> ReviewedPlan:
@@ -139,16 +160,22 @@ def read_plan_file(path: Path) -> ReviewedPlan:
     version = document.get("format_version")
     if isinstance(version, int) and not isinstance(version, bool) and 1 <= version < FORMAT_VERSION:
         raise _invalid(shown, f"uses reviewed plan format {version}, which cannot authorize apply")
-    if version not in (FORMAT_VERSION, REPLACEMENT_FORMAT_VERSION) or isinstance(version, bool):
-        raise _invalid(shown, f"uses unsupported reviewed plan format {version!r} (this release reads 5 and 6)")
+    extended = extensions()
+    readable = sorted({FORMAT_VERSION, *(e.format_version for e in extended.values())})
+    if version not in readable or isinstance(version, bool):
+        shown_versions = " and ".join(", ".join(str(v) for v in readable).rsplit(", ", 1))
+        raise _invalid(
+            shown, f"uses unsupported reviewed plan format {version!r} (this release reads {shown_versions})"
+        )
     for key, kind in _REQUIRED.items():
         if not isinstance(document.get(key), kind):
             raise _invalid(shown, f"lacks a valid '{key}' field")
-    # Format 6 exists only with its replacement binding, and format 5 never carries one.
-    if (version == REPLACEMENT_FORMAT_VERSION) != isinstance(document.get(REPLACEMENT_KEY), dict) or (
-        version == FORMAT_VERSION and REPLACEMENT_KEY in document
-    ):
-        raise _invalid(shown, f"has a format {version} body that does not match its '{REPLACEMENT_KEY}' field")
+    # An extended format exists only with its field, and no other format carries that field.
+    for key, extension in extended.items():
+        if (version == extension.format_version) != isinstance(document.get(key), dict) or (
+            version != extension.format_version and key in document
+        ):
+            raise _invalid(shown, f"has a format {version} body that does not match its '{key}' field")
     integrity = document["integrity"]
     if integrity.get("algorithm") != "sha256" or integrity.get("checksum") != integrity_checksum(document):
         raise _invalid(shown, "fails its integrity check: it was modified after it was written")

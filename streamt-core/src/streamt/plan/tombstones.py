@@ -8,16 +8,20 @@ Once its delete is committed (no ownership record, nothing live) a tombstone is 
 inert: a direct apply, narrowed or not, plans every tombstone online with the rest of the project
 and proceeds when each one is a fulfilled no-op; a tombstone that still needs its delete (or is
 blocked) refuses the direct apply with ``E418`` after planning, before any mutation.
+
+The gates are the same for every removal kind; the kinds themselves are their plugins'
+(``streamt_removal_kinds``), recognised here only by the ``_removal`` suffix of their artifact kind.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from streamt import kinds
 from streamt.artifacts import resource_id
 from streamt.errors import Codes, StreamtError
-from streamt.kind_names import KIND_CONNECTOR_REMOVAL
 from streamt.plan.model import NOOP
+from streamt.plugins import get_plugins
 from streamt.state.selection import is_local
 
 REMOVAL_SUFFIX = "_removal"
@@ -26,10 +30,13 @@ TOMBSTONE_FULFILLED = "tombstone fulfilled: you may delete it from the YAML"
 
 
 def tombstones(project: Any) -> list[str]:
-    """``kind 'name'`` of every declared tombstone, in declaration order."""
-    lifecycle = project.lifecycle
-    named = [f"gateway rule '{r.prior_artifact.name}'" for r in lifecycle.gateway_rule_removals]
-    named += [f"connector '{r.name}'" for r in lifecycle.connector_removals]
+    """``kind 'name'`` of every declared tombstone, in declaration order (removal kinds in plugin order)."""
+    claimed = kinds.removal_kinds(get_plugins())
+    named = []
+    for key, entries in project.lifecycle.removals.items():
+        removal = claimed.get(key)
+        if removal is not None:  # a list without its plugin fails the compile (E903)
+            named += [f"{_title(removal.kind)} '{removal.tombstone(entry).identity}'" for entry in entries]
     return named
 
 
@@ -126,12 +133,12 @@ def authorize(requires: Any, allow_destructive: bool) -> list[str]:
     return [r for r in requires or () if not (r == "force" and allow_destructive)]
 
 
-def require_connector_removal_backend(artifacts: Any, backend: Any) -> None:
-    """``E420`` before any Connect access: connector removal needs PostgreSQL v2 ownership state."""
-    if is_local(backend) and any(a.kind == KIND_CONNECTOR_REMOVAL for a in artifacts):
-        raise StreamtError(
-            Codes.E420_STATE_BACKEND_UNAVAILABLE,
-            "Connector removal needs PostgreSQL v2 deployment state; local state cannot prove the exclusive "
-            "authority a delete requires.",
-            "Configure deployment_state.backend: postgres (migrated to v2) for this environment.",
-        )
+def require_shared_state(artifacts: Any, backend: Any, plugins: Any = None) -> None:
+    """``E420`` before any service access: a removal kind that needs a shared backend's authority, on local state."""
+    if not is_local(backend):
+        return
+    planned = {a.kind for a in artifacts if is_removal(a.kind)}
+    for removal in kinds.removal_kinds(plugins or get_plugins()).values():
+        if removal.kind in planned and removal.local_state_refusal is not None:
+            message, suggestion = removal.local_state_refusal
+            raise StreamtError(Codes.E420_STATE_BACKEND_UNAVAILABLE, message, suggestion)

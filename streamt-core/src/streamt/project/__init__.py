@@ -16,7 +16,7 @@ Public API (everything a compiler or command needs)::
                                                   #   .sample_size resolve the documented precedence
     project.rules, project.safety, project.environment (.protected, .confirm_apply, .multi)
     project.deployment_state (.backend "local"|"postgres", .namespace, .section("postgres"))
-    project.lifecycle (.gateway_rule_removals, .connector_removals)   # tombstones
+    project.lifecycle.entries("connector_removals")  # tombstones of a plugin's RemovalKind, in file order
     project.runtime_placeholder("kafka.sasl_password")  # "${KAFKA_PW}" as written, or None if a literal;
                                                   #   write this (never the resolved secret) into artifacts
     project.topic_of(ref)                         # physical topic of a source/model reference

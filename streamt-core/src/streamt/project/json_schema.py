@@ -22,8 +22,8 @@ import attrs
 from streamt import kinds
 from streamt.json_output import to_json_text
 from streamt.plugins import Plugins, get_plugins
+from streamt.project import lifecycle, normalize
 from streamt.project import model as m
-from streamt.project import normalize
 from streamt.project import schema as keys
 from streamt.project import sections as plugin_sections
 from streamt.project.interpolation import PLACEHOLDER_PATTERN
@@ -67,12 +67,13 @@ def file_schemas(plugins: Plugins | None = None) -> dict[str, dict[str, Any]]:
     """``{"project": ..., "environment": ..., "declarations": ...}``, each a complete schema document."""
     plugins = plugins or get_plugins()
     registry = plugin_sections.registry(plugins)
+    removals = lifecycle.registry(plugins)
     trees = {
-        "project": plugin_sections.accepted_keys(keys.PROJECT_FILE, registry),
+        "project": lifecycle.accepted_keys(plugin_sections.accepted_keys(keys.PROJECT_FILE, registry), removals),
         "environment": plugin_sections.accepted_keys(keys.ENVIRONMENT_FILE, registry),
         "declarations": plugin_sections.accepted_keys(keys.DECLARATIONS, registry),
     }
-    builder = _Builder(registry, _value_sets(plugins))
+    builder = _Builder(registry, removals, _value_sets(plugins))
     out: dict[str, dict[str, Any]] = {}
     for name in FILES:
         body = builder.node(trees[name], None, None, ())
@@ -102,8 +103,14 @@ def _value_sets(plugins: Plugins) -> dict[tuple[type[Any], str], dict[str, Any]]
 
 
 class _Builder:
-    def __init__(self, registry: plugin_sections.Registry, value_sets: Mapping[tuple[type[Any], str], Any]) -> None:
+    def __init__(
+        self,
+        registry: plugin_sections.Registry,
+        removals: lifecycle.Registry,
+        value_sets: Mapping[tuple[type[Any], str], Any],
+    ) -> None:
         self.registry = registry
+        self.removals = removals
         self.value_sets = value_sets
 
     def node(self, tree: Any, cls: type[Any] | None, default: Any, path: tuple[str, ...]) -> dict[str, Any]:
@@ -170,6 +177,9 @@ class _Builder:
             return _ROOTS[key], None, None
         if key == _SAME_AS_PARENT:
             return cls, default, None
+        if field is None and path == (lifecycle.BLOCK,):
+            removal = self.removals.claimed.get(key)
+            return (removal.model if removal is not None else None), None, None
         if field is None:
             section_path = f"{path[-1]}.{key}" if len(path) == 1 and path[0] in plugin_sections.BLOCKS else None
             section = self.registry.claimed.get(section_path) if section_path else None

@@ -17,7 +17,7 @@ import attrs
 
 from streamt.capabilities import ConfigSection
 from streamt.errors import Codes, Diagnostic, StreamtError
-from streamt.project import environments, normalize, schema
+from streamt.project import environments, lifecycle, normalize, schema
 from streamt.project import sections as plugin_sections
 from streamt.project.dotenv import effective_environment
 from streamt.project.interpolation import interpolate, missing_error, placeholders
@@ -271,6 +271,7 @@ class _Stage:
         self.sections = sections
         self.model_sections = sections.model_sections()
         self.source_sections = sections.declaration_sections(plugin_sections.SOURCE)
+        self.removals = lifecycle.registry()
 
     def check_keys(self, file: _File, node: Any) -> None:
         _check_keys(file, node, self.strict, self.problems, self.warnings)
@@ -343,7 +344,8 @@ def _build(
 def _declarations(files: list[_File], env_file: _File | None, stage: _Stage) -> dict[str, list[Entry]]:
     """Every file's keys checked (plugin sections grafted in) and its declarations, by plural kind."""
     project_file = files[0]
-    stage.check_keys(project_file, plugin_sections.accepted_keys(schema.PROJECT_FILE, stage.sections))
+    project_keys = plugin_sections.accepted_keys(schema.PROJECT_FILE, stage.sections)
+    stage.check_keys(project_file, lifecycle.accepted_keys(project_keys, stage.removals))
     if env_file is not None:
         stage.check_keys(env_file, plugin_sections.accepted_keys(schema.ENVIRONMENT_FILE, stage.sections))
     declaration_keys = plugin_sections.accepted_keys(schema.DECLARATIONS, stage.sections)
@@ -393,7 +395,7 @@ class _ProjectBlocks:
         self.runtime = _runtime(env_file or project_file, variables, stage)
         self.defaults = _defaults(project_file, stage)
         self.rules = _rules(project_file, stage)
-        self.lifecycle = _optional(stage.problems, project_file, "lifecycle", Lifecycle)
+        self.lifecycle = _lifecycle(stage.problems, project_file, stage.removals)
         state_file = env_file if env_file is not None and "deployment_state" in env_file.document else project_file
         self.deployment_state = _deployment_state(state_file, stage)
         self.safety = _optional(stage.problems, env_file or project_file, "safety", Safety)
@@ -618,6 +620,26 @@ def _with_sections(
         if structured is not None:
             found[name] = structured
     return attrs.evolve(value, sections=ReadOnlyMap(found)) if value is not None else None
+
+
+def _lifecycle(problems: _Problems, file: _File, removals: lifecycle.Registry) -> Lifecycle | None:
+    """Each ``lifecycle`` list structured into its removal kind's ``model``; a known unclaimed one kept as written."""
+    value = file.document.get(lifecycle.BLOCK)
+    if not isinstance(value, dict):
+        return _optional(problems, file, lifecycle.BLOCK, Lifecycle)
+    found: dict[str, Any] = {}
+    for key in removals.lists():
+        raw = value.get(key)
+        removal = removals.claimed.get(key)
+        if raw is None:
+            continue
+        if removal is None:
+            found[key] = read_only(raw)
+            continue
+        entries = _structure_block(problems, file, (lifecycle.BLOCK,), {key: raw}, lifecycle.holder(removal))
+        if entries is not None:
+            found[key] = getattr(entries, key)
+    return Lifecycle(removals=ReadOnlyMap(found))
 
 
 def _optional(problems: _Problems, file: _File, key: str, cls: type[Any], value: Any = None) -> Any:

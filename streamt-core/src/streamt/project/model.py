@@ -577,31 +577,16 @@ class DeploymentState:
         return self.sections.get(name)
 
 
-@attrs.frozen(kw_only=True)
-class PriorGatewayRule:
-    name: str
-    virtualTopic: str
-    physicalTopic: str
-    interceptors: tuple[dict[str, Any], ...] = attrs.field(converter=_tuple)
-
-
-@attrs.frozen(kw_only=True)
-class GatewayRuleRemoval:
-    logical_owner: str
-    prior_artifact: PriorGatewayRule
-
-
-@attrs.frozen(kw_only=True)
-class ConnectorRemoval:
-    logical_owner: str
-    name: str
-    cluster: str
-
-
+# ``lifecycle``: removal tombstones by the key a plugin registered (``RemovalKind.key``), each entry
+# structured into that plugin's ``model`` (kept as written when no installed plugin claims the key).
+# No docstring: the editor schema's ``lifecycle`` node has none either.
 @attrs.frozen(kw_only=True)
 class Lifecycle:
-    gateway_rule_removals: tuple[GatewayRuleRemoval, ...] = attrs.field(default=(), converter=_tuple)
-    connector_removals: tuple[ConnectorRemoval, ...] = attrs.field(default=(), converter=_tuple)
+    removals: ReadOnlyMap = attrs.field(factory=ReadOnlyMap)
+
+    def entries(self, key: str) -> tuple[Any, ...]:
+        """The tombstones written under ``lifecycle.<key>``, in file order."""
+        return tuple(self.removals.get(key, ()))
 
 
 @attrs.frozen(kw_only=True)

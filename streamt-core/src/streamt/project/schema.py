@@ -145,15 +145,8 @@ RULES = {
 
 SAFETY = _leaves("confirm_apply", "allow_destructive", "require_reviewed_plan", "require_remote_state")
 DEPLOYMENT_STATE = _leaves("backend", "namespace", "lock_timeout_seconds")
-LIFECYCLE = {
-    "gateway_rule_removals": [
-        {
-            "logical_owner": ANY,
-            "prior_artifact": {**_leaves("name", "virtualTopic", "physicalTopic"), "interceptors": ANY},
-        }
-    ],
-    "connector_removals": [_leaves("logical_owner", "name", "cluster")],
-}
+# ``lifecycle`` lists are grafted in from their owners' RemovalKind keys by ``streamt.project.lifecycle``.
+LIFECYCLE: dict[str, Any] = {}
 
 DECLARATIONS = {"sources": [SOURCE], "models": [MODEL], "tests": [TEST], "exposures": [EXPOSURE]}
 

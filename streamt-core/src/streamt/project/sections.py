@@ -98,7 +98,7 @@ def accepted_keys(node: dict[str, Any], sections: Registry) -> dict[str, Any]:
     if isinstance(out.get("models"), list):
         out["models"] = [_with_model_sections(out["models"][0], sections)]
     if isinstance(out.get("sources"), list):
-        grafted = {n: _schema_node(s.keys) if s else ANY for n, s in sections.declaration_sections(SOURCE).items()}
+        grafted = {n: schema_node(s.keys) if s else ANY for n, s in sections.declaration_sections(SOURCE).items()}
         out["sources"] = [{**out["sources"][0], **grafted}]
     defaults = out.get("defaults")
     if isinstance(defaults, dict) and isinstance(defaults.get("models"), dict):
@@ -109,7 +109,7 @@ def accepted_keys(node: dict[str, Any], sections: Registry) -> dict[str, Any]:
         block_node = dict(out[block])
         for name in sections.names(block):
             section = sections.claimed.get(f"{block}.{name}")
-            block_node[name] = _schema_node(section.keys) if section is not None else ANY
+            block_node[name] = schema_node(section.keys) if section is not None else ANY
         out[block] = block_node
     for shorthand, (target, part) in SHORTHANDS.items():
         block, name = shorthand.split(".", 1)
@@ -138,7 +138,7 @@ def shown(model: Any, sections: Registry) -> dict[str, Any]:
 def _with_model_sections(node: dict[str, Any], sections: Registry, defaults: bool = False) -> dict[str, Any]:
     """A model's key tree (or ``defaults.models``) with each plugin section's keys, under ``advanced`` too."""
     grafted = {
-        name: _schema_node(section.keys) if section is not None else ANY
+        name: schema_node(section.keys) if section is not None else ANY
         for name, section in sections.model_sections().items()
         if not defaults or section is None or section.defaults
     }
@@ -148,12 +148,12 @@ def _with_model_sections(node: dict[str, Any], sections: Registry, defaults: boo
     return out
 
 
-def _schema_node(keys: Any) -> Any:
+def schema_node(keys: Any) -> Any:
     if not isinstance(keys, Mapping):
         return ANY
     if set(keys) == {"*"}:
-        return MapOf(_schema_node(keys["*"]))
-    return {str(key): _schema_node(value) for key, value in keys.items()}
+        return MapOf(schema_node(keys["*"]))
+    return {str(key): schema_node(value) for key, value in keys.items()}
 
 
 def check(project: Any, block: str, sections: Registry | None = None) -> list[Diagnostic]:

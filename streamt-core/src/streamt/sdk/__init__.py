@@ -11,15 +11,16 @@ layout may change in any release. The names fall into four groups:
   ``streamt.hookspecs`` (the hook contract, typed with the names below).
 * **Registrations** — what capability hooks return: ``Materialization``,
   ``ArtifactKind``, ``Exporter``, ``StateBackendRegistration``, ``TestType``,
-  ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``ErrorCode``.
+  ``AssertionKind``, ``KnownKind``, ``ConfigSection``, ``RemovalKind``, ``InitStarter``,
+  ``PlanFileExtension``, ``ErrorCode``.
 * **Protocols** — the objects hooks return (``streamt.sdk.protocols``):
-  ``Compiler``, ``Validator``, ``Observer``, ``Planner``, ``Deployer``,
+  ``Compiler``, ``Validator``, ``Observer``, ``Planner`` (``AdvisingPlanner``, ``IdentityPlanner``), ``Deployer``,
   ``StateBackend`` (including the recovery methods), ``StateBackendFactory``,
   ``DiscoverySource``, ``CommandFactory``.
 * **Values** — what those objects exchange with core: the project read view
   (``Project``, ``Model``, ``Source``, ``Test``, ``Exposure``, ``Column``,
   ``Ref``, ``Runtime``, ``Notice``), ``Artifact``, ``Observation``,
-  ``Action``, ``SafetyBlocker``, ``Outcome``, ``OwnershipRecord``,
+  ``Action``, ``Advice``, ``SafetyBlocker``, ``Outcome``, ``OwnershipRecord``,
   ``OwnershipState``, ``OperationControl``, ``Diagnostic``, ``Codes``,
   ``StreamtError``, ``Result``, ``TopicMetadata``,
   ``SchemaLookup``, ``Enrichment``, and the constants that name their states.
@@ -66,8 +67,11 @@ if TYPE_CHECKING:
         AssertionKind,
         ConfigSection,
         Exporter,
+        InitStarter,
         KnownKind,
         Materialization,
+        PlanFileExtension,
+        RemovalKind,
         TestType,
     )
     from streamt.capabilities import StateBackend as StateBackendRegistration
@@ -120,6 +124,7 @@ if TYPE_CHECKING:
         UNAVAILABLE,
         UPDATE,
         Action,
+        Advice,
         Observation,
         SafetyBlocker,
     )
@@ -145,6 +150,7 @@ if TYPE_CHECKING:
         AdoptionAttributesObserver,
         AdoptionObserver,
         AdoptionPendingObserver,
+        AdvisingPlanner,
         BatchingDeployer,
         CommandFactory,
         Compiler,
@@ -153,6 +159,7 @@ if TYPE_CHECKING:
         DiscoverySource,
         EvidenceDeployer,
         ExactAdoptionObserver,
+        IdentityPlanner,
         Journal,
         Observer,
         Planner,
@@ -170,6 +177,7 @@ if TYPE_CHECKING:
         TopicOffsetsObserver,
         Validator,
     )
+    from streamt.sdk.removal import RemovalDeployer, RemovalPlanner
     from streamt.shown import UNSET, shown
     from streamt.sql.types import FlinkType, FlinkTypeError, declared_type_problem, parse_type
     from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION, next_steps, unfinished_operation_commands
@@ -215,6 +223,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "AssertionKind": ("streamt.capabilities", "AssertionKind"),
     "KnownKind": ("streamt.capabilities", "KnownKind"),
     "ConfigSection": ("streamt.capabilities", "ConfigSection"),
+    "RemovalKind": ("streamt.capabilities", "RemovalKind"),
+    "InitStarter": ("streamt.capabilities", "InitStarter"),
+    "PlanFileExtension": ("streamt.capabilities", "PlanFileExtension"),
+    # the reviewed-removal skeleton (hook streamt_removal_kinds)
+    "RemovalPlanner": ("streamt.sdk.removal", "RemovalPlanner"),
+    "RemovalDeployer": ("streamt.sdk.removal", "RemovalDeployer"),
     # streamt test runners (hook streamt_test_runners)
     **{name: ("streamt.testrun", name) for name in ("TestRunner", "TestCase", "RunnerReport", "AssertionResult")},
     # protocols
@@ -224,6 +238,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "AdoptionAttributesObserver",
             "AdoptionObserver",
             "AdoptionPendingObserver",
+            "AdvisingPlanner",
             "BatchingDeployer",
             "CommandFactory",
             "Compiler",
@@ -232,6 +247,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "DiscoverySource",
             "EvidenceDeployer",
             "ExactAdoptionObserver",
+            "IdentityPlanner",
             "Journal",
             "Observer",
             "Planner",
@@ -340,6 +356,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
         name: ("streamt.plan.model", name)
         for name in (
             "Action",
+            "Advice",
             "Observation",
             "SafetyBlocker",
             "ABSENT",
@@ -489,6 +506,8 @@ __all__ = [
     "AdoptionAttributesObserver",
     "AdoptionObserver",
     "AdoptionPendingObserver",
+    "Advice",
+    "AdvisingPlanner",
     "Artifact",
     "ArtifactKind",
     "Assertion",
@@ -515,6 +534,8 @@ __all__ = [
     "Exposure",
     "FlinkType",
     "FlinkTypeError",
+    "IdentityPlanner",
+    "InitStarter",
     "Journal",
     "KnownKind",
     "Loaded",
@@ -529,6 +550,7 @@ __all__ = [
     "OwnershipRecord",
     "OwnershipState",
     "Physical",
+    "PlanFileExtension",
     "Planner",
     "Progress",
     "Project",
@@ -536,6 +558,9 @@ __all__ = [
     "RecoveryAttributesPlanner",
     "RecoveryClassifyingPlanner",
     "Ref",
+    "RemovalDeployer",
+    "RemovalKind",
+    "RemovalPlanner",
     "ReplacementPreparingDeployer",
     "ReplacingDeployer",
     "RequestLog",

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from streamt.artifacts import Artifact
     from streamt.discovery.model import Enrichment, TopicMetadata
     from streamt.errors import Diagnostic
-    from streamt.plan.model import Action, Observation, SafetyBlocker
+    from streamt.plan.model import Action, Advice, Observation, SafetyBlocker
     from streamt.project.model import Model, Notice, Project, Source, Test
     from streamt.state.records import OperationControl, OwnershipRecord, OwnershipState
 
@@ -195,8 +195,37 @@ class RecoveryAttributesPlanner(Protocol):
         ...
 
 
+class AdvisingPlanner(Planner, Protocol):
+    """A planner that also tells ``streamt impact`` what its ``plan`` will do with a change."""
+
+    def advise(self, before: Artifact, after: Artifact) -> Advice:
+        """What plan does when ``before`` runs (applied, owned) and ``after`` is compiled in its place.
+
+        Same identity on both sides; offline and pure, like ``plan``: decide with the same rules
+        (the upgrade mode it needs, state compatibility, blockers), never contact a service, never
+        resolve a secret.
+        """
+        ...
+
+
+class IdentityPlanner(Planner, Protocol):
+    """A planner of something that runs and reads (a job, a runner, a sink), for ``streamt impact``."""
+
+    def runtime_identity(self, artifact: Artifact) -> Mapping[str, str | None]:
+        """What runs for ``artifact``, from its spec: ``name`` (what the provider lists it as),
+        ``group`` (its consumer group), ``start`` (where a new group starts reading) and ``writes``
+        (its output). Two artifacts with different names are two resources running side by side.
+        """
+        ...
+
+
 class Deployer(Protocol):
-    """Executes actions for the artifact kinds in ``kinds`` and reports the truth of each one."""
+    """Executes actions for the artifact kinds in ``kinds`` and reports the truth of each one.
+
+    A deployer may set ``failure_code`` (an ``ErrorCode``): apply then stops with that code instead
+    of ``E407_DEPLOY_ERROR`` when one of its actions fails or has an unknown outcome
+    (``E428_CONNECTOR_REMOVAL_DRIFT`` for a connector DELETE that proved nothing).
+    """
 
     @property
     def kinds(self) -> Sequence[str]:

@@ -13,15 +13,21 @@ from typing import Any
 from streamt.sql.columns import aggregate_of, projection
 
 
-def column_lineage(project: Any, name: str, graph: Any) -> list[dict[str, Any]]:
+def column_lineage(
+    project: Any, name: str, graph: Any, known: dict[str, dict[str, str | None]] | None = None
+) -> list[dict[str, Any]]:
     """``[{name, type, type_source, from, expression}]`` for model ``name``.
 
     An upstream model without declared columns contributes the types worked out for it the same
     way: its ancestors are resolved first, in dependency order (a loop, not recursion: chains may be long).
+    ``known`` (model -> column -> type) may be shared between calls on one project: an ancestor
+    resolved by an earlier call is not parsed again.
     """
-    known: dict[str, dict[str, str | None]] = {}
+    known = {} if known is None else known
     result: list[dict[str, Any]] = []
     for model_name in _dependencies_first(graph, {name, *graph.upstream_of(name)}):
+        if model_name in known and model_name != name:
+            continue
         model = project.model(model_name)
         if model is not None:
             result = _model_columns(project, model, known)

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from streamt import kinds
 from streamt.dag import find_cycles
 from streamt.errors import Codes, Diagnostic, did_you_mean
+from streamt.plan.tombstones import prior_kind
+from streamt.plugins import get_plugins
+from streamt.project import lifecycle
 from streamt.project.model import Project
 
 
@@ -220,32 +224,22 @@ def _exposure_error(
 
 
 def _tombstones(project: Project) -> list[Diagnostic]:
+    """Two tombstones of one removed resource, or one naming a live model; then each kind's own checks."""
     out: list[Diagnostic] = []
     models = {m.name: m for m in project.models}
     seen: set[tuple[str, str]] = set()
-    lifecycle = project.lifecycle
-    entries = [("gateway_rule", r.logical_owner, r.prior_artifact.name) for r in lifecycle.gateway_rule_removals]
-    entries += [("connector", r.logical_owner, r.name) for r in lifecycle.connector_removals]
-    for kind, owner, target in entries:
-        if (kind, target) in seen:
-            out.append(_collision(f"Two {kind} tombstones target '{target}'"))
-        seen.add((kind, target))
-        if owner in models or target in models:
-            out.append(_collision(f"Tombstone for {kind} '{target}' names a model that still exists ('{owner}')"))
-    for removal in lifecycle.connector_removals:
-        # runtime.connect is streamt-connect's section; its default names the only cluster a
-        # tombstone may bind to (None, so refused, when it is not written or not readable).
-        default = getattr(project.runtime.section("connect"), "default_cluster", None)
-        if removal.cluster != default:
-            out.append(
-                Diagnostic(
-                    Codes.E501_PARSE_ERROR,
-                    f"Connector tombstone '{removal.name}' names cluster '{removal.cluster}', "
-                    f"not the default Connect cluster '{default}'",
-                    "Connector removal binds to runtime.connect.default only.",
-                )
-            )
-    return out
+    plugins = get_plugins()
+    for removal in kinds.removal_kinds(plugins).values():
+        kind = prior_kind(removal.kind)
+        for entry in project.lifecycle.entries(removal.key):
+            tombstone = removal.tombstone(entry)
+            owner, target = tombstone.name, tombstone.identity
+            if (kind, target) in seen:
+                out.append(_collision(f"Two {kind} tombstones target '{target}'"))
+            seen.add((kind, target))
+            if owner in models or target in models:
+                out.append(_collision(f"Tombstone for {kind} '{target}' names a model that still exists ('{owner}')"))
+    return out + lifecycle.checks(project, plugins)
 
 
 def _collision(message: str) -> Diagnostic:

@@ -1,5 +1,8 @@
 """The Kafka Streams starter of ``streamt init --executor kafka_streams``: text only, it connects to nothing.
 
+Offered to core's ``init`` through ``streamt_init_starters`` (``STARTER``): its four options follow
+``--executor`` in ``init --help``, and ``starter_files`` returns every file it writes.
+
 A managed input topic, one transformation in the runner's SQL subset, a metadata-only downstream
 application, sample events and a README walkthrough (build the image, apply, produce, read, apply
 again: no changes; then a predicate update through a reviewed replacement, and how to resume it).
@@ -9,8 +12,9 @@ Topic names carry the project name so two starters never share a topic.
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from streamt.errors import Codes, StreamtError
+from streamt.sdk import Codes, InitStarter, StreamtError
 
 # What the starter supports, the label its JSON carries (seed): create, no-op repeat, predicate update.
 KAFKA_STREAMS_SUPPORT = "create_noop_predicate_update"
@@ -187,3 +191,48 @@ def starter_files(
         "samples/orders.jsonl": _EVENTS,
         "README.md": _README.format(name=name),
     }
+
+
+def options() -> list[Any]:
+    """The starter's ``init`` options, in the order ``init --help`` lists them."""
+    import click
+
+    return [
+        click.Option(
+            ["--runner-image"], default=None, help="Immutable runner image ID or digest (Kafka Streams starter)."
+        ),
+        click.Option(
+            ["--docker-network"],
+            default=None,
+            help="Local Docker bridge network for the runner (Kafka Streams starter).",
+        ),
+        click.Option(["--kafka-internal"], default=None, help="Broker addresses the runner container reaches."),
+        click.Option(
+            ["--initial-offset"],
+            type=click.Choice(["earliest", "latest"]),
+            default=None,
+            help="Initial position of a fresh Kafka Streams application only (default: earliest).",
+        ),
+    ]
+
+
+def files(
+    name: str,
+    *,
+    runner_image: str | None,
+    docker_network: str | None,
+    kafka_internal: str | None,
+    initial_offset: str | None,
+) -> dict[str, str]:
+    return starter_files(
+        name, image=runner_image, network=docker_network, internal=kafka_internal, offset=initial_offset
+    )
+
+
+STARTER = InitStarter(
+    name="kafka_streams",
+    title="Kafka Streams starter",
+    options=options,
+    files=files,
+    data={"support": KAFKA_STREAMS_SUPPORT},
+)
