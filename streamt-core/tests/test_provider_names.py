@@ -39,7 +39,6 @@ ALLOWED: dict[str, int] = {
     "streamt/adopt/target.py": 1,
     "streamt/apply/gates.py": 1,
     "streamt/apply/replacement.py": 1,
-    "streamt/apply/workflow.py": 2,
     "streamt/commands/adopt.py": 1,
     "streamt/commands/apply.py": 4,
     "streamt/commands/import_cmd.py": 1,
