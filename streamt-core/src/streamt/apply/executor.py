@@ -34,7 +34,13 @@ from streamt.plan.model import CREATE, DELETE, UPDATE, Action, Plan
 from streamt.plan.tombstones import is_removal, prior_resource_id
 from streamt.plugins import Plugins
 from streamt.progress import Progress, Silent
-from streamt.sdk.protocols import BatchingDeployer, CostedBatchDeployer, Deployer, EvidenceDeployer
+from streamt.sdk.protocols import (
+    BatchingDeployer,
+    CostedBatchDeployer,
+    Deployer,
+    EvidenceDeployer,
+    FailureCodeDeployer,
+)
 from streamt.state.operations import APPLY_OPERATION
 from streamt.state.records import OwnershipRecord
 from streamt.untrusted import exception_name
@@ -289,7 +295,9 @@ def _fail(
             rolled_back.append(action.identity)
     _index, action, outcome = bad[0]
     # A deployer may name its own code for a failed action (a removal whose DELETE proved nothing).
-    code = getattr(deployers.get(action.kind), "failure_code", None) or Codes.E407_DEPLOY_ERROR
+    deployer = deployers.get(action.kind)
+    own = deployer.failure_code if isinstance(deployer, FailureCodeDeployer) else None
+    code = own or Codes.E407_DEPLOY_ERROR
     control = record.backend.mark_recovery_required(control, code.code)
     boundary()
     what = "was refused" if outcome.status == "failed" else "has an unknown outcome"

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from streamt.apply.outcome import Outcome
     from streamt.artifacts import Artifact
     from streamt.discovery.model import Enrichment, TopicMetadata
-    from streamt.errors import Diagnostic
+    from streamt.errors import Diagnostic, ErrorCode
     from streamt.plan.model import Action, Advice, Observation, SafetyBlocker
     from streamt.project.model import Model, Notice, Project, Source, Test
     from streamt.state.records import OperationControl, OwnershipRecord, OwnershipState
@@ -195,6 +195,7 @@ class RecoveryAttributesPlanner(Protocol):
         ...
 
 
+@runtime_checkable
 class AdvisingPlanner(Planner, Protocol):
     """A planner that also tells ``streamt impact`` what its ``plan`` will do with a change."""
 
@@ -208,6 +209,7 @@ class AdvisingPlanner(Planner, Protocol):
         ...
 
 
+@runtime_checkable
 class IdentityPlanner(Planner, Protocol):
     """A planner of something that runs and reads (a job, a runner, a sink), for ``streamt impact``."""
 
@@ -222,9 +224,7 @@ class IdentityPlanner(Planner, Protocol):
 class Deployer(Protocol):
     """Executes actions for the artifact kinds in ``kinds`` and reports the truth of each one.
 
-    A deployer may set ``failure_code`` (an ``ErrorCode``): apply then stops with that code instead
-    of ``E407_DEPLOY_ERROR`` when one of its actions fails or has an unknown outcome
-    (``E428_CONNECTOR_REMOVAL_DRIFT`` for a connector DELETE that proved nothing).
+    A deployer may name its own stop code (``FailureCodeDeployer``).
     """
 
     @property
@@ -248,6 +248,16 @@ class Deployer(Protocol):
 
     def rollback(self, action: Action, artifact: Artifact) -> bool:
         """Undo a ``create`` this run made (after a later failure); ``True`` only when it is gone."""
+        ...
+
+
+@runtime_checkable
+class FailureCodeDeployer(Protocol):
+    """A deployer whose failed or unknown action stops apply with its own code instead of ``E407_DEPLOY_ERROR``."""
+
+    @property
+    def failure_code(self) -> ErrorCode | None:
+        """Its stop code (``E428_CONNECTOR_REMOVAL_DRIFT``: a connector DELETE that proved nothing); ``None``: E407."""
         ...
 
 
@@ -488,6 +498,7 @@ __all__ = [
     "AdoptionAttributesObserver",
     "AdoptionObserver",
     "AdoptionPendingObserver",
+    "AdvisingPlanner",
     "BatchingDeployer",
     "CommandFactory",
     "Compiler",
@@ -496,6 +507,8 @@ __all__ = [
     "DiscoverySource",
     "EvidenceDeployer",
     "ExactAdoptionObserver",
+    "FailureCodeDeployer",
+    "IdentityPlanner",
     "Journal",
     "Observer",
     "Planner",
