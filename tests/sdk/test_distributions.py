@@ -27,3 +27,17 @@ def test_a_readme_and_one_version_source(root: Path) -> None:
 
 def test_every_distribution_is_seen() -> None:
     assert {"streamt-core", "streamt-kafka", "streamt-exporter-odcs"} <= {p.name for p in DISTRIBUTIONS}
+
+
+@pytest.mark.parametrize("root", DISTRIBUTIONS, ids=lambda p: p.name)
+def test_ships_py_typed(root: Path) -> None:
+    """PEP 561: without the marker, a plugin author's mypy treats the distribution as untyped (``Any``).
+
+    The wheel's build config takes every file of the package folder; the sdist/wheel parity test
+    (tests/packaging) proves the marker reaches both archives.
+    """
+    wheel = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
+    packages = [root / package for package in wheel["packages"]]
+    assert packages, root.name
+    for package in packages:
+        assert (package / "py.typed").is_file(), f"{package.relative_to(REPO)} has no py.typed"

@@ -21,6 +21,7 @@ Rollback deletes only a connector this run created.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -53,7 +54,7 @@ class ConnectorDeployer:
     kinds = (KIND_CONNECTOR,)
     max_batch = 1
 
-    def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+    def apply(self, action: str, pairs: Sequence[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         return {planned.identity: self._one(action, planned, artifact) for planned, artifact in pairs}
 
     def _one(self, verb: str, action: Action, artifact: Artifact) -> Outcome:

@@ -13,7 +13,7 @@ observation therefore holds what a reviewed plan may bind, and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -92,7 +92,7 @@ def client_for(runtime: Any, cluster: str | None) -> ConnectClient:
     return ConnectClient(settings.rest_url, str(alias), settings.username, settings.password, verify)
 
 
-def by_cluster(runtime: Any, artifacts: list[Artifact]) -> list[tuple[ConnectClient, list[Artifact]]]:
+def by_cluster(runtime: Any, artifacts: Sequence[Artifact]) -> list[tuple[ConnectClient, list[Artifact]]]:
     groups: dict[str, list[Artifact]] = {}
     clients: dict[str, ConnectClient] = {}
     for artifact in artifacts:
@@ -182,7 +182,7 @@ class ConnectorObserver:
                 pending.append({"action": item.action, "summary": f"{item.action}: {keys}"})
         return pending
 
-    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+    def observe(self, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
         observed: dict[str, Observation] = {}
         for client, group in by_cluster(self.runtime, artifacts):
             listing = self._list(client, "info")
@@ -211,7 +211,7 @@ class ConnectorObserver:
             view["legacy"] = {"name": artifact.name}
         return Observation(PRESENT, {**view, "owner": owner} if owner is not None else view)
 
-    def runtime_status(self, artifacts: list[Artifact]) -> dict[str, dict[str, Any]]:
+    def runtime_status(self, artifacts: Sequence[Artifact]) -> dict[str, dict[str, Any]]:
         """``state`` (RUNNING, FAILED, PAUSED, UNASSIGNED, ...) and task states; no traces (they hold messages)."""
         found: dict[str, dict[str, Any]] = {}
         for client, group in by_cluster(self.runtime, artifacts):

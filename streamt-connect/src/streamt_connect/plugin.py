@@ -10,13 +10,16 @@ knows its keys (both E204). It also owns the ``lifecycle.connector_removals`` to
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt.sdk import Materialization, hookimpl
 
+if TYPE_CHECKING:
+    from streamt.sdk import Deployer, Observer, Planner, Runtime
+
 
 @hookimpl
-def streamt_materializations() -> list[Any]:
+def streamt_materializations() -> list[Materialization]:
     return [
         Materialization(
             name="sink",
@@ -71,7 +74,7 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 
 
 @hookimpl
-def streamt_planners() -> list[Any]:
+def streamt_planners() -> list[Planner]:
     from streamt_connect.live import ConnectorPlanner
     from streamt_connect.removal import ConnectorRemovalPlanner
 
@@ -79,7 +82,7 @@ def streamt_planners() -> list[Any]:
 
 
 @hookimpl
-def streamt_observers(runtime: Any) -> list[Any]:
+def streamt_observers(runtime: Runtime) -> list[Observer]:
     from streamt_connect.live import ConnectorObserver
     from streamt_connect.removal import ConnectorRemovalObserver
 
@@ -87,7 +90,7 @@ def streamt_observers(runtime: Any) -> list[Any]:
 
 
 @hookimpl
-def streamt_deployers(runtime: Any) -> list[Any]:
+def streamt_deployers(runtime: Runtime) -> list[Deployer]:
     from streamt_connect.deployers import ConnectorDeployer
     from streamt_connect.removal import ConnectorRemovalDeployer
 

@@ -22,6 +22,7 @@ with secret-named values left out; no configuration value is ever recorded.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -78,7 +79,7 @@ class ConnectorRemovalObserver:
     requests: int = 0
     kinds = (KIND_CONNECTOR_REMOVAL,)
 
-    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+    def observe(self, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
         observed = {}
         for artifact in artifacts:
             self.requests += 1

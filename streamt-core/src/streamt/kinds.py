@@ -31,7 +31,7 @@ it, and every other claim on it is refused (``streamt.claims``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from streamt import claims as claims_of
 from streamt.capabilities import (
@@ -51,6 +51,10 @@ from streamt.capabilities import (
 from streamt.errors import Codes, Diagnostic, StreamtError, did_you_mean
 from streamt.plugins import Plugins, get_plugins
 from streamt.untrusted import identifier
+
+if TYPE_CHECKING:
+    from streamt.project.model import Runtime
+    from streamt.sdk.protocols import Deployer, DiscoverySource, Observer, Planner
 
 OBSERVER = "observer"
 PLANNER = "planner"
@@ -183,19 +187,19 @@ def _name_of(item: Any) -> tuple[str, ...]:
     return (item.name,)
 
 
-def observers(plugins: Plugins, runtime: Any) -> KindTable[Any]:
+def observers(plugins: Plugins, runtime: Runtime) -> KindTable[Observer]:
     return by_kind(plugins, "streamt_observers", OBSERVER, _kinds_of, runtime=runtime)
 
 
-def planners(plugins: Plugins) -> KindTable[Any]:
+def planners(plugins: Plugins) -> KindTable[Planner]:
     return by_kind(plugins, "streamt_planners", PLANNER, _kinds_of)
 
 
-def deployers(plugins: Plugins, runtime: Any) -> KindTable[Any]:
+def deployers(plugins: Plugins, runtime: Runtime) -> KindTable[Deployer]:
     return by_kind(plugins, "streamt_deployers", DEPLOYER, _kinds_of, runtime=runtime)
 
 
-def discoverers(plugins: Plugins, runtime: Any) -> KindTable[Any]:
+def discoverers(plugins: Plugins, runtime: Runtime) -> KindTable[DiscoverySource]:
     return by_kind(plugins, "streamt_source_discoverers", DISCOVERER, _kinds_of, runtime=runtime)
 
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -124,7 +124,7 @@ class FlinkJobDeployer:
     writes_evidence = True
 
     def apply(
-        self, action: str, pairs: list[tuple[Action, Artifact]], journal: Journal = _no_journal
+        self, action: str, pairs: Sequence[tuple[Action, Artifact]], journal: Journal = _no_journal
     ) -> dict[str, Outcome]:
         if action == CREATE:
             return {artifact.identity: self._create(artifact) for _, artifact in pairs}

@@ -12,6 +12,7 @@ ratio of any vertex (Flink samples it on request, so a first read may report 0 w
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -29,7 +30,7 @@ class FlinkJobRuntimeReader:
     kinds = KINDS
     clock: Any = time.time
 
-    def read(self, artifacts: list[Artifact]) -> dict[str, dict[str, Any]]:
+    def read(self, artifacts: Sequence[Artifact]) -> dict[str, dict[str, Any]]:
         states = FlinkJobObserver(self.runtime).runtime_status(artifacts)
         out: dict[str, dict[str, Any]] = {}
         for artifact in artifacts:

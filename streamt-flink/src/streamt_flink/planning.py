@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -141,7 +142,7 @@ class FlinkJobObserver:
     runtime: Any
     kinds = KINDS
 
-    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+    def observe(self, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
         by_url: dict[str, tuple[FlinkRestClient, list[Artifact]]] = {}
         for artifact in artifacts:
             client = rest_client(self.runtime, artifact)
@@ -172,7 +173,7 @@ class FlinkJobObserver:
             return Observation(ABSENT, {"legacy": legacy} if legacy else None)
         return Observation(PRESENT, {**current, "legacy": legacy} if legacy else current)
 
-    def runtime_status(self, artifacts: list[Artifact]) -> dict[str, dict[str, Any]]:
+    def runtime_status(self, artifacts: Sequence[Artifact]) -> dict[str, dict[str, Any]]:
         """For ``status``: each present job's Flink state (``RUNNING`` is the only healthy one).
 
         A crash-looping job is ``CRASH_LOOPING`` with its root ``cause`` and that cause as one line

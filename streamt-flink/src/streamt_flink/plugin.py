@@ -8,13 +8,16 @@ the hooks: the CLI imports this module at start-up.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt.sdk import ErrorCode, Materialization, hookimpl
 
+if TYPE_CHECKING:
+    from streamt.sdk import ConfigSection, Deployer, Observer, Planner, Runtime, RuntimeReader, TestRunner
+
 
 @hookimpl
-def streamt_materializations() -> list[Any]:
+def streamt_materializations() -> list[Materialization]:
     return [
         Materialization(
             name="flink",
@@ -33,7 +36,7 @@ def streamt_artifact_kinds() -> list[Any]:
 
 
 @hookimpl
-def streamt_config_sections() -> list[Any]:
+def streamt_config_sections() -> list[ConfigSection]:
     from streamt_flink.config import SECTION
     from streamt_flink.settings import SECTIONS
 
@@ -63,35 +66,35 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 
 
 @hookimpl
-def streamt_planners() -> list[Any]:
+def streamt_planners() -> list[Planner]:
     from streamt_flink.planning import FlinkJobPlanner
 
     return [FlinkJobPlanner()]
 
 
 @hookimpl
-def streamt_observers(runtime: Any) -> list[Any]:
+def streamt_observers(runtime: Runtime) -> list[Observer]:
     from streamt_flink.planning import FlinkJobObserver
 
     return [FlinkJobObserver(runtime)]
 
 
 @hookimpl
-def streamt_deployers(runtime: Any) -> list[Any]:
+def streamt_deployers(runtime: Runtime) -> list[Deployer]:
     from streamt_flink.deployers import FlinkJobDeployer
 
     return [FlinkJobDeployer(runtime)]
 
 
 @hookimpl
-def streamt_runtime_readers(runtime: Any) -> list[Any]:
+def streamt_runtime_readers(runtime: Runtime) -> list[RuntimeReader]:
     from streamt_flink.metrics import FlinkJobRuntimeReader
 
     return [FlinkJobRuntimeReader(runtime)]
 
 
 @hookimpl
-def streamt_test_runners(runtime: Any) -> list[Any]:
+def streamt_test_runners(runtime: Runtime) -> list[TestRunner]:
     from streamt_flink.continuous_tests import ContinuousTestRunner
 
     return [ContinuousTestRunner(runtime)]

@@ -18,6 +18,7 @@ interceptors, then the alias.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -78,7 +79,7 @@ class GatewayRuleDeployer:
     kinds = (KIND_GATEWAY_RULE,)
     max_batch = 1
 
-    def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+    def apply(self, action: str, pairs: Sequence[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         return {planned.identity: self._one(action, planned, artifact) for planned, artifact in pairs}
 
     def _one(self, verb: str, action: Action, artifact: Artifact) -> Outcome:

@@ -29,6 +29,7 @@ Mapping (``shared/spec/conduktor-gateway-api.md`` section 5):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -189,7 +190,7 @@ class GatewayRuleObserver:
     # adopt: the alias facts of the last adoption read of each rule, shown by adoption_review
     reviewed: dict[str, dict[str, Any]] = attrs.field(factory=dict)
 
-    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+    def observe(self, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
         if not artifacts:
             return {}
         client = client_for(self.runtime)

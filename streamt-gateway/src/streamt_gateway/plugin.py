@@ -10,13 +10,16 @@ owns the ``lifecycle.gateway_rule_removals`` tombstone (``tombstone``, ``removal
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt.sdk import Materialization, hookimpl
 
+if TYPE_CHECKING:
+    from streamt.sdk import ConfigSection, Deployer, ErrorCode, Observer, Planner, Runtime
+
 
 @hookimpl
-def streamt_materializations() -> list[Any]:
+def streamt_materializations() -> list[Materialization]:
     return [
         Materialization(
             name="virtual_topic",
@@ -35,7 +38,7 @@ def streamt_artifact_kinds() -> list[Any]:
 
 
 @hookimpl
-def streamt_config_sections() -> list[Any]:
+def streamt_config_sections() -> list[ConfigSection]:
     from streamt_gateway.config import SECTION
     from streamt_gateway.settings import SECTION as MODEL_SECTION
 
@@ -43,7 +46,7 @@ def streamt_config_sections() -> list[Any]:
 
 
 @hookimpl
-def streamt_error_codes() -> list[Any]:
+def streamt_error_codes() -> list[ErrorCode]:
     from streamt_gateway.codes import MASK_NOT_APPLICABLE
 
     return [MASK_NOT_APPLICABLE]
@@ -81,7 +84,7 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 
 
 @hookimpl
-def streamt_planners() -> list[Any]:
+def streamt_planners() -> list[Planner]:
     from streamt_gateway.live import GatewayRulePlanner
     from streamt_gateway.removal import GatewayRuleRemovalPlanner
 
@@ -89,7 +92,7 @@ def streamt_planners() -> list[Any]:
 
 
 @hookimpl
-def streamt_observers(runtime: Any) -> list[Any]:
+def streamt_observers(runtime: Runtime) -> list[Observer]:
     from streamt_gateway.live import GatewayRuleObserver
     from streamt_gateway.removal import GatewayRuleRemovalObserver
 
@@ -97,7 +100,7 @@ def streamt_observers(runtime: Any) -> list[Any]:
 
 
 @hookimpl
-def streamt_deployers(runtime: Any) -> list[Any]:
+def streamt_deployers(runtime: Runtime) -> list[Deployer]:
     from streamt_gateway.deployers import GatewayRuleDeployer
     from streamt_gateway.removal import GatewayRuleRemovalDeployer
 

@@ -17,6 +17,7 @@ and deployer parametrise ``streamt.sdk.RemovalPlanner``/``RemovalDeployer``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -56,7 +57,7 @@ def absence_fingerprint(vcluster: str) -> str:
     return fingerprint({"alias": None, "interceptors": {}, "vCluster": vcluster})
 
 
-def observe_all(client: GatewayClient, artifacts: list[Artifact]) -> dict[str, Observation]:
+def observe_all(client: GatewayClient, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
     """The two ordered collection GETs, then each tombstone's prior rule as it is live."""
     aliases = client.read("/alias-topic", "list alias topics")
     interceptors = client.read("/interceptor", "list interceptors")
@@ -78,7 +79,7 @@ class GatewayRuleRemovalObserver:
     requests: int = 0
     kinds = (KIND_GATEWAY_RULE_REMOVAL,)
 
-    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+    def observe(self, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
         if not artifacts:
             return {}
         self.requests += 2

@@ -10,6 +10,7 @@ this run created.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -67,7 +68,7 @@ class TopicDeployer:
         spec = artifact.spec
         return 1 + max(0, int(spec.get("partitions", 0))) + len(spec.get("config") or {})
 
-    def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+    def apply(self, action: str, pairs: Sequence[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         """Execute one batch of same-kind ``create`` or ``update`` actions."""
         from streamt_kafka.admin import REQUEST_TIMEOUT_MS, admin_client
 
@@ -88,7 +89,7 @@ class TopicDeployer:
             return dict.fromkeys(names, Outcome(UNKNOWN, type(exc).__name__))
         raise ValueError(f"topic deployer cannot {action}")
 
-    def _create(self, admin: Any, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+    def _create(self, admin: Any, pairs: Sequence[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         from streamt_kafka.topic_reads import wait_until_ready
         from streamt_kafka.topics_live import create_topics_with_ids
 
@@ -110,7 +111,7 @@ class TopicDeployer:
             for name, error in errors.items()
         }
 
-    def _update(self, admin: Any, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+    def _update(self, admin: Any, pairs: Sequence[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         from streamt_kafka.topics_live import alter_topic_configs, increase_partitions
 
         totals: dict[str, int] = {}
@@ -158,7 +159,7 @@ class SchemaDeployer:
     kinds = (KIND_SCHEMA,)
     max_batch = 1  # the registry has no batch write
 
-    def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+    def apply(self, action: str, pairs: Sequence[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         client = registry_client(self.runtime)
         outcomes: dict[str, Outcome] = {}
         for planned, artifact in pairs:

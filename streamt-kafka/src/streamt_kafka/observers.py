@@ -9,6 +9,7 @@ external subjects are never read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -39,7 +40,7 @@ class TopicObserver:
     counter: RequestCounter = attrs.field(factory=RequestCounter)
     kinds = (KIND_TOPIC,)
 
-    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+    def observe(self, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
         from streamt_kafka.admin import admin_client
         from streamt_kafka.topics_live import observe_topics
 
@@ -126,7 +127,7 @@ class SchemaObserver:
 
         return schema_review(registry_client(self.runtime), artifact)
 
-    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+    def observe(self, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
         """One round of reads per subject (the registry has no batch read), ``POOL_SIZE`` subjects at a time
         over the client's pooled connections. Results keep the artifacts' order; the first failure (in that
         order) is raised, as a sequential walk would."""

@@ -8,13 +8,16 @@ so that loading the plugin for ``--help`` stays cheap.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt.sdk import Materialization, hookimpl
 
+if TYPE_CHECKING:
+    from streamt.sdk import Deployer, DiscoverySource, Observer, Planner, Runtime, RuntimeReader, TestRunner
+
 
 @hookimpl
-def streamt_materializations() -> list[Any]:
+def streamt_materializations() -> list[Materialization]:
     return [
         Materialization(
             name="topic",
@@ -54,42 +57,42 @@ def streamt_validate(project: Any) -> list[Any]:
 
 
 @hookimpl
-def streamt_planners() -> list[Any]:
+def streamt_planners() -> list[Planner]:
     from streamt_kafka.planning import SchemaPlanner, TopicPlanner
 
     return [TopicPlanner(), SchemaPlanner()]
 
 
 @hookimpl
-def streamt_observers(runtime: Any) -> list[Any]:
+def streamt_observers(runtime: Runtime) -> list[Observer]:
     from streamt_kafka.observers import SchemaObserver, TopicObserver
 
     return [TopicObserver(runtime), SchemaObserver(runtime)]
 
 
 @hookimpl
-def streamt_deployers(runtime: Any) -> list[Any]:
+def streamt_deployers(runtime: Runtime) -> list[Deployer]:
     from streamt_kafka.deployers import SchemaDeployer, TopicDeployer
 
     return [TopicDeployer(runtime), SchemaDeployer(runtime)]
 
 
 @hookimpl
-def streamt_runtime_readers(runtime: Any) -> list[Any]:
+def streamt_runtime_readers(runtime: Runtime) -> list[RuntimeReader]:
     from streamt_kafka.runtime_reader import TopicRuntimeReader
 
     return [TopicRuntimeReader(runtime)]
 
 
 @hookimpl
-def streamt_source_discoverers(runtime: Any) -> list[Any]:
+def streamt_source_discoverers(runtime: Runtime) -> list[DiscoverySource]:
     from streamt_kafka.discovery import KafkaSourceDiscoverer
 
     return [KafkaSourceDiscoverer(runtime)]
 
 
 @hookimpl
-def streamt_test_runners(runtime: Any) -> list[Any]:
+def streamt_test_runners(runtime: Runtime) -> list[TestRunner]:
     from streamt_kafka.sample_tests import SampleTestRunner
     from streamt_kafka.schema_tests import SchemaTestRunner
 

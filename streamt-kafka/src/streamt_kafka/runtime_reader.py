@@ -6,6 +6,7 @@ together, whatever the number of topics or groups. Read-only: it commits nothing
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -20,7 +21,7 @@ class TopicRuntimeReader:
     counter: RequestCounter = attrs.field(factory=RequestCounter)
     kinds = (KIND_TOPIC,)
 
-    def read(self, artifacts: list[Artifact]) -> dict[str, dict[str, Any]]:
+    def read(self, artifacts: Sequence[Artifact]) -> dict[str, dict[str, Any]]:
         from streamt_kafka.admin import classify
         from streamt_kafka.lag import topic_lag
         from streamt_kafka.observers import kafka_settings

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -103,7 +103,7 @@ class KafkaStreamsDeployer:
             on_begin(control)
         return drive(coordinator, control, plan_path, env)
 
-    def apply(self, action: str, pairs: list[tuple[Action, Artifact]]) -> dict[str, Outcome]:
+    def apply(self, action: str, pairs: Sequence[tuple[Action, Artifact]]) -> dict[str, Outcome]:
         if action != CREATE:
             raise ValueError(f"the Kafka Streams deployer cannot {action}: existing runners are never changed")
         return {artifact.identity: self._create(artifact) for _, artifact in pairs}

@@ -26,6 +26,7 @@ Planner (the checksum label is what the container runs):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -132,7 +133,7 @@ class KafkaStreamsObserver:
     runtime: Any
     kinds = (KIND,)
 
-    def observe(self, artifacts: list[Artifact]) -> dict[str, Observation]:
+    def observe(self, artifacts: Sequence[Artifact]) -> dict[str, Observation]:
         if not artifacts:
             return {}
         client = engine.client()
@@ -163,7 +164,7 @@ class KafkaStreamsObserver:
                     "runtime.kafka_streams.image.",
                 )
 
-    def runtime_status(self, artifacts: list[Artifact]) -> dict[str, dict[str, Any]]:
+    def runtime_status(self, artifacts: Sequence[Artifact]) -> dict[str, dict[str, Any]]:
         """For ``status``: RUNNING / REBALANCING / ERROR / STARTING / EXITED per present runner."""
         out: dict[str, dict[str, Any]] = {}
         client = engine.client()

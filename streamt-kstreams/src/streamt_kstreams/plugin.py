@@ -12,9 +12,12 @@ reviewed replacement field of the plan file (``planfile``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt.sdk import Materialization, hookimpl
+
+if TYPE_CHECKING:
+    from streamt.sdk import Deployer, InitStarter, Observer, PlanFileExtension, Planner, Runtime
 
 # name -> (import path, the command's help). Command modules are imported only when the command
 # runs (or its own --help is asked for): `streamt --help` pays for none of them.
@@ -37,21 +40,21 @@ _STATE_COMMANDS = {
 
 
 @hookimpl
-def streamt_init_starters() -> list[Any]:
+def streamt_init_starters() -> list[InitStarter]:
     from streamt_kstreams.starter import STARTER
 
     return [STARTER]
 
 
 @hookimpl
-def streamt_plan_file_extensions() -> list[Any]:
+def streamt_plan_file_extensions() -> list[PlanFileExtension]:
     from streamt_kstreams.planfile import EXTENSION
 
     return [EXTENSION]
 
 
 @hookimpl
-def streamt_materializations() -> list[Any]:
+def streamt_materializations() -> list[Materialization]:
     return [
         Materialization(
             name="kafka_streams",
@@ -101,21 +104,21 @@ def streamt_compile(project: Any, declaration: Any, env: str) -> list[Any]:
 
 
 @hookimpl
-def streamt_observers(runtime: Any) -> list[Any]:
+def streamt_observers(runtime: Runtime) -> list[Observer]:
     from streamt_kstreams.online import KafkaStreamsObserver
 
     return [KafkaStreamsObserver(runtime)]
 
 
 @hookimpl
-def streamt_planners() -> list[Any]:
+def streamt_planners() -> list[Planner]:
     from streamt_kstreams.online import KafkaStreamsPlanner
 
     return [KafkaStreamsPlanner()]
 
 
 @hookimpl
-def streamt_deployers(runtime: Any) -> list[Any]:
+def streamt_deployers(runtime: Runtime) -> list[Deployer]:
     from streamt_kstreams.deploy import KafkaStreamsDeployer
 
     return [KafkaStreamsDeployer(runtime)]

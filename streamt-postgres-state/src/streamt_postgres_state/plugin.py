@@ -8,10 +8,13 @@ psycopg2 and the command modules are imported only when used.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt.sdk import StateBackendRegistration as StateBackend
 from streamt.sdk import hookimpl
+
+if TYPE_CHECKING:
+    from streamt.sdk import ConfigSection
 
 _COMMANDS = {
     "init": ("streamt_postgres_state.commands:init_command", "Initialize configured PostgreSQL state."),
@@ -30,7 +33,7 @@ def _factory(*, project: Any, project_dir: Any, purpose: str) -> Any:
 
 
 @hookimpl
-def streamt_state_backends() -> list[Any]:
+def streamt_state_backends() -> list[StateBackend]:
     return [
         StateBackend(
             name="postgres",
@@ -48,7 +51,7 @@ def streamt_commands(cli: Any) -> None:
 
 
 @hookimpl
-def streamt_config_sections() -> list[Any]:
+def streamt_config_sections() -> list[ConfigSection]:
     from streamt_postgres_state.config import SECTION
 
     return [SECTION]

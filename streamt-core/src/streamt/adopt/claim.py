@@ -7,7 +7,13 @@ from typing import Any
 from streamt.artifacts import Artifact
 from streamt.boundary import boundary
 from streamt.errors import Codes, StreamtError
-from streamt.plan.model import ABSENT, PRESENT, SafetyBlocker
+from streamt.plan.model import ABSENT, PRESENT, Observation, SafetyBlocker
+from streamt.sdk.protocols import (
+    AdoptionAttributesObserver,
+    AdoptionObserver,
+    AdoptionPendingObserver,
+    ExactAdoptionObserver,
+)
 from streamt.state.operations import ADOPT_OPERATION
 from streamt.state.records import OwnershipRecord
 
@@ -44,14 +50,17 @@ def existing_claim(state: Any, artifact: Artifact, resource_id: str) -> Ownershi
     return None
 
 
-def read_live(observer: Any, artifact: Artifact) -> Any:
+def read_live(observer: AdoptionObserver, artifact: Artifact) -> Observation:
     """The observation adoption reviews: the observer's exact single-resource read when it has one
     (a connector: one ``GET /connectors/<name>``), else its ordinary ``observe``."""
-    exact = getattr(observer, "adoption_observe", None)
-    return exact(artifact) if exact is not None else observer.observe([artifact])[artifact.identity]
+    if isinstance(observer, ExactAdoptionObserver):
+        return observer.adoption_observe(artifact)
+    return observer.observe([artifact])[artifact.identity]
 
 
-def observe(observer: Any, planner: Any, artifact: Artifact) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
+def observe(
+    observer: AdoptionObserver, planner: Any, artifact: Artifact
+) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
     """The observation, live review facts and pending differences; ``E413`` when absent, ``E416`` when unreadable."""
     try:
         observation = read_live(observer, artifact)
@@ -79,9 +88,8 @@ def observe(observer: Any, planner: Any, artifact: Artifact) -> tuple[Any, dict[
             cause.suggestion,
             details={"cause": cause.code.code},
         ) from None
-    redacted = getattr(observer, "adoption_pending", None)
-    if redacted is not None:
-        return observation, live, redacted(items)
+    if isinstance(observer, AdoptionPendingObserver):
+        return observation, live, observer.adoption_pending(list(items))
     pending = []
     for item in items:
         if isinstance(item, SafetyBlocker):
@@ -91,9 +99,9 @@ def observe(observer: Any, planner: Any, artifact: Artifact) -> tuple[Any, dict[
     return observation, live, pending
 
 
-def reconfirm(observer: Any, artifact: Artifact, before: Any) -> None:
+def reconfirm(observer: AdoptionObserver, artifact: Artifact, before: Observation) -> None:
     """After confirmation, the exact read again: the claim is refused (``E416``) unless nothing changed."""
-    if getattr(observer, "adoption_observe", None) is None:
+    if not isinstance(observer, ExactAdoptionObserver):
         return
     try:
         after = read_live(observer, artifact)
@@ -114,10 +122,9 @@ def reconfirm(observer: Any, artifact: Artifact, before: Any) -> None:
         )
 
 
-def record_attributes(observer: Any, artifact: Artifact) -> dict[str, Any]:
+def record_attributes(observer: AdoptionObserver, artifact: Artifact) -> dict[str, Any]:
     """Secret-neutral facts the observer learnt in its exact read (a connector's config fingerprint)."""
-    learnt = getattr(observer, "adoption_attributes", None)
-    return dict(learnt(artifact)) if learnt is not None else {}
+    return dict(observer.adoption_attributes(artifact)) if isinstance(observer, AdoptionAttributesObserver) else {}
 
 
 def commit(backend: Any, artifact: Artifact, resource_id: str, attributes: dict[str, Any] | None = None) -> Any:

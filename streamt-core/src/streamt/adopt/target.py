@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Mapping
 
 from streamt.artifacts import Artifact
 from streamt.errors import Codes, StreamtError
+from streamt.sdk.protocols import AdoptionObserver, Observer
 
 SUPPORTED_KINDS = ("topic", "schema", "connector", "gateway_rule")
 
@@ -72,9 +73,9 @@ def resolve(artifacts: tuple[Artifact, ...], kind: str, name: str) -> Artifact:
     return artifact
 
 
-def observer_for(observers: dict[str, Any], kind: str) -> Any:
+def observer_for(observers: Mapping[str, Observer], kind: str) -> AdoptionObserver:
     observer = observers.get(kind)
-    if observer is None or not hasattr(observer, "adoption_review"):
+    if not isinstance(observer, AdoptionObserver):
         raise StreamtError(
             Codes.E903_PLUGIN_REQUIRED,
             f"No installed plugin can review {kind} resources for adoption.",

@@ -19,7 +19,7 @@ so only reviewed recovery may clear it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -32,10 +32,21 @@ from streamt.kinds import KindTable
 from streamt.log import executor_step
 from streamt.plan.model import CREATE, DELETE, UPDATE, Action, Plan
 from streamt.plan.tombstones import is_removal, prior_resource_id
+from streamt.plugins import Plugins
 from streamt.progress import Progress, Silent
+from streamt.sdk.protocols import (
+    BatchingDeployer,
+    CostedBatchDeployer,
+    Deployer,
+    EvidenceDeployer,
+    FailureCodeDeployer,
+)
 from streamt.state.operations import APPLY_OPERATION
 from streamt.state.records import OwnershipRecord
 from streamt.untrusted import exception_name
+
+if TYPE_CHECKING:
+    from streamt.project.model import Runtime
 
 MUTATING = (CREATE, UPDATE)
 RESULTS = {CREATE: "created", UPDATE: "updated", DELETE: "deleted"}
@@ -51,7 +62,7 @@ class ApplyReport:
     checksum: str | None = None
 
 
-def deployers_by_kind(plugins: Any, runtime: Any) -> KindTable[Any]:
+def deployers_by_kind(plugins: Plugins, runtime: Runtime) -> KindTable[Deployer]:
     """The deployer of each kind; a kind two plugins claim is E906 (``streamt.kinds``)."""
     return kinds.deployers(plugins, runtime)
 
@@ -134,10 +145,12 @@ def _batches(
     (a Kafka controller refuses a request needing too many metadata records, whatever the topic count)."""
     batch: list[tuple[int, Action]] = []
     spent = 0
+    limits: dict[str, tuple[int, int | None]] = {}  # per kind: a Protocol isinstance costs microseconds
     for index, action in mutations:
         deployer = deployers[action.kind]
-        limit = max(1, int(getattr(deployer, "max_batch", 1)))
-        budget = getattr(deployer, "max_batch_cost", None)
+        if action.kind not in limits:
+            limits[action.kind] = _batch_limits(deployer)
+        limit, budget = limits[action.kind]
         cost = int(deployer.batch_cost(action, artifacts[(action.kind, action.identity)])) if budget else 0
         if batch and (
             (batch[0][1].kind, batch[0][1].action) != (action.kind, action.action)
@@ -150,6 +163,13 @@ def _batches(
         spent += cost
     if batch:
         yield batch
+
+
+def _batch_limits(deployer: Deployer) -> tuple[int, int | None]:
+    """``(max_batch, max_batch_cost)``: one action per batch, unpriced, unless the deployer says otherwise."""
+    limit = max(1, int(deployer.max_batch)) if isinstance(deployer, BatchingDeployer) else 1
+    budget = deployer.max_batch_cost if isinstance(deployer, CostedBatchDeployer) else None
+    return limit, budget
 
 
 def execute(
@@ -250,7 +270,7 @@ class _Journal:
 def _call(deployer: Any, verb: str, pairs: list[tuple[Action, Artifact]], journal: _Journal) -> dict[str, Outcome]:
     """The deployer's outcomes; an identity it does not answer for is unknown, never success."""
     try:
-        if getattr(deployer, "writes_evidence", False):
+        if isinstance(deployer, EvidenceDeployer) and deployer.writes_evidence:
             outcomes = deployer.apply(verb, pairs, journal=journal)
         else:
             outcomes = deployer.apply(verb, pairs)
@@ -275,7 +295,9 @@ def _fail(
             rolled_back.append(action.identity)
     _index, action, outcome = bad[0]
     # A deployer may name its own code for a failed action (a removal whose DELETE proved nothing).
-    code = getattr(deployers.get(action.kind), "failure_code", None) or Codes.E407_DEPLOY_ERROR
+    deployer = deployers.get(action.kind)
+    own = deployer.failure_code if isinstance(deployer, FailureCodeDeployer) else None
+    code = own or Codes.E407_DEPLOY_ERROR
     control = record.backend.mark_recovery_required(control, code.code)
     boundary()
     what = "was refused" if outcome.status == "failed" else "has an unknown outcome"

@@ -28,6 +28,12 @@ from streamt.project.loader import load_project
 from streamt.result import Result
 from streamt.runlineage.lifecycle import begin_hook, guarded
 from streamt.runlineage.run import COMPLETE, CommandRun
+from streamt.sdk.protocols import (
+    ReceiptStateBackend,
+    ReplacementPreparingDeployer,
+    ReplacingDeployer,
+    RunnerTimeoutDeployer,
+)
 
 BLOCKER_SUFFIX = "_reviewed_replacement"
 
@@ -82,7 +88,7 @@ def prepare(
     if reason is not None:
         return extension.key, None, {"eligible": False, "saved": False, "reason": reason, "next_commands": []}
     deployer = deployers().get(action.kind)
-    if deployer is None or not hasattr(deployer, "prepare_replacement"):
+    if not isinstance(deployer, ReplacementPreparingDeployer):
         raise _no_coordinator(action.kind)
     replacement = dict(action.evidence["replacement"])
     position = plan.actions.index(action)
@@ -166,7 +172,7 @@ def _field(reviewed: ReviewedPlan) -> str:
 
 def require_receipts(backend: Any) -> None:
     """A replacement ends in a completion receipt: a backend without receipts cannot run one (before any step)."""
-    if not (hasattr(backend, "write_receipt") and hasattr(backend, "has_receipt")):
+    if not isinstance(backend, ReceiptStateBackend):
         raise StreamtError(
             Codes.E904_NOT_IMPLEMENTED,
             f"The {getattr(backend, 'name', 'configured')} deployment-state backend does not keep replacement "
@@ -180,7 +186,7 @@ def hand_runner_timeout(deployers: Any, seconds: float | None) -> None:
     if seconds is None:
         return
     for deployer in deployers.values():
-        if hasattr(deployer, "runner_timeout"):
+        if isinstance(deployer, RunnerTimeoutDeployer):
             deployer.runner_timeout = seconds
 
 
@@ -206,7 +212,7 @@ def apply_replacement(
     action = require_sole_replacement(reviewed, plan)
     binding = {**(reviewed.replacement or {}), "plan_checksum": reviewed.document["integrity"]["checksum"]}
     deployer = deployers.get(action.kind)
-    if deployer is None or not hasattr(deployer, "replace"):
+    if not isinstance(deployer, ReplacingDeployer):
         raise _no_coordinator(action.kind)
     require_receipts(backend)
     if dry_run:

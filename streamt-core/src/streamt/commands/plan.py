@@ -30,22 +30,23 @@ def plan_command(project_dir: str, env: str | None, offline: bool, out: str | No
 
     loaded = load_and_compile(project_dir, env, lazy_secrets=offline)  # an online plan connects
     warnings = loaded.warnings
+    plugins = get_plugins()
     if offline:
         refuse_offline(loaded.project)
         with collector_paused():  # as compiling was: the plan's objects live until the command ends
-            plan = plan_offline(loaded.project, loaded.compiled)
+            plan = plan_offline(loaded.project, loaded.compiled, plugins)
         operation_status: dict[str, object] | str = "unavailable"
     else:
         # Planning is read-only, but its state reference must come from the
         # authority apply will use (PostgreSQL: the writer), so open it for writing.
         backend = open_backend(loaded.project, WRITE)
         warnings += local_state_warning(backend)
-        plan, operation_status = plan_online(loaded.project, loaded.compiled, backend)
+        plan, operation_status = plan_online(loaded.project, loaded.compiled, backend, plugins=plugins)
     # A sole reviewed runner replacement binds its live facts now; failing that, nothing is written.
     field, binding, replacement = (
         (None, None, None)
         if offline
-        else prepare(loaded.project, plan, out, lambda: deployers_by_kind(get_plugins(), loaded.project.runtime))
+        else prepare(loaded.project, plan, out, lambda: deployers_by_kind(plugins, loaded.project.runtime))
     )
     if out is not None:
         write_plan_file(plan, Path(out), (field, binding) if field is not None and binding is not None else None)

@@ -92,7 +92,7 @@ def test_command(
     progress = for_command(quiet)
     try:
         with guarded(run):
-            results = run_tests(project, tests, runners, progress=progress)
+            results = run_tests(project, tests, runners, progress=progress, plugins=plugins)
     finally:
         progress.close()
     counts = summary(results)

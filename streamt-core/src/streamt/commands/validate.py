@@ -10,6 +10,7 @@ import click
 from streamt.cli.options import project_dir_option
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.result import Result
+from streamt.sdk.protocols import SubjectCheckingObserver
 from streamt.values import replace
 
 
@@ -139,7 +140,7 @@ def _check_schemas(project: Any) -> tuple[list[dict[str, Any]], list[Diagnostic]
     if not declared:
         return [], []
     observer = observers_by_kind(get_plugins(), project.runtime).get("schema")
-    if observer is None or not hasattr(observer, "check_subjects"):
+    if not isinstance(observer, SubjectCheckingObserver):
         raise StreamtError(
             Codes.E903_PLUGIN_REQUIRED,
             "--check-schemas needs the Schema Registry support of the Kafka plugin.",

@@ -14,6 +14,7 @@ from typing import Any
 from streamt.errors import StreamtError
 from streamt.impact.planners import Planners
 from streamt.plan.model import Advice
+from streamt.sdk.protocols import AdvisingPlanner
 
 
 def advise(
@@ -30,11 +31,11 @@ def advise(
             continue
         if after[key].ownership == "external":
             continue  # plan never changes an external resource: there is nothing to advise
-        advisor = getattr(planners.of(item["kind"]), "advise", None)
-        if advisor is None:
+        advisor = planners.of(item["kind"])
+        if not isinstance(advisor, AdvisingPlanner):
             continue
         try:
-            out.append(advisor(before[key], after[key]))
+            out.append(advisor.advise(before[key], after[key]))
         except StreamtError as exc:  # fail closed: no advice is never a passing one
             out.append(
                 Advice(

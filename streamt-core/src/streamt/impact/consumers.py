@@ -17,6 +17,7 @@ from streamt.dag import Graph, build_graph
 from streamt.impact.chain import ColumnChain
 from streamt.impact.planners import Planners
 from streamt.project.model import Source
+from streamt.sdk.protocols import IdentityPlanner
 from streamt.sql.columns import referenced_columns
 
 Reader = tuple[str, str]
@@ -101,7 +102,7 @@ class Consumers:
             running = {}
             for artifact in self._head_artifacts:
                 if artifact.kind not in running:
-                    running[artifact.kind] = hasattr(self.planners.of(artifact.kind), "runtime_identity")
+                    running[artifact.kind] = isinstance(self.planners.of(artifact.kind), IdentityPlanner)
             self._jobs = {a.name for a in self._head_artifacts if running[a.kind]}
         return [r for r in self.direct(name) if r[0] == "model" and r[1] in self._jobs]
 

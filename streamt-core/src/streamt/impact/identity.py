@@ -16,6 +16,7 @@ from typing import Any
 
 from streamt.impact.changes import BREAKING, FieldChange
 from streamt.impact.planners import Planners
+from streamt.sdk.protocols import IdentityPlanner
 
 
 def identity_changes(
@@ -32,10 +33,10 @@ def identity_changes(
         new = [a for (k, _), a in sorted(after.items()) if k == kind]
         if len(old) != 1 or len(new) != 1 or old[0].identity == new[0].identity:
             continue
-        describe = getattr(planners.of(kind), "runtime_identity", None)
-        if describe is None:
+        planner = planners.of(kind)
+        if not isinstance(planner, IdentityPlanner):
             continue
-        was, now = describe(old[0]), describe(new[0])
+        was, now = planner.runtime_identity(old[0]), planner.runtime_identity(new[0])
         if was.get("name") == now.get("name"):
             continue
         what = kind.replace("_", " ")

@@ -13,6 +13,7 @@ from typing import Any
 from streamt import kinds
 from streamt.artifacts import Artifact
 from streamt.errors import StreamtError
+from streamt.sdk.protocols import RuntimeStatusObserver
 
 NOT_OBSERVED, UNAVAILABLE = "NOT_OBSERVED", "UNAVAILABLE"
 OBSERVED_KINDS_FIRST = ("topic", "flink_job", "connector", "kafka_streams_job", "gateway_rule")
@@ -66,7 +67,7 @@ def _read(kind: str, group: list[Artifact], reader: Any, observer: Any) -> dict[
     try:
         if reader is not None:
             found = dict(reader.read(group))
-        elif observer is not None and hasattr(observer, "runtime_status"):
+        elif isinstance(observer, RuntimeStatusObserver):
             present = dict(observer.runtime_status(group))
             found = {a.identity: present.get(a.identity, {"state": "MISSING", "healthy": False}) for a in group}
         else:

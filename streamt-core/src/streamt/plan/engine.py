@@ -41,9 +41,10 @@ from streamt.plan.model import (
     StateReference,
 )
 from streamt.plan.tombstones import authorize, is_removal, prior_resource_id, refuse_offline_artifacts
-from streamt.plugins import get_plugins
+from streamt.plugins import Plugins, get_plugins
 from streamt.project import sections as plugin_sections
 from streamt.redact import without_secrets
+from streamt.sdk.protocols import Planner
 
 NOT_REQUESTED = Observation("not_requested")
 
@@ -61,12 +62,12 @@ class DefaultPlanner:
         return [Action.for_artifact("create", artifact, "", observation)]
 
 
-def planners_by_kind(plugins: Any) -> KindTable[Any]:
+def planners_by_kind(plugins: Plugins) -> KindTable[Planner]:
     """The planner of each kind, under the one precedence rule of ``streamt.kinds`` (a shared kind is E906)."""
     return kinds.planners(plugins)
 
 
-def plan_offline(project: Any, compiled: CompiledProject, plugins: Any = None) -> Plan:
+def plan_offline(project: Any, compiled: CompiledProject, plugins: Plugins | None = None) -> Plan:
     """Plan a fresh deployment without contacting anything; the result cannot authorize apply."""
     return plan_project(project, compiled, plugins=plugins)
 
@@ -79,7 +80,7 @@ def plan_project(
     state: Any = None,
     state_reference: StateReference | None = None,
     artifacts: tuple[Artifact, ...] | None = None,
-    plugins: Any = None,
+    plugins: Plugins | None = None,
 ) -> Plan:
     """One engine for both modes.
 
@@ -138,7 +139,10 @@ def plan_project(
                 actions.append(Action.for_artifact(NOOP, artifact, "ownership decision required", observation))
                 continue
         for item in table.get(artifact.kind, default).plan(artifact, observation, record):
-            (blockers if isinstance(item, SafetyBlocker) else actions).append(item)
+            if isinstance(item, SafetyBlocker):
+                blockers.append(item)
+            else:
+                actions.append(item)
     if bindings is None:
         raise unbound
     return Plan(

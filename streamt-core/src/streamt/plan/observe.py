@@ -9,7 +9,7 @@ apart from "not looked at", and planning it as a create would be a lie.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt import kinds
 from streamt.artifacts import Artifact
@@ -17,9 +17,14 @@ from streamt.errors import Codes, StreamtError
 from streamt.kinds import KindTable
 from streamt.plan.model import Observation
 from streamt.plan.tombstones import REMOVAL_SUFFIX
+from streamt.plugins import Plugins
+
+if TYPE_CHECKING:
+    from streamt.project.model import Runtime
+    from streamt.sdk.protocols import Observer
 
 
-def observers_by_kind(plugins: Any, runtime: Any) -> KindTable[Any]:
+def observers_by_kind(plugins: Plugins, runtime: Runtime) -> KindTable[Observer]:
     """The observer for each kind (observers build clients lazily); a kind two plugins claim is E906."""
     return kinds.observers(plugins, runtime)
 

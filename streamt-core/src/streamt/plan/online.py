@@ -9,15 +9,20 @@ plan was made from.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamt.artifacts import Artifact
 from streamt.compile import CompiledProject
 from streamt.errors import Codes, Diagnostic, StreamtError
+from streamt.kinds import KindTable
 from streamt.plan.engine import plan_project
 from streamt.plan.model import Plan, StateReference
 from streamt.plan.observe import observe, observers_by_kind, require_observers
 from streamt.plan.tombstones import require_shared_state
+
+if TYPE_CHECKING:
+    from streamt.plugins import Plugins
+    from streamt.sdk.protocols import Observer
 
 
 def local_state_warning(backend: Any) -> tuple[Diagnostic, ...]:
@@ -41,7 +46,9 @@ def open_backend(project: Any, purpose: str) -> Any:
     return open_state_backend(project, Path(project.root), purpose)
 
 
-def check_observable(project: Any, artifacts: tuple[Artifact, ...], plugins: Any = None) -> dict[str, Any]:
+def check_observable(
+    project: Any, artifacts: tuple[Artifact, ...], plugins: Plugins | None = None
+) -> KindTable[Observer]:
     """The observers for ``artifacts``, or ``E903``/``E904`` before anything is contacted."""
     plugins = plugins or _plugins()
     observers = observers_by_kind(plugins, project.runtime)
@@ -54,7 +61,7 @@ def plan_online(
     compiled: CompiledProject,
     backend: Any,
     artifacts: tuple[Artifact, ...] | None = None,
-    plugins: Any = None,
+    plugins: Plugins | None = None,
 ) -> tuple[Plan, dict[str, Any]]:
     """The live plan and the backend's safe ``operation_status``."""
     plugins = plugins or _plugins()
@@ -82,7 +89,7 @@ def plan_online(
     return plan, status["operation_status"]
 
 
-def _plugins() -> Any:
+def _plugins() -> Plugins:
     from streamt.plugins import get_plugins
 
     return get_plugins()

@@ -12,6 +12,7 @@ from typing import Any
 
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import ABSENT, NOOP, PRESENT
+from streamt.sdk.protocols import RecoveryAttributesPlanner, RecoveryClassifyingPlanner
 
 PRIOR, CANDIDATE = "prior", "candidate"
 
@@ -46,9 +47,8 @@ def classify(
 
     ``evidence`` is what the deployer journaled for this action, in order (a Flink savepoint path).
     """
-    own = getattr(planner, "classify_recovery", None)
-    if own is not None:
-        found = own(resolution, intent, outcomes, list(evidence), observation, artifact)
+    if isinstance(planner, RecoveryClassifyingPlanner):
+        found = planner.classify_recovery(resolution, intent, outcomes, list(evidence), observation, artifact)
         return str(found) if found is not None else None
     action = intent["action"]
     if observation.status not in (ABSENT, PRESENT):
@@ -72,10 +72,9 @@ def record_attributes(
     planner: Any, classification: str | None, evidence: tuple[dict[str, Any], ...], observation: Any, artifact: Any
 ) -> dict[str, Any] | None:
     """The ownership-record attributes of a ``candidate``, when its planner has any to give."""
-    own = getattr(planner, "recovery_record_attributes", None)
-    if own is None or classification != CANDIDATE:
+    if not isinstance(planner, RecoveryAttributesPlanner) or classification != CANDIDATE:
         return None
-    found = own(classification, list(evidence), observation, artifact)
+    found = planner.recovery_record_attributes(classification, list(evidence), observation, artifact)
     return dict(found) if found is not None else None
 
 

@@ -48,7 +48,8 @@ def _observe_targets(
 
     compiled = validate_and_compile(project).compiled
     artifacts = artifacts_for(control.actions, compiled)
-    observers = check_observable(project, tuple(artifacts))
+    plugins = _plugins()
+    observers = check_observable(project, tuple(artifacts), plugins)
     try:
         observations = observe(tuple(artifacts), observers)
     except StreamtError as exc:
@@ -60,7 +61,7 @@ def _observe_targets(
             details={"operation_id": control.operation_id, "cause": cause.code.code},
             data={"operation_id": control.operation_id},
         ) from None
-    planners = planners_by_kind(_plugins())
+    planners = planners_by_kind(plugins)
     outcomes: dict[int, list[str]] = {}
     journaled: dict[int, list[dict[str, Any]]] = {}
     for progress in control.progress:

@@ -1,26 +1,31 @@
 """The shapes of the objects plugin hooks return, as typed ``Protocol`` classes.
 
-Core never checks these with ``isinstance``: they are structural contracts for
-type checkers and readers. A plugin's observer, planner or deployer is any
-object with these attributes and methods; ``streamt.testing.contracts`` holds
-the behaviour each of them must also show (create -> no-op -> update ->
-failure -> rollback, unknown outcomes never reported as success ...).
+They are structural contracts for type checkers and readers. A plugin's
+observer, planner or deployer is any object with these attributes and
+methods; ``streamt.testing.contracts`` holds the behaviour each of them must
+also show (create -> no-op -> update -> failure -> rollback, unknown outcomes
+never reported as success ...).
+
+What an object *may* also do is a small capability Protocol of its own
+(``BatchingDeployer``, ``ExactAdoptionObserver``, ``ReceiptStateBackend`` ...):
+core asks ``isinstance(obj, Capability)`` (they are ``runtime_checkable``) and
+uses the capability only when the object has it, so each one is optional.
 
 Every signature names only public types of ``streamt.sdk``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from streamt.apply.outcome import Outcome
     from streamt.artifacts import Artifact
     from streamt.discovery.model import Enrichment, TopicMetadata
-    from streamt.errors import Diagnostic
+    from streamt.errors import Diagnostic, ErrorCode
     from streamt.plan.model import Action, Advice, Observation, SafetyBlocker
     from streamt.project.model import Model, Notice, Project, Source, Test
     from streamt.state.records import OperationControl, OwnershipRecord, OwnershipState
@@ -68,6 +73,7 @@ class Observer(Protocol):
         ...
 
 
+@runtime_checkable
 class AdoptionObserver(Observer, Protocol):
     """An observer that also supports ``streamt adopt`` for its kinds."""
 
@@ -76,11 +82,65 @@ class AdoptionObserver(Observer, Protocol):
         ...
 
 
+@runtime_checkable
+class ExactAdoptionObserver(Protocol):
+    """An adoption observer with an exact single-resource read (a connector: one ``GET /connectors/<name>``).
+
+    ``adopt`` reviews what it returns instead of ``observe([artifact])``, and reads it again after the
+    confirmation: the claim is refused unless nothing changed in between.
+    """
+
+    def adoption_observe(self, artifact: Artifact) -> Observation:
+        """The live observation of ``artifact`` alone."""
+        ...
+
+
+@runtime_checkable
+class AdoptionAttributesObserver(Protocol):
+    """An adoption observer that learnt secret-neutral facts the ownership record keeps (a config fingerprint)."""
+
+    def adoption_attributes(self, artifact: Artifact) -> dict[str, Any]:
+        """The attributes of the adopted record, from the exact read."""
+        ...
+
+
+@runtime_checkable
+class AdoptionPendingObserver(Protocol):
+    """An adoption observer that shows pending differences its own way (by key name only, values withheld)."""
+
+    def adoption_pending(self, items: list[Action | SafetyBlocker]) -> list[dict[str, Any]]:
+        """``{"action", "summary"}`` or ``{"blocker", "message"}`` per planned item that is not a no-op."""
+        ...
+
+
+@runtime_checkable
 class RuntimeStatusObserver(Observer, Protocol):
     """An observer that also reports runtime health for ``streamt status``."""
 
     def runtime_status(self, artifacts: Sequence[Artifact]) -> Mapping[str, dict[str, Any]]:
         """``{identity: {"state": ..., "healthy": bool, ...}}`` for present artifacts."""
+        ...
+
+
+@runtime_checkable
+class TopicOffsetsObserver(Protocol):
+    """The ``topic`` observer's ``status --lag`` / ``--consumer-groups``: retained messages and consumer lag."""
+
+    def message_counts(self, names: list[str]) -> dict[str, int]:
+        """Messages retained per topic (end minus beginning offsets) of ``names``."""
+        ...
+
+    def consumer_groups(self, names: list[str]) -> dict[str, dict[str, int]]:
+        """Per consumer group, its lag on each of ``names`` it has committed offsets for."""
+        ...
+
+
+@runtime_checkable
+class SubjectCheckingObserver(Protocol):
+    """The ``schema`` observer's ``validate --check-schemas``: declared external subjects against the registry."""
+
+    def check_subjects(self, declared: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Any]]:
+        """``(facts, findings)``: one fact per declared subject, and the diagnostics its comparison found."""
         ...
 
 
@@ -104,6 +164,38 @@ class Planner(Protocol):
         ...
 
 
+@runtime_checkable
+class RecoveryClassifyingPlanner(Protocol):
+    """A planner that decides reviewed recovery for its kind (``streamt state recovery-plan``)."""
+
+    def classify_recovery(
+        self,
+        resolution: str,
+        intent: dict[str, Any],
+        outcomes: list[str],
+        evidence: list[dict[str, Any]],
+        observation: Observation,
+        artifact: Artifact,
+    ) -> str | None:
+        """``prior``, ``candidate`` or ``None`` (undecidable) for one unfinished action.
+
+        ``evidence`` is what the deployer journaled for the action, in order (a Flink savepoint path).
+        """
+        ...
+
+
+@runtime_checkable
+class RecoveryAttributesPlanner(Protocol):
+    """A planner that gives the ownership record of a recovered ``candidate`` its attributes (the new job ID)."""
+
+    def recovery_record_attributes(
+        self, classification: str, evidence: list[dict[str, Any]], observation: Observation, artifact: Artifact
+    ) -> dict[str, Any] | None:
+        """The record's attributes, or ``None`` for none."""
+        ...
+
+
+@runtime_checkable
 class AdvisingPlanner(Planner, Protocol):
     """A planner that also tells ``streamt impact`` what its ``plan`` will do with a change."""
 
@@ -117,6 +209,7 @@ class AdvisingPlanner(Planner, Protocol):
         ...
 
 
+@runtime_checkable
 class IdentityPlanner(Planner, Protocol):
     """A planner of something that runs and reads (a job, a runner, a sink), for ``streamt impact``."""
 
@@ -131,9 +224,7 @@ class IdentityPlanner(Planner, Protocol):
 class Deployer(Protocol):
     """Executes actions for the artifact kinds in ``kinds`` and reports the truth of each one.
 
-    A deployer may set ``failure_code`` (an ``ErrorCode``): apply then stops with that code instead
-    of ``E407_DEPLOY_ERROR`` when one of its actions fails or has an unknown outcome
-    (``E428_CONNECTOR_REMOVAL_DRIFT`` for a connector DELETE that proved nothing).
+    A deployer may name its own stop code (``FailureCodeDeployer``).
     """
 
     @property
@@ -158,6 +249,95 @@ class Deployer(Protocol):
     def rollback(self, action: Action, artifact: Artifact) -> bool:
         """Undo a ``create`` this run made (after a later failure); ``True`` only when it is gone."""
         ...
+
+
+@runtime_checkable
+class FailureCodeDeployer(Protocol):
+    """A deployer whose failed or unknown action stops apply with its own code instead of ``E407_DEPLOY_ERROR``."""
+
+    @property
+    def failure_code(self) -> ErrorCode | None:
+        """Its stop code (``E428_CONNECTOR_REMOVAL_DRIFT``: a connector DELETE that proved nothing); ``None``: E407."""
+        ...
+
+
+@runtime_checkable
+class BatchingDeployer(Protocol):
+    """A deployer that receives up to ``max_batch`` actions of one kind and type in one ``apply`` call."""
+
+    max_batch: int
+    """At most this many actions per call (a deployer without it gets one)."""
+
+
+@runtime_checkable
+class CostedBatchDeployer(Protocol):
+    """A deployer whose batches are bounded by what they cost the provider, not only by their length."""
+
+    max_batch_cost: int
+    """The most a batch may cost in total (a Kafka controller's metadata records per request)."""
+
+    def batch_cost(self, action: Action, artifact: Artifact) -> int:
+        """What one action costs; a batch holds one action whatever that one costs."""
+        ...
+
+
+class Journal(Protocol):
+    """What an ``EvidenceDeployer`` is handed as ``apply(..., journal=...)``."""
+
+    def __call__(self, identity: str, evidence: dict[str, Any]) -> None:
+        """Durably record ``evidence`` (secret-neutral facts) on the action of ``identity`` before returning."""
+        ...
+
+
+@runtime_checkable
+class EvidenceDeployer(Protocol):
+    """A deployer that journals facts learnt mid-action (a savepoint path, a preimage) before relying on them."""
+
+    writes_evidence: bool
+    """``True``: ``apply`` is called with ``journal=``."""
+
+    def apply(
+        self, action: str, pairs: Sequence[tuple[Action, Artifact]], journal: Journal = ...
+    ) -> Mapping[str, Outcome]:
+        """``Deployer.apply``, calling ``journal(identity, evidence)`` *before* the provider call that needs the
+        fact, so that a crash leaves it in the operation marker for recovery."""
+        ...
+
+
+@runtime_checkable
+class ReplacementPreparingDeployer(Protocol):
+    """A deployer that binds the live facts of a reviewed replacement into a format-6 plan (``plan --out``)."""
+
+    def prepare_replacement(self, replacement: dict[str, Any]) -> dict[str, Any]:
+        """The facts the plan binds besides the planner's ``replacement`` evidence (offset lower bounds)."""
+        ...
+
+
+@runtime_checkable
+class ReplacingDeployer(Protocol):
+    """A deployer that coordinates a reviewed replacement itself (``apply --plan <format 6>``), not the executor."""
+
+    def replace(
+        self,
+        backend: StateBackend,
+        binding: dict[str, Any],
+        artifact: Artifact,
+        verify: Callable[[], None],
+        plan_path: str,
+        env: str | None,
+        on_begin: Callable[[OperationControl], None] | None = None,
+    ) -> dict[str, Any]:
+        """Begin and drive one replacement under the caller's lock; ``verify()`` before every transition,
+        ``on_begin(control)`` once the durable intent exists. Returns ``operation_id``, ``serial``,
+        ``state_checksum``, ``candidate_container_id`` and the other facts ``apply`` reports."""
+        ...
+
+
+@runtime_checkable
+class RunnerTimeoutDeployer(Protocol):
+    """A deployer that waits for a runner: ``apply --runner-timeout`` sets ``runner_timeout`` (seconds)."""
+
+    runner_timeout: float | None
 
 
 class StateBackend(Protocol):
@@ -250,6 +430,19 @@ class StateBackend(Protocol):
         ...
 
 
+@runtime_checkable
+class ReceiptStateBackend(Protocol):
+    """A state backend that keeps the completion receipts reviewed replacements end with."""
+
+    def write_receipt(self, operation_id: str, document: dict[str, Any]) -> None:
+        """Durably record that ``operation_id`` completed with ``document``."""
+        ...
+
+    def has_receipt(self, operation_id: str, document: dict[str, Any]) -> bool:
+        """Whether exactly that receipt is recorded."""
+        ...
+
+
 class StateBackendFactory(Protocol):
     """``StateBackendRegistration.factory``: builds a backend for one project; connects nowhere yet."""
 
@@ -302,16 +495,34 @@ class CommandFactory(Protocol):
 
 
 __all__ = [
+    "AdoptionAttributesObserver",
     "AdoptionObserver",
+    "AdoptionPendingObserver",
+    "AdvisingPlanner",
+    "BatchingDeployer",
     "CommandFactory",
     "Compiler",
+    "CostedBatchDeployer",
     "Deployer",
     "DiscoverySource",
+    "EvidenceDeployer",
+    "ExactAdoptionObserver",
+    "FailureCodeDeployer",
+    "IdentityPlanner",
+    "Journal",
     "Observer",
     "Planner",
+    "ReceiptStateBackend",
+    "RecoveryAttributesPlanner",
+    "RecoveryClassifyingPlanner",
+    "ReplacementPreparingDeployer",
+    "ReplacingDeployer",
+    "RunnerTimeoutDeployer",
     "RuntimeReader",
     "RuntimeStatusObserver",
     "StateBackend",
     "StateBackendFactory",
+    "SubjectCheckingObserver",
+    "TopicOffsetsObserver",
     "Validator",
 ]

@@ -22,11 +22,12 @@ methods, ``binding``, ``is_prior`` and ``delete``); everything decided here is t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from streamt.apply.outcome import FAILED, OK, UNKNOWN, Outcome
 from streamt.artifacts import Artifact
+from streamt.errors import ErrorCode
 from streamt.plan.model import ABSENT, DELETE, NOOP, PRESENT, Action, Observation, SafetyBlocker
 from streamt.plan.tombstones import TOMBSTONE_FULFILLED
 from streamt.recovery.targets import CANDIDATE, PRIOR
@@ -117,9 +118,9 @@ class RemovalDeployer:
     max_batch = 1
     absence_checks = 5
     absence_delay_seconds = 0.5
-    failure_code: Any = None
+    failure_code: ErrorCode | None = None
 
-    def apply(self, action: str, pairs: list[tuple[Action, Artifact]], journal: Any = None) -> dict[str, Outcome]:
+    def apply(self, action: str, pairs: Sequence[tuple[Action, Artifact]], journal: Any = None) -> dict[str, Outcome]:
         """One ``Outcome`` per identity; any verb but ``delete`` fails before anything is sent."""
         return {planned.identity: self._one(action, planned, artifact, journal) for planned, artifact in pairs}
 

@@ -21,6 +21,7 @@ from streamt.artifacts import Artifact
 from streamt.errors import StreamtError
 from streamt.kind_names import KIND_SCHEMA, KIND_TOPIC
 from streamt.plan.model import ABSENT, CREATE, UPDATE, Observation
+from streamt.sdk.protocols import RuntimeStatusObserver, TopicOffsetsObserver
 
 OK, MISSING, DRIFT, UNAVAILABLE, NOT_OBSERVED = "OK", "MISSING", "DRIFT", "UNAVAILABLE", "NOT_OBSERVED"
 UNHEALTHY = (MISSING, DRIFT, UNAVAILABLE, NOT_OBSERVED)
@@ -86,7 +87,8 @@ def status_report(
                     entry["status"] = details["state"]
             report.setdefault(key, []).append(entry)
     present = [e["name"] for e in report["topics"] if e["exists"]]
-    topic_observer = observers.get(KIND_TOPIC)
+    found = observers.get(KIND_TOPIC)
+    topic_observer = found if isinstance(found, TopicOffsetsObserver) else None
     if lag and present and topic_observer is not None:
         counts = topic_observer.message_counts(present)
         for entry in report["topics"]:
@@ -117,11 +119,10 @@ def _add_consumer_lag(topics: list[dict[str, Any]], groups: dict[str, dict[str, 
 
 def _runtime_status(observer: Any, present: list[Artifact]) -> dict[str, dict[str, Any]]:
     """The observer's runtime state of present resources; an unreadable one is unavailable and unhealthy."""
-    read = getattr(observer, "runtime_status", None)
-    if read is None or not present:
+    if not isinstance(observer, RuntimeStatusObserver) or not present:
         return {}
     try:
-        return dict(read(present))
+        return dict(observer.runtime_status(present))
     except StreamtError as exc:
         failed = {"state": UNAVAILABLE, "healthy": False, "error": exc.diagnostics[0].code.code}
         return {a.identity: dict(failed) for a in present}

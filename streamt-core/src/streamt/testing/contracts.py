@@ -63,6 +63,7 @@ from streamt.sdk import (
     Artifact,
     Codes,
     Deployer,
+    EvidenceDeployer,
     Observer,
     OperationControl,
     Outcome,
@@ -350,14 +351,14 @@ class ProviderContract:
     def _apply(self, deployer: Deployer, verb: str, action: Action, artifact: Artifact) -> Outcome:
         journaled: list[tuple[str, dict[str, Any]]] = []
 
-        def journal(identity: str, facts: dict[str, Any]) -> None:
-            journaled.append((identity, facts))
+        def journal(identity: str, evidence: dict[str, Any]) -> None:
+            journaled.append((identity, evidence))
 
-        apply: Any = deployer.apply  # `journal=` is the optional part of the protocol (writes_evidence)
-        if getattr(deployer, "writes_evidence", False):
-            outcomes = apply(verb, [(action, artifact)], journal=journal)
+        # `journal=` is an optional capability (EvidenceDeployer), asked for as core's executor asks.
+        if isinstance(deployer, EvidenceDeployer) and deployer.writes_evidence:
+            outcomes = deployer.apply(verb, [(action, artifact)], journal=journal)
         else:
-            outcomes = apply(verb, [(action, artifact)])
+            outcomes = deployer.apply(verb, [(action, artifact)])
         assert set(outcomes) == {artifact.identity}, outcomes  # core reads a missing identity as unknown
         outcome = outcomes[artifact.identity]
         assert outcome.status in (DONE, FAILED, UNKNOWN), outcome

@@ -15,7 +15,7 @@ from typing import Any
 
 from streamt.errors import Codes, Diagnostic, StreamtError
 from streamt.kinds import TEST_TYPE, known
-from streamt.plugins import get_plugins
+from streamt.plugins import Plugins, get_plugins
 from streamt.progress import STARTED, Progress, Silent, Step
 from streamt.testrun.kinds import TYPE_ORDER, assertions_of, split
 from streamt.testrun.model import (
@@ -63,8 +63,12 @@ def run_tests(
     runners: Mapping[str, Any],
     clock: Callable[[], float] = time.monotonic,
     progress: Progress | None = None,
+    plugins: Plugins | None = None,
 ) -> tuple[TestResult, ...]:
-    """Each test's result, in the order given; ``progress`` hears each runner batch start and each test finish."""
+    """Each test's result, in the order given; ``progress`` hears each runner batch start and each test finish.
+
+    ``plugins`` (the command's) names the extra to install for a test type no runner serves.
+    """
     progress = progress or Silent()
     results: dict[str, TestResult] = {}
     for test_type in TYPE_ORDER:
@@ -88,7 +92,8 @@ def run_tests(
             continue
         steps = {test.name: Step("test", test_type, test.name) for test, _, _ in pending}
         progress.event(STARTED, list(steps.values()))
-        reports, elapsed_ms = _run_type(test_type, runners.get(test_type), [c for _, c, _ in pending], clock)
+        runner = runners.get(test_type)
+        reports, elapsed_ms = _run_type(test_type, runner, [c for _, c, _ in pending], clock, plugins)
         share = elapsed_ms // len(pending)
         for test, case, skipped in pending:
             report = reports.get(case.name) or RunnerReport(
@@ -105,14 +110,14 @@ def run_tests(
 
 
 def _run_type(
-    test_type: str, runner: Any, cases: list[TestCase], clock: Callable[[], float]
+    test_type: str, runner: Any, cases: list[TestCase], clock: Callable[[], float], plugins: Plugins | None
 ) -> tuple[Mapping[str, RunnerReport], int]:
     if runner is None or isinstance(runner, list):
         if runner is None:
             error = Diagnostic(
                 Codes.E903_PLUGIN_REQUIRED,
                 f"No installed plugin runs {test_type} tests.",
-                f"pip install 'streamt[{_extra_of(test_type)}]'",
+                f"pip install 'streamt[{_extra_of(test_type, plugins or get_plugins())}]'",
             )
         else:
             error = Diagnostic(
@@ -129,9 +134,9 @@ def _run_type(
     return reports, int((clock() - started) * 1000)
 
 
-def _extra_of(test_type: str) -> str:
+def _extra_of(test_type: str, plugins: Plugins) -> str:
     """The extra that installs ``test_type``'s runner, from the known-kinds catalog (else the type)."""
-    entry = known(get_plugins(), TEST_TYPE).get(test_type)
+    entry = known(plugins, TEST_TYPE).get(test_type)
     return entry.extra if entry is not None and entry.extra else test_type
 
 

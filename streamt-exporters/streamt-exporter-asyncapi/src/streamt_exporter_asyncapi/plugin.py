@@ -19,7 +19,7 @@ def _factory(name: str) -> Any:
 
 
 @hookimpl
-def streamt_exporters() -> list[Any]:
+def streamt_exporters() -> list[Exporter]:
     return [
         Exporter(
             name="asyncapi",

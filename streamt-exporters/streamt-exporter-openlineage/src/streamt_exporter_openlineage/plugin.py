@@ -14,7 +14,7 @@ def _command() -> Any:
 
 
 @hookimpl
-def streamt_exporters() -> list[Any]:
+def streamt_exporters() -> list[Exporter]:
     return [
         Exporter(
             name="openlineage",
