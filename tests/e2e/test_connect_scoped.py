@@ -277,7 +277,9 @@ def test_an_alias_another_project_made_is_refused_naming_that_project(
     assert f"created by streamt project '{alpha.name}', environment 'default'" in error["message"]
     assert "remove the resource from that project first" in error["suggestion"]
     interceptors = requests.get(f"{gateway_url}/gateway/v2/interceptor", auth=gateway_credentials, timeout=10).json()
-    (comment,) = [i["spec"]["comment"] for i in interceptors if i["metadata"]["name"] == f"{alpha.alias}--streamt-filter"]
+    (comment,) = [
+        i["spec"]["comment"] for i in interceptors if i["metadata"]["name"] == f"{alpha.alias}--streamt-filter"
+    ]
     assert comment == f"managed by streamt (owner: {alpha.name}/default)"
     still = streamt_cli("plan", "-p", alpha.path)
     assert still.ok and not mutations(still), still.envelope

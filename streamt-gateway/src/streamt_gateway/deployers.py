@@ -79,9 +79,7 @@ class GatewayRuleDeployer:
     max_batch = 1
     marks_owner = True  # apply gets owner=<project>/<env>, written into each interceptor's comment
 
-    def apply(
-        self, action: str, pairs: list[tuple[Action, Artifact]], owner: str | None = None
-    ) -> dict[str, Outcome]:
+    def apply(self, action: str, pairs: list[tuple[Action, Artifact]], owner: str | None = None) -> dict[str, Outcome]:
         return {planned.identity: self._one(action, planned, artifact, owner) for planned, artifact in pairs}
 
     def _one(self, verb: str, action: Action, artifact: Artifact, owner: str | None) -> Outcome:

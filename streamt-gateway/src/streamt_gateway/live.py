@@ -76,17 +76,26 @@ def owner_comment(owner: str | None) -> str:
     return COMMENT if owner is None else f"{COMMENT} (owner: {owner})"
 
 
-def owner_of(interceptors: list[Any], names: tuple[str, ...], vcluster: str) -> dict[str, str] | None:
-    """``{project, environment}`` from the first rule-owned interceptor with an owner marker, else ``None``."""
+def rule_interceptors(interceptors: list[Any], names: tuple[str, ...], vcluster: str) -> list[dict[str, Any]]:
+    """The listed interceptors a rule owns: one of ``names`` in the exact scope ``{vCluster}``."""
+    found = []
     for item in interceptors:
         meta = item.get("metadata") if isinstance(item, dict) else None
-        spec = item.get("spec") if isinstance(item, dict) else None
-        if not isinstance(meta, dict) or meta.get("name") not in names or not isinstance(spec, dict):
+        if not isinstance(meta, dict) or meta.get("name") not in names:
             continue
-        scope = meta.get("scope") if isinstance(meta.get("scope"), dict) else {}
-        if (scope.get("vCluster") or PASSTHROUGH) != vcluster:
-            continue
-        found = _OWNER_COMMENT.match(spec.get("comment") or "") if isinstance(spec.get("comment"), str) else None
+        scope = meta.get("scope")
+        scope = scope if isinstance(scope, dict) else {}
+        if (scope.get("vCluster") or PASSTHROUGH) == vcluster and not scope.get("group") and not scope.get("username"):
+            found.append(item)
+    return found
+
+
+def owner_of(owned: list[dict[str, Any]]) -> dict[str, str] | None:
+    """``{project, environment}`` from the first rule-owned interceptor with an owner marker, else ``None``."""
+    for item in owned:
+        spec = item.get("spec")
+        comment = spec.get("comment") if isinstance(spec, dict) else None
+        found = _OWNER_COMMENT.match(comment) if isinstance(comment, str) else None
         if found:
             return {"project": found["project"], "environment": found["env"]}
     return None
@@ -196,16 +205,8 @@ def live_aggregate(
         alias = {"name": name, "physicalName": physical}
     wanted = desired_interceptors(spec)
     owned: dict[str, dict[str, Any]] = {}
-    names = owned_names(name)
-    for item in interceptors:
-        meta = item.get("metadata") if isinstance(item, dict) else None
-        if not isinstance(meta, dict) or meta.get("name") not in names:
-            continue
-        scope = meta.get("scope")
-        scope = scope if isinstance(scope, dict) else {}
-        if (scope.get("vCluster") or PASSTHROUGH) != vcluster or scope.get("group") or scope.get("username"):
-            continue
-        owned[meta["name"]] = _interceptor_view(item, wanted.get(meta["name"]))
+    for item in rule_interceptors(interceptors, owned_names(name), vcluster):
+        owned[item["metadata"]["name"]] = _interceptor_view(item, wanted.get(item["metadata"]["name"]))
     if alias is None and not owned:
         return None
     return {"alias": alias, "interceptors": owned, "vCluster": vcluster}
@@ -231,7 +232,9 @@ class GatewayRuleObserver:
                 observed[artifact.identity] = Observation(ABSENT, {"vCluster": client.vcluster})
             else:
                 view = {"aggregate": live, "fingerprint": fingerprint(live), "vCluster": client.vcluster}
-                owner = owner_of(interceptors, owned_names(artifact.spec["virtualTopic"]), client.vcluster)
+                owner = owner_of(
+                    rule_interceptors(interceptors, owned_names(artifact.spec["virtualTopic"]), client.vcluster)
+                )
                 observed[artifact.identity] = Observation(PRESENT, {**view, "owner": owner} if owner else view)
         return observed
 

@@ -133,7 +133,10 @@ class Deployer(Protocol):
 
     A deployer may set ``failure_code`` (an ``ErrorCode``): apply then stops with that code instead
     of ``E407_DEPLOY_ERROR`` when one of its actions fails or has an unknown outcome
-    (``E428_CONNECTOR_REMOVAL_DRIFT`` for a connector DELETE that proved nothing).
+    (``E428_CONNECTOR_REMOVAL_DRIFT`` for a connector DELETE that proved nothing). A deployer that
+    sets ``marks_owner = True`` is called as ``apply(action, pairs, owner="<project>/<env>")``: the
+    owner marker to write into what it creates (a Gateway interceptor's comment), kept out of
+    artifacts so their bytes do not depend on who deploys them.
     """
 
     @property
