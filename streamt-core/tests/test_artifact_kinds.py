@@ -94,7 +94,7 @@ def test_the_registration_decides_directory_manifest_key_file_name_and_plan_sect
     assert "deep/vault/kept.json" in data["files"]
     manifest = json.loads((project / "out" / "manifest.json").read_text())
     assert [entry["name"] for entry in manifest["artifacts"]["vault_entries"]] == ["kept"]
-    assert "connector_removals" in manifest["artifacts"]  # core's own registered kinds are listed, empty
+    assert list(manifest["artifacts"]) == ["vault_entries"]  # only registered kinds are listed; core registers none
     text = streamt_cli_text("plan", "--offline", "--project-dir", project).stdout
     assert "Vault Entries:" in text
 
@@ -169,4 +169,6 @@ def test_streamt_plugins_lists_the_kinds_each_plugin_registers(streamt_cli: Any)
     provided = {p["name"]: p["provides"]["artifact_kinds"] for p in outcome.envelope["data"]["plugins"]}
     assert provided["kafka"] == ["schema", "topic"]
     assert provided["flink"] == ["flink_job", "test_job"]
-    assert provided["streamt.builtin"] == ["connector_removal", "gateway_rule_removal"]
+    assert provided["connect"] == ["connector", "connector_removal"]  # a removal kind is its provider's
+    assert provided["gateway"] == ["gateway_rule", "gateway_rule_removal"]
+    assert provided["streamt.builtin"] == []
