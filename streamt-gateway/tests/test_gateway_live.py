@@ -13,7 +13,7 @@ from streamt.plan.model import ABSENT, CREATE, NOOP, PRESENT, UPDATE, SafetyBloc
 from streamt.sdk import KIND_GATEWAY_RULE, Artifact
 from streamt_gateway.config import ConduktorRuntime
 from streamt_gateway.deployers import GatewayRuleDeployer
-from streamt_gateway.live import GatewayRuleObserver, GatewayRulePlanner
+from streamt_gateway.live import GatewayRuleObserver, GatewayRulePlanner, client_for
 from streamt_gateway.rule import gateway_rule
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "infra"))
@@ -117,3 +117,21 @@ def test_rollback_deletes_only_the_created_rule(url: str) -> None:
     _, after = run(url, [keep, made])
     assert after["keep"][0].action == NOOP and after["made"][0].action == CREATE
     assert not deployer.rollback(after["keep"][0], keep)  # never a noop/update
+
+
+def test_interceptors_carry_the_owner_marker_the_observer_reports(url: str) -> None:
+    owned, legacy = rule("owned"), rule("legacy")
+    _, plans = run(url, [owned, legacy])
+    deployer = GatewayRuleDeployer(_Runtime(_Gateway(url)))
+    deployer.apply(CREATE, [(plans["owned"][0], owned)], owner="shop/dev")
+    deployer.apply(CREATE, [(plans["legacy"][0], legacy)])  # before the marker: no owner known
+    observer = GatewayRuleObserver(_Runtime(_Gateway(url)))
+    seen = observer.observe([owned, legacy])
+    assert seen["owned"].spec["owner"] == {"project": "shop", "environment": "dev"}
+    assert "owner" not in seen["legacy"].spec
+    _, interceptors = observer.read(client_for(_Runtime(_Gateway(url))))
+    comments = {i["metadata"]["name"]: i["spec"].get("comment") for i in interceptors}
+    assert comments["owned--streamt-filter"] == "managed by streamt (owner: shop/dev)"
+    assert comments["legacy--streamt-mask"] == "managed by streamt"
+    # The marker is not part of the compared aggregate: the rule stays a no-op for its owner.
+    assert GatewayRulePlanner().plan(owned, seen["owned"])[0].action == NOOP

@@ -78,9 +78,10 @@ def make_project(
     user, password = gateway_credentials
     made: list[Project] = []
 
-    def make(sink_model: str = "orders_to_db") -> Project:
+    def make(sink_model: str = "orders_to_db", alias: str | None = None) -> Project:
         suffix = uuid.uuid4().hex[:10]
-        name, topic, alias = f"sc_{suffix}", f"e2e-{suffix}.orders", f"e2e-{suffix}.orders.view"
+        name, topic = f"sc_{suffix}", f"e2e-{suffix}.orders"
+        alias = alias or f"e2e-{suffix}.orders.view"
         rows, state = f"rows_{suffix}", f"st_{suffix}"
         owner.cursor().execute(f"CREATE SCHEMA {rows}")
         files = {
@@ -257,6 +258,29 @@ def test_two_projects_with_the_same_model_names_apply_plan_and_remove_independen
     aliases = requests.get(f"{gateway_url}/gateway/v2/alias-topic", auth=gateway_credentials, timeout=10).json()
     names = {a["metadata"]["name"] for a in aliases}
     assert alpha.alias in names and beta.alias not in names
+    still = streamt_cli("plan", "-p", alpha.path)
+    assert still.ok and not mutations(still), still.envelope
+
+
+def test_an_alias_another_project_made_is_refused_naming_that_project(
+    make_project: Any, streamt_cli: Any, gateway_url: str, gateway_credentials: tuple[str, str]
+) -> None:
+    alpha = make_project()
+    applied = streamt_cli("apply", "-p", alpha.path)
+    assert applied.ok, applied.envelope
+    # Aliases are not scoped (clients read them by name): the second project's rule collides, and
+    # the owner marker alpha's filter interceptor carries in its comment says whose it is.
+    gamma = make_project(alias=alpha.alias)
+    refused = streamt_cli("apply", "-p", gamma.path)
+    assert refused.error_codes == ["E410_OWNERSHIP_REQUIRED"], refused.envelope
+    (error,) = refused.envelope["errors"]
+    assert f"created by streamt project '{alpha.name}', environment 'default'" in error["message"]
+    assert "remove the resource from that project first" in error["suggestion"]
+    interceptors = requests.get(f"{gateway_url}/gateway/v2/interceptor", auth=gateway_credentials, timeout=10).json()
+    (comment,) = [
+        i["spec"]["comment"] for i in interceptors if i["metadata"]["name"] == f"{alpha.alias}--streamt-filter"
+    ]
+    assert comment == f"managed by streamt (owner: {alpha.name}/default)"
     still = streamt_cli("plan", "-p", alpha.path)
     assert still.ok and not mutations(still), still.envelope
 

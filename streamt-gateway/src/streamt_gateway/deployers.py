@@ -38,7 +38,7 @@ from streamt.sdk import (
 )
 
 from streamt_gateway.client import GatewayClient, MaybeSent
-from streamt_gateway.live import client_for, desired_interceptors, owned_names, unsupported_masks
+from streamt_gateway.live import client_for, desired_interceptors, owned_names, owner_comment, unsupported_masks
 
 API_VERSION = "gateway/v2"
 UPSERT_RESULTS = ("created", "updated", "notchanged")
@@ -57,12 +57,12 @@ def alias_resource(spec: dict[str, Any], vcluster: str) -> dict[str, Any]:
     }
 
 
-def interceptor_resource(name: str, body: dict[str, Any], vcluster: str) -> dict[str, Any]:
+def interceptor_resource(name: str, body: dict[str, Any], vcluster: str, owner: str | None = None) -> dict[str, Any]:
     return {
         "kind": "Interceptor",
         "apiVersion": API_VERSION,
         "metadata": {"name": name, "scope": {"vCluster": vcluster}},
-        "spec": {"comment": "managed by streamt", **body},
+        "spec": {"comment": owner_comment(owner), **body},
     }
 
 
@@ -78,11 +78,14 @@ class GatewayRuleDeployer:
     runtime: Any
     kinds = (KIND_GATEWAY_RULE,)
     max_batch = 1
+    marks_owner = True  # apply gets owner=<project>/<env>, written into each interceptor's comment
 
-    def apply(self, action: str, pairs: Sequence[tuple[Action, Artifact]]) -> dict[str, Outcome]:
-        return {planned.identity: self._one(action, planned, artifact) for planned, artifact in pairs}
+    def apply(
+        self, action: str, pairs: Sequence[tuple[Action, Artifact]], owner: str | None = None
+    ) -> dict[str, Outcome]:
+        return {planned.identity: self._one(action, planned, artifact, owner) for planned, artifact in pairs}
 
-    def _one(self, verb: str, action: Action, artifact: Artifact) -> Outcome:
+    def _one(self, verb: str, action: Action, artifact: Artifact, owner: str | None) -> Outcome:
         if verb not in (CREATE, UPDATE):
             return Outcome(FAILED, f"Unsupported{verb.title()}")
         if unsupported_masks(artifact.spec):
@@ -96,7 +99,7 @@ class GatewayRuleDeployer:
             return Outcome(FAILED, "VirtualClusterChanged")
         stale = sorted(set((observed.get("aggregate") or {}).get("interceptors") or {}) - set(self._wanted(artifact)))
         landed = False  # whether an earlier write of this rule was answered, or may have been stored
-        for method, path, body in self._writes(client, artifact, stale if verb == UPDATE else []):
+        for method, path, body in self._writes(client, artifact, stale if verb == UPDATE else [], owner):
             try:
                 status, payload = client.request(method, path, body)
             except StreamtError as exc:  # never sent, or the credentials were refused
@@ -113,11 +116,13 @@ class GatewayRuleDeployer:
     def _wanted(artifact: Artifact) -> dict[str, dict[str, Any]]:
         return desired_interceptors(artifact.spec)
 
-    def _writes(self, client: GatewayClient, artifact: Artifact, stale: list[str]) -> list[tuple[str, str, Any]]:
+    def _writes(
+        self, client: GatewayClient, artifact: Artifact, stale: list[str], owner: str | None = None
+    ) -> list[tuple[str, str, Any]]:
         """``(method, path, body)`` in order: the alias, the desired interceptors, stale owned interceptors."""
         writes: list[tuple[str, str, Any]] = [("PUT", "/alias-topic", alias_resource(artifact.spec, client.vcluster))]
         writes += [
-            ("PUT", "/interceptor", interceptor_resource(name, body, client.vcluster))
+            ("PUT", "/interceptor", interceptor_resource(name, body, client.vcluster, owner))
             for name, body in self._wanted(artifact).items()
         ]
         writes += [("DELETE", interceptor_path(name), {"vCluster": client.vcluster}) for name in stale]

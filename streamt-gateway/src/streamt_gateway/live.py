@@ -6,6 +6,13 @@ interceptors the rule owns. Rule-owned interceptors have fixed names derived fro
 null, username: null}``; nothing else in the Gateway is ever read as, or written as, part of a
 rule.
 
+Aliases are not scoped by project (a consumer subscribes to the alias by name), so the owner marker
+lives in each rule-owned interceptor's ``spec.comment``, which the Gateway stores and lists:
+``managed by streamt (owner: <project>/<env>)``. When a rule exists without an ownership record, the
+observer reports the marker as ``owner`` (as the Connect observer does with ``streamt.owner``) and
+the plan names the project and environment that made it. An alias-only rule has no interceptor and
+so no marker; an interceptor written before the marker reads as ``managed by streamt`` (no owner).
+
 Observation is two sequential collection GETs per vCluster (``/alias-topic?vcluster=`` then
 ``/interceptor?vcluster=``), whatever the number of rules. They are read-only but not atomic:
 concurrent Gateway writers are a TOCTOU boundary. Live resources are normalized to the fields
@@ -61,6 +68,38 @@ MASK_PLUGIN = "io.conduktor.gateway.interceptor.FieldLevelDataMaskingPlugin"
 FILTER_PRIORITY, MASK_PRIORITY = 100, 101
 UNSUPPORTED_MASK = "gateway_unsupported_mask"
 _PLAIN_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+COMMENT = "managed by streamt"
+_OWNER_COMMENT = re.compile(r"^managed by streamt \(owner: (?P<project>.+)/(?P<env>[^/]+)\)$")
+
+
+def owner_comment(owner: str | None) -> str:
+    """An interceptor's ``spec.comment``: the owner marker ``<project>/<env>`` when it is known."""
+    return COMMENT if owner is None else f"{COMMENT} (owner: {owner})"
+
+
+def rule_interceptors(interceptors: list[Any], names: tuple[str, ...], vcluster: str) -> list[dict[str, Any]]:
+    """The listed interceptors a rule owns: one of ``names`` in the exact scope ``{vCluster}``."""
+    found = []
+    for item in interceptors:
+        meta = item.get("metadata") if isinstance(item, dict) else None
+        if not isinstance(meta, dict) or meta.get("name") not in names:
+            continue
+        scope = meta.get("scope")
+        scope = scope if isinstance(scope, dict) else {}
+        if (scope.get("vCluster") or PASSTHROUGH) == vcluster and not scope.get("group") and not scope.get("username"):
+            found.append(item)
+    return found
+
+
+def owner_of(owned: list[dict[str, Any]]) -> dict[str, str] | None:
+    """``{project, environment}`` from the first rule-owned interceptor with an owner marker, else ``None``."""
+    for item in owned:
+        spec = item.get("spec")
+        comment = spec.get("comment") if isinstance(spec, dict) else None
+        found = _OWNER_COMMENT.match(comment) if isinstance(comment, str) else None
+        if found:
+            return {"project": found["project"], "environment": found["env"]}
+    return None
 
 
 def client_for(runtime: Any) -> GatewayClient:
@@ -167,16 +206,8 @@ def live_aggregate(
         alias = {"name": name, "physicalName": physical}
     wanted = desired_interceptors(spec)
     owned: dict[str, dict[str, Any]] = {}
-    names = owned_names(name)
-    for item in interceptors:
-        meta = item.get("metadata") if isinstance(item, dict) else None
-        if not isinstance(meta, dict) or meta.get("name") not in names:
-            continue
-        scope = meta.get("scope")
-        scope = scope if isinstance(scope, dict) else {}
-        if (scope.get("vCluster") or PASSTHROUGH) != vcluster or scope.get("group") or scope.get("username"):
-            continue
-        owned[meta["name"]] = _interceptor_view(item, wanted.get(meta["name"]))
+    for item in rule_interceptors(interceptors, owned_names(name), vcluster):
+        owned[item["metadata"]["name"]] = _interceptor_view(item, wanted.get(item["metadata"]["name"]))
     if alias is None and not owned:
         return None
     return {"alias": alias, "interceptors": owned, "vCluster": vcluster}
@@ -201,9 +232,11 @@ class GatewayRuleObserver:
             if live is None:
                 observed[artifact.identity] = Observation(ABSENT, {"vCluster": client.vcluster})
             else:
-                observed[artifact.identity] = Observation(
-                    PRESENT, {"aggregate": live, "fingerprint": fingerprint(live), "vCluster": client.vcluster}
+                view = {"aggregate": live, "fingerprint": fingerprint(live), "vCluster": client.vcluster}
+                owner = owner_of(
+                    rule_interceptors(interceptors, owned_names(artifact.spec["virtualTopic"]), client.vcluster)
                 )
+                observed[artifact.identity] = Observation(PRESENT, {**view, "owner": owner} if owner else view)
         return observed
 
     def adoption_observe(self, artifact: Artifact) -> Observation:

@@ -40,6 +40,7 @@ from streamt.sdk.protocols import (
     Deployer,
     EvidenceDeployer,
     FailureCodeDeployer,
+    OwnerMarkingDeployer,
 )
 from streamt.state.operations import APPLY_OPERATION
 from streamt.state.records import OwnershipRecord
@@ -207,7 +208,7 @@ def execute(
         kind, verb = batch[0][1].kind, batch[0][1].action
         pairs = [(a, artifacts[(a.kind, a.identity)]) for _, a in batch]
         journal.control = control
-        outcomes = _call(deployers[kind], verb, pairs, journal)
+        outcomes = _call(deployers[kind], verb, pairs, journal, f"{plan.project}/{plan.environment}")
         control = journal.control
         good = [i for i, a in batch if outcomes[a.identity].status == DONE]
         for _, a in batch:
@@ -267,13 +268,21 @@ class _Journal:
         boundary()
 
 
-def _call(deployer: Any, verb: str, pairs: list[tuple[Action, Artifact]], journal: _Journal) -> dict[str, Outcome]:
-    """The deployer's outcomes; an identity it does not answer for is unknown, never success."""
+def _call(
+    deployer: Any, verb: str, pairs: list[tuple[Action, Artifact]], journal: _Journal, owner: str
+) -> dict[str, Outcome]:
+    """The deployer's outcomes; an identity it does not answer for is unknown, never success.
+
+    A deployer that sets ``marks_owner`` also gets ``owner=<project>/<env>``: the marker it writes
+    into what it creates, so a collision from another project can name it (not part of artifacts,
+    whose bytes do not depend on who deploys them)."""
+    kwargs: dict[str, Any] = {}
+    if isinstance(deployer, EvidenceDeployer) and deployer.writes_evidence:
+        kwargs["journal"] = journal
+    if isinstance(deployer, OwnerMarkingDeployer) and deployer.marks_owner:
+        kwargs["owner"] = owner
     try:
-        if isinstance(deployer, EvidenceDeployer) and deployer.writes_evidence:
-            outcomes = deployer.apply(verb, pairs, journal=journal)
-        else:
-            outcomes = deployer.apply(verb, pairs)
+        outcomes = deployer.apply(verb, pairs, **kwargs)
     except Exception as exc:  # a deployer defect after the request may have been sent
         outcomes = {a.identity: Outcome(UNKNOWN, exception_name(exc)) for a, _ in pairs}
     return {a.identity: outcomes.get(a.identity, Outcome(UNKNOWN, "NoOutcome")) for a, _ in pairs}

@@ -224,7 +224,8 @@ class IdentityPlanner(Planner, Protocol):
 class Deployer(Protocol):
     """Executes actions for the artifact kinds in ``kinds`` and reports the truth of each one.
 
-    A deployer may name its own stop code (``FailureCodeDeployer``).
+    A deployer may name its own stop code (``FailureCodeDeployer``) and mark what it creates with its
+    owner (``OwnerMarkingDeployer``).
     """
 
     @property
@@ -301,6 +302,24 @@ class EvidenceDeployer(Protocol):
     ) -> Mapping[str, Outcome]:
         """``Deployer.apply``, calling ``journal(identity, evidence)`` *before* the provider call that needs the
         fact, so that a crash leaves it in the operation marker for recovery."""
+        ...
+
+
+@runtime_checkable
+class OwnerMarkingDeployer(Protocol):
+    """A deployer that writes its owner marker into what it creates (a Gateway interceptor's comment).
+
+    The marker lets a collision from another streamt project name this one; it is kept out of
+    artifacts, whose bytes do not depend on who deploys them.
+    """
+
+    marks_owner: bool
+    """``True``: ``apply`` is called with ``owner="<project>/<env>"``."""
+
+    def apply(
+        self, action: str, pairs: Sequence[tuple[Action, Artifact]], owner: str | None = ...
+    ) -> Mapping[str, Outcome]:
+        """``Deployer.apply``, writing ``owner`` into each resource it creates or updates."""
         ...
 
 
@@ -511,6 +530,7 @@ __all__ = [
     "IdentityPlanner",
     "Journal",
     "Observer",
+    "OwnerMarkingDeployer",
     "Planner",
     "ReceiptStateBackend",
     "RecoveryAttributesPlanner",
