@@ -68,7 +68,6 @@ ALLOWED: dict[str, int] = {
     "streamt/state/operations.py": 1,
     "streamt/status/render.py": 7,
     "streamt/status/report.py": 4,
-    "streamt/testing/contracts.py": 1,
     "streamt/testrun/types.py": 2,
     "streamt/validation/columns.py": 8,
     "streamt/validation/fields.py": 1,

@@ -13,7 +13,7 @@ import pytest
 from shared_material import SHARED
 from streamt.cli import run
 from streamt.status.render import status_text
-from streamt.testing import run_cli, run_cli_text
+from streamt_testing import run_cli, run_cli_text
 
 EXAMPLES = SHARED / "spec" / "examples"
 PAYMENTS = EXAMPLES / "payments-pipeline"

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from distributions import KIT
 
 KINDS = ("exporter", "rule", "state-backend", "provider")
 
@@ -19,7 +20,8 @@ def scaffolded(make_venv, tmp_path_factory: pytest.TempPathFactory):
         written = venv.envelope("plugin", "new", kind, f"acme-{kind}", "--directory", where)
         assert written["status"] == "ok", written["errors"]
         roots[kind] = Path(written["data"]["path"])
-    venv.install("pytest>=8", *(arg for root in roots.values() for arg in ("-e", root)))
+    # The dev group each scaffold declares (pytest, streamt-testing), the kit from this checkout.
+    venv.install(KIT, *(arg for root in roots.values() for arg in ("-e", root)))
     return venv, roots
 
 

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from distributions import KIT
 
 TESTS = Path(__file__).resolve().parents[1]
 JSONDIR = TESTS / "example_state_backend"
@@ -46,7 +47,7 @@ models:
 @pytest.fixture(scope="module")
 def venv(make_venv):
     env = make_venv(JSONDIR, LAKE, OWNER_RULE)
-    env.install("pytest>=8")
+    env.install(KIT)  # each example's dev group, from this checkout
     return env
 
 
