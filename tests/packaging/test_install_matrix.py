@@ -67,13 +67,7 @@ def test_the_kit_installs_on_core_alone_and_pytest_loads_its_fixtures(make_venv,
         "def test_a_fixture_without_an_import(streamt_cli) -> None:\n"
         "    assert streamt_cli('plugins').ok and ExporterContract\n"
     )
-    done = subprocess.run(
-        [str(venv.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_uses_the_kit.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = venv.pytest("test_uses_the_kit.py", cwd=tmp_path)
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -41,11 +40,5 @@ def test_every_scaffolded_plugin_is_listed_with_its_core_range(scaffolded) -> No
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_scaffolded_plugin_passes_its_own_tests(scaffolded, kind: str) -> None:
     venv, roots = scaffolded
-    done = subprocess.run(
-        [str(venv.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=roots[kind],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = venv.pytest("tests", cwd=roots[kind])
     assert done.returncode == 0, done.stdout + done.stderr
