@@ -60,9 +60,9 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from streamt.testing import write_project
 from streamt_kafka.topic_reads import wait_until_ready
 from streamt_kafka.topics_live import DesiredTopic, RequestCounter, create_topics_with_ids
+from streamt_testing import write_project
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUESTS: Counter[str] = Counter()

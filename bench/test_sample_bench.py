@@ -27,8 +27,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from streamt.testing import write_project
 from streamt.testrun import Assertion, Target
+from streamt_testing import write_project
 
 ROOT = Path(__file__).resolve().parent.parent
 STREAMT = str(Path(sys.executable).with_name("streamt"))
