@@ -98,12 +98,15 @@ def _unix_adapter() -> type:
     pool = watched_pool(UnixHTTPConnectionPool)
 
     class BoundedUnixAdapter(BoundedAdapter, UnixHTTPAdapter):  # type: ignore[misc]
-        # Its pools are its own, not a pool manager's: built here from the watched pool class.
+        # Its pools are its own, not a pool manager's: built here from the watched pool class. One pool
+        # for the one socket: docker-py keys its pools by the whole request URL, so every other path or
+        # query opened (and kept) a connection of its own.
         def get_connection(self, url: str, proxies: Any = None) -> Any:
             with self.pools.lock:
-                found = self.pools.get(url)
+                found = self.pools.get(self.socket_path)
                 if found is None:
-                    found = self.pools[url] = pool(url, self.socket_path, self.timeout, maxsize=self.max_pool_size)
+                    found = pool(url, self.socket_path, self.timeout, maxsize=self.max_pool_size)
+                    self.pools[self.socket_path] = found
             return found
 
     return BoundedUnixAdapter
