@@ -11,6 +11,7 @@ A test over a topic with no records skips its assertions: an empty sample proves
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from typing import Any
@@ -41,16 +42,23 @@ class SampleTestRunner:
         settings = kafka_settings(self.runtime)
         samples = _classified("read sample records", read_recent, settings, budgets, self.timeout_seconds)
         decoder = Decoder(self._schema_lookup())
-        decoded: dict[tuple[str, int, int], Decoded] = {}  # each record decoded once, whichever tests share it
+        # Each record is decoded once, whichever tests share it; a topic's decoded records are let go
+        # after its last test, so the run holds the decoded rows of one topic at a time, not of all.
+        decoded: dict[str, dict[tuple[int, int], Decoded]] = {}
+        tests_left = Counter(case.target.topic for case in cases)
         engine = SampleEngine()
         reports: dict[str, RunnerReport] = {}
         try:
-            for case in cases:
+            for case in sorted(cases, key=lambda c: c.target.topic):
                 sample = samples[case.target.topic]
+                known = decoded.setdefault(sample.topic, {})
+                tests_left[sample.topic] -= 1
+                if not tests_left[sample.topic]:
+                    del decoded[sample.topic]
                 # The topic was read once for its largest sample_size; each test takes its own recent share.
                 records = most_recent(list(sample.records), case.sample_size)
                 try:
-                    results = [_decoded(decoder, decoded, sample.topic, r) for r in records]
+                    results = [_decoded(decoder, known, r) for r in records]
                 except StreamtError as exc:  # the registry failed: this test cannot be evaluated
                     reports[case.name] = RunnerReport(error=exc.diagnostics[0])
                     continue
@@ -81,8 +89,8 @@ def most_recent(records: list[Any], size: int) -> list[Any]:
     return [r for p, v in sorted(by_partition.items()) for r in v[len(v) - counts[p] :]]
 
 
-def _decoded(decoder: Decoder, done: dict[tuple[str, int, int], Decoded], topic: str, record: Any) -> Decoded:
-    position = (topic, record.partition, record.offset)
+def _decoded(decoder: Decoder, done: dict[tuple[int, int], Decoded], record: Any) -> Decoded:
+    position = (record.partition, record.offset)
     if position not in done:
         done[position] = decoder.decode(record.value)
     return done[position]
