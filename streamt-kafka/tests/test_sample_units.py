@@ -256,3 +256,13 @@ def test_fields_differing_only_in_case_are_a_reason_not_a_crash() -> None:
     rows = [Row(0, 0, None, {"Email": "a"}), Row(0, 1, None, {"email": "b"})]
     with pytest.raises(sample_sql.SampleTableError, match="'Email' and 'email' differ only in case"):
         SampleEngine().table(rows).__enter__()
+
+
+def test_an_integer_beyond_64_bits_makes_its_column_text_not_a_crash() -> None:
+    rows = [Row(0, 0, None, {"big": 2**70, "n": 1}), Row(0, 1, None, {"big": 1, "n": 2.5})]
+    with SampleEngine().table(rows) as con:
+        assert con.execute("SELECT typeof(big), big, typeof(n) FROM sample ORDER BY _offset").fetchall() == [
+            ("VARCHAR", str(2**70), "DOUBLE"),
+            ("VARCHAR", "1", "DOUBLE"),
+        ]
+        assert evaluate(con, _custom("SELECT count(*) FROM {{ model }} WHERE n > 2", 1), rows, OPEN).status == "passed"

@@ -43,6 +43,7 @@ THREADS = 1
 QUERY_SECONDS = 10.0
 QUERY_ADDRESS_SPACE = 512 * 1024 * 1024
 SHOWN_CHARACTERS = 200
+_INT64 = (-(2**63), 2**63 - 1)
 _PLACEHOLDER = re.compile(r"\{\{\s*(?:model|this)\s*\}\}")
 _BACKTICK_OR_STRING = re.compile(r"'(?:[^']|'')*'|`((?:[^`]|``)+)`")
 
@@ -65,6 +66,8 @@ def _column_type(kinds: set[type], values: list[Any]) -> str:
         return "VARCHAR"
     if kinds == {bool}:
         return "BOOLEAN"
+    if int in kinds and any(type(v) is int and not _INT64[0] <= v <= _INT64[1] for v in values):
+        return "VARCHAR"  # a record's integer need not fit any SQL number type: the column is its text
     if kinds == {int}:
         return "BIGINT"
     if kinds <= {int, float, decimal.Decimal}:
