@@ -76,7 +76,7 @@ def drop_topics(bootstrap: str, names: list[str]) -> None:
 
 
 def project(root: Path, bootstrap: str, topics: list[str], sample_size: int) -> Path:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     return write_project(
         root,
