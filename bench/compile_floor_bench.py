@@ -11,9 +11,10 @@ Columns, interleaved round by round in one run so a shared machine's load hits b
 ``compile`` (``streamt -o json compile --output-dir NEW``, a fresh directory every run, the parse cache off
 with ``STREAMT_NO_CACHE=1``: every file parsed, as by the floor). Per column: medians of wall, CPU
 (user+sys) and peak RSS; then compile / floor. Every compile's tree is checked against the recorded one
-(same paths, same bytes).
+(same paths, same bytes). ``--base PATH`` adds a column for another ``streamt`` executable (an earlier
+commit's ``git worktree`` and venv), in the same rounds: before and after in one run.
 
-Usage: ``./dev bench compile_floor_bench [--rounds N] [--dir PARENT] [sizes...]`` (default 1000 5000).
+Usage: ``./dev bench compile_floor_bench [--rounds N] [--dir PARENT] [--base PATH] [sizes...]`` (default 1000 5000).
 ``--dir`` puts the project and every output tree under PARENT, e.g. a tmpfs such as ``/dev/shm`` to leave
 the disk out: on a shared machine's ext4 one file creation has cost 0.7 ms of system CPU, ~12 us on tmpfs.
 """
@@ -106,8 +107,9 @@ def digest(files: dict[str, bytes]) -> str:
     return summed.hexdigest()
 
 
-def main(sizes: list[int], rounds: int, scratch_parent: str | None) -> None:
+def main(sizes: list[int], rounds: int, scratch_parent: str | None, base: str | None) -> None:
     exe = str(Path(sys.executable).with_name("streamt"))
+    compilers = {"compile": exe, **({"base": base} if base else {})}
     print(f"python {platform.python_version()} on {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs")
     where = scratch_parent or tempfile.gettempdir()
     print(f"medians of {rounds} interleaved rounds in {where}; floor = C-loader parse + same files written + syncfs")
@@ -125,7 +127,7 @@ def main(sizes: list[int], rounds: int, scratch_parent: str | None) -> None:
             record(expected, recorded)
             del expected
             shutil.rmtree(scratch / "reference")
-            results: dict[str, list[tuple[float, float, float]]] = {"floor": [], "compile": []}
+            results: dict[str, list[tuple[float, float, float]]] = {"floor": [], **{name: [] for name in compilers}}
             load_before = os.getloadavg()[0]
             for round_ in range(rounds):
                 out = scratch / f"floor-{round_}"
@@ -133,12 +135,13 @@ def main(sizes: list[int], rounds: int, scratch_parent: str | None) -> None:
                 loaded_cpu, loaded_wall = (float(x) for x in stdout.split())
                 results["floor"].append((wall - loaded_wall, cpu - loaded_cpu, peak))
                 shutil.rmtree(out)
-                out = scratch / f"compile-{round_}"
-                wall, cpu, peak, _ = run_once(compile_argv(exe, root, out))
-                results["compile"].append((wall, cpu, peak))
-                if digest(tree(out)) != expected_digest:
-                    raise SystemExit(f"compile round {round_} wrote a different tree than the recorded one")
-                shutil.rmtree(out)
+                for name, path in compilers.items():
+                    out = scratch / f"{name}-{round_}"
+                    wall, cpu, peak, _ = run_once(compile_argv(path, root, out))
+                    results[name].append((wall, cpu, peak))
+                    if digest(tree(out)) != expected_digest:
+                        raise SystemExit(f"{name} round {round_} wrote a different tree than the recorded one")
+                    shutil.rmtree(out)
             load = f"{load_before:.1f}-{os.getloadavg()[0]:.1f}"
             files = len(recorded.read_bytes().partition(b"\n\n")[0].splitlines())
             medians = {
@@ -147,21 +150,23 @@ def main(sizes: list[int], rounds: int, scratch_parent: str | None) -> None:
             }
             for name, (wall, cpu, peak) in medians.items():
                 print(f"{size:>7} {files:>6} {name:<8} {wall:>7.2f} {cpu:>7.2f} {peak:>8.1f} {load:>10}")
-            ratio_cpu = medians["compile"][1] / medians["floor"][1]
-            ratio_wall = medians["compile"][0] / medians["floor"][0]
-            print(f"{size:>7} {'':>6} {'ratio':<8} {ratio_wall:>7.2f} {ratio_cpu:>7.2f}   (compile / floor)")
+            for name in compilers:
+                ratio_wall, ratio_cpu = (medians[name][i] / medians["floor"][i] for i in range(2))
+                print(f"{size:>7} {'':>6} {'ratio':<8} {ratio_wall:>7.2f} {ratio_cpu:>7.2f}   ({name} / floor)")
             sys.stdout.flush()
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    rounds, sizes, scratch_parent = 5, [], None
+    rounds, sizes, scratch_parent, base = 5, [], None, None
     while args:
         arg = args.pop(0)
         if arg == "--rounds":
             rounds = int(args.pop(0))
+        elif arg == "--base":
+            base = args.pop(0)
         elif arg == "--dir":
             scratch_parent = args.pop(0)
         else:
             sizes.append(int(arg))
-    main(sizes or [1000, 5000], rounds, scratch_parent)
+    main(sizes or [1000, 5000], rounds, scratch_parent, base)
