@@ -5,7 +5,7 @@ project's YAML files with PyYAML's C loader (``CSafeLoader``), creates the same 
 writes the same files with the same bytes (the tree a previous compile wrote, read back before the
 timing) and makes them durable with one ``syncfs``. Its CPU and wall are the whole child's (``wait4``:
 interpreter start-up and ``import yaml`` included, as compile pays them too) minus what it spent reading
-the recorded tree, which it reports itself.
+the recorded tree, which it reports itself (its peak RSS includes that tree: not a bar for compile's).
 
 Columns, interleaved round by round in one run so a shared machine's load hits both alike: ``floor`` and
 ``compile`` (``streamt -o json compile --output-dir NEW``, a fresh directory every run, the parse cache off
@@ -91,19 +91,25 @@ def compile_argv(exe: str, root: Path, out: Path) -> list[str]:
     return [exe, "-o", "json", "compile", "--project-dir", str(root), "--output-dir", str(out)]
 
 
-def tree(out: Path) -> dict[str, bytes]:
-    return {str(path.relative_to(out)): path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file()}
+def paths(out: Path) -> list[Path]:
+    return [path for path in sorted(out.rglob("*")) if path.is_file()]
 
 
-def record(files: dict[str, bytes], path: Path) -> None:
-    index = "".join(f"{len(data)} {name}\n" for name, data in files.items())
-    path.write_bytes(index.encode() + b"\n" + b"".join(files.values()))
+def record(out: Path, recorded: Path) -> int:
+    """Write ``out``'s files into ``recorded`` (the floor's input); returns how many there are."""
+    files = paths(out)
+    with open(recorded, "wb") as handle:
+        handle.write("".join(f"{p.stat().st_size} {p.relative_to(out)}\n" for p in files).encode() + b"\n")
+        for path in files:
+            handle.write(path.read_bytes())
+    return len(files)
 
 
-def digest(files: dict[str, bytes]) -> str:
+def digest(out: Path) -> str:
+    # One file at a time: this process's RSS when it starts a child counts in the child's max RSS on Linux.
     summed = hashlib.sha256()
-    for name, data in files.items():
-        summed.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    for path in paths(out):
+        summed.update(str(path.relative_to(out)).encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     return summed.hexdigest()
 
 
@@ -121,11 +127,9 @@ def main(sizes: list[int], rounds: int, scratch_parent: str | None, base: str | 
             generate(root, size)
 
             run_once(compile_argv(exe, root, scratch / "reference"))
-            expected = tree(scratch / "reference")
-            expected_digest = digest(expected)
+            expected_digest = digest(scratch / "reference")
             recorded = scratch / "recorded.bin"
-            record(expected, recorded)
-            del expected
+            files = record(scratch / "reference", recorded)
             shutil.rmtree(scratch / "reference")
             results: dict[str, list[tuple[float, float, float]]] = {"floor": [], **{name: [] for name in compilers}}
             load_before = os.getloadavg()[0]
@@ -139,11 +143,10 @@ def main(sizes: list[int], rounds: int, scratch_parent: str | None, base: str | 
                     out = scratch / f"{name}-{round_}"
                     wall, cpu, peak, _ = run_once(compile_argv(path, root, out))
                     results[name].append((wall, cpu, peak))
-                    if digest(tree(out)) != expected_digest:
+                    if digest(out) != expected_digest:
                         raise SystemExit(f"{name} round {round_} wrote a different tree than the recorded one")
                     shutil.rmtree(out)
             load = f"{load_before:.1f}-{os.getloadavg()[0]:.1f}"
-            files = len(recorded.read_bytes().partition(b"\n\n")[0].splitlines())
             medians = {
                 name: tuple(statistics.median(run[i] for run in runs) for i in range(3))
                 for name, runs in results.items()
