@@ -67,7 +67,6 @@ ALLOWED: dict[str, int] = {
     "streamt/sql/types.py": 25,
     "streamt/state/operations.py": 1,
     "streamt/status/render.py": 3,
-    "streamt/testing/contracts.py": 1,
     "streamt/testrun/types.py": 2,
     "streamt/validation/columns.py": 5,
     "streamt/validation/fields.py": 1,

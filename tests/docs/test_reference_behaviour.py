@@ -15,7 +15,7 @@ from streamt.cli import run
 from streamt.plugins import get_plugins
 from streamt.status.render import status_text
 from streamt.status.report import sections
-from streamt.testing import run_cli, run_cli_text
+from streamt_testing import run_cli, run_cli_text
 
 EXAMPLES = SHARED / "spec" / "examples"
 PAYMENTS = EXAMPLES / "payments-pipeline"

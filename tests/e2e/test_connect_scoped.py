@@ -48,7 +48,7 @@ class Project:
     connectors: list[str] = attrs.field(factory=list)  # every name its sink may have on the worker (cleanup)
 
     def write(self) -> None:
-        from streamt.testing import write_project
+        from streamt_testing import write_project
 
         write_project(self.path, self.files)
 
