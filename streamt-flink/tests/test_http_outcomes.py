@@ -8,11 +8,9 @@ that may have reached the cluster is ``MaybeSent`` (the deployer reports ``unkno
 
 from __future__ import annotations
 
-import json
 import socket
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import ExitStack
 from types import SimpleNamespace
 from typing import Any
 
@@ -23,6 +21,7 @@ from streamt_flink.config import FlinkCluster, FlinkRuntime
 from streamt_flink.deployers import FlinkJobDeployer
 from streamt_flink.gateway_client import SqlGatewayClient
 from streamt_flink.rest import FlinkRestClient
+from streamt_testing import json_server
 
 # method -> what the server does: (status, JSON body), or "drop" (read the request, close the socket).
 Script = dict[str, Any]
@@ -30,41 +29,18 @@ Script = dict[str, Any]
 
 @pytest.fixture
 def server() -> Iterator[Callable[[Script], str]]:
-    servers: list[ThreadingHTTPServer] = []
+    with ExitStack() as servers:
 
-    def start(script: Script) -> str:
-        class Handler(BaseHTTPRequestHandler):
-            def _answer(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                self.rfile.read(length)
-                reply = script.get(f"{self.command} {self.path.split('?')[0]}", script.get(self.command))
+        def start(script: Script) -> str:
+            def answer(method: str, path: str) -> tuple[int, Any] | None:
+                reply = script.get(f"{method} {path.split('?')[0]}", script.get(method))
                 if reply == "drop":
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                    self.close_connection = True
-                    return
-                status, body = reply if reply is not None else (404, {})
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                    return None
+                return reply if reply is not None else (404, {})
 
-            do_GET = do_POST = do_PATCH = do_DELETE = _answer
+            return servers.enter_context(json_server(answer))
 
-            def log_message(self, *_args: Any) -> None:
-                pass
-
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        # shutdown() returns only at the loop's next poll: 0.5 s by default, per test.
-        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        servers.append(httpd)
-        return f"http://127.0.0.1:{httpd.server_address[1]}"
-
-    yield start
-    for httpd in servers:
-        httpd.shutdown()
-        httpd.server_close()
+        yield start
 
 
 def _closed_port() -> str:

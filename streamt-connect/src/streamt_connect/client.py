@@ -5,10 +5,17 @@ so failures are reported as a code and an HTTP status only. Transport failures a
 a request that provably never left (refused connection, TLS or connect timeout) and one that may
 have reached the worker (read timeout, dropped connection): a write in the second case has an
 unknown outcome.
+
+Reads (``get``, ``read``) ask again while the worker group rebalances: a worker answers 409 then,
+and right after a connector delete 500 "a rebalance is expected" (RebalanceNeededException);
+neither says anything about the connector, and a plan run seconds after an apply must not fail on
+it. The retries share one read budget; writes are never asked again here (the deployers decide what
+a refused write means).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import quote
 
@@ -29,10 +36,22 @@ from streamt.sdk import (
 WRITE_DEADLINE_SECONDS = 70.0
 READ_DEADLINE_SECONDS = 15.0
 CONNECT_TIMEOUT_SECONDS = 10.0
+# A rebalance settles in about a second; the pause keeps a read from hammering a worker busy with it.
+REBALANCE_PAUSE_SECONDS = 0.5
+# A retry with less of the read budget left than this would only time out.
+MIN_ATTEMPT_SECONDS = 0.5
 
 
 def connector_path(name: str, suffix: str = "") -> str:
     return f"/connectors/{quote(name, safe='')}{suffix}"
+
+
+def rebalancing(status: int, payload: Any) -> bool:
+    """Whether a read's answer only says the worker group is (about to be) rebalancing."""
+    if status == 409:
+        return True
+    message = payload.get("message") if isinstance(payload, dict) else None
+    return status == 500 and isinstance(message, str) and "rebalance" in message.lower()
 
 
 @attrs.frozen
@@ -51,9 +70,10 @@ class ConnectClient:
         repr=False,
     )
 
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """``(status, parsed JSON or None)``; ``StreamtError`` when nothing was sent or a read failed,
-        ``MaybeSent`` when a write may have reached the worker."""
+    def request(self, method: str, path: str, body: Any = None, timeout: float | None = None) -> tuple[int, Any]:
+        """One request: ``(status, parsed JSON or None)``; ``StreamtError`` when nothing was sent or a
+        read failed, ``MaybeSent`` when a write may have reached the worker. ``timeout`` shortens the
+        method's deadline."""
         import requests
 
         auth = (self.username, self.password or "") if self.username else None
@@ -64,7 +84,7 @@ class ConnectClient:
                 json=body,
                 headers={"Accept": "application/json"},
                 auth=auth,
-                timeout=READ_DEADLINE_SECONDS if method == "GET" else WRITE_DEADLINE_SECONDS,
+                timeout=timeout or (READ_DEADLINE_SECONDS if method == "GET" else WRITE_DEADLINE_SECONDS),
                 verify=self.verify,
                 allow_redirects=False,
             )
@@ -92,10 +112,23 @@ class ConnectClient:
             )
         return response.status_code, payload
 
+    def get(self, path: str) -> tuple[int, Any]:
+        """A GET asked again while the worker group rebalances, within ``READ_DEADLINE_SECONDS`` in all;
+        the last answer as ``request`` gives it."""
+        ends = time.monotonic() + READ_DEADLINE_SECONDS
+        status, payload = self.request("GET", path)
+        while rebalancing(status, payload):
+            budget = ends - time.monotonic() - REBALANCE_PAUSE_SECONDS
+            if budget < MIN_ATTEMPT_SECONDS:
+                break
+            time.sleep(REBALANCE_PAUSE_SECONDS)
+            status, payload = self.request("GET", path, timeout=round(budget, 1))
+        return status, payload
+
     def read(self, path: str, doing: str) -> Any:
-        """A GET that must answer 200 with JSON; anything else is a secret-free error."""
+        """A GET (``get``) that must answer 200 with JSON; anything else is a secret-free error."""
         try:
-            status, payload = self.request("GET", path)
+            status, payload = self.get(path)
         except MaybeSent:
             raise self.unreachable() from None
         if status != 200 or payload is None:

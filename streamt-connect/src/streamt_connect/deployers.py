@@ -103,11 +103,13 @@ class ConnectorDeployer:
         """
         deadline = time.monotonic() + self.visible_seconds
         while time.monotonic() < deadline:
+            # One request per turn (not ``client.get``): this loop already asks again on any answer,
+            # a rebalance's 409 included, within its own bound.
             try:
-                listing = client.read("/connectors?expand=info", "list connectors")
-            except StreamtError:
-                listing = None  # 409 while the group rebalances: ask again
-            live = listed_config(listing, name) if isinstance(listing, dict) else None
+                status, listing = client.request("GET", "/connectors?expand=info")
+            except (StreamtError, MaybeSent):
+                status, listing = 0, None
+            live = listed_config(listing, name) if status == 200 and isinstance(listing, dict) else None
             if live is not None and all(live.get(key) == value for key, value in config.items()):
                 return
             time.sleep(0.2)
@@ -115,7 +117,7 @@ class ConnectorDeployer:
     def _unchanged(self, client: ConnectClient, verb: str, action: Action, artifact: Artifact) -> bool:
         """Whether the connector is provably as the plan saw it (so the refused write did nothing)."""
         try:
-            status, payload = client.request("GET", connector_path(artifact.spec["name"]))
+            status, payload = client.get(connector_path(artifact.spec["name"]))
         except (StreamtError, MaybeSent):
             return False
         observed = action.evidence.get("observation") or {}

@@ -149,7 +149,7 @@ class ConnectorObserver:
         resolved_config(artifact, self.runtime.environment())  # a missing variable fails before any request (E502)
         self.requests += 1
         try:
-            status, payload = client.request("GET", connector_path(artifact.spec["name"]))
+            status, payload = client.get(connector_path(artifact.spec["name"]))
         except MaybeSent:
             raise client.unreachable() from None
         if status == 404:

@@ -60,7 +60,7 @@ def absence_fingerprint(name: str) -> str:
 def read(client: ConnectClient, name: str) -> Observation:
     """One ``GET /connectors/<name>``: absent (404) or present with the config's fingerprint."""
     try:
-        status, payload = client.request("GET", connector_path(name))
+        status, payload = client.get(connector_path(name))
     except MaybeSent:
         raise client.unreachable() from None
     base = {"endpoint": endpoint_digest(client)}

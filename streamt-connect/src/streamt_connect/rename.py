@@ -58,7 +58,7 @@ def _await_stopped(client: ConnectClient, name: str) -> None:
 def rename(client: ConnectClient, old: str, new: str, config: dict[str, str], reviewed_fingerprint: str) -> Outcome:
     """Move ``old`` to ``new`` (with ``config``) as described above; exact outcomes only."""
     try:
-        status, live = client.request("GET", connector_path(old))
+        status, live = client.get(connector_path(old))
     except MaybeSent:
         return Outcome(FAILED, "Unreachable")
     except StreamtError as exc:

@@ -39,6 +39,10 @@ would: only for a declaration that produces a kind the plugin registers (``[]`` 
 ``closed_port()`` is a local TCP port nothing listens on (bound, then
 released): the address of a service that does not answer.
 
+``json_server(answer)`` is a real HTTP server on 127.0.0.1 (a thread of the
+test process) answering what ``answer(method, path)`` says: a client's wire
+behaviour tested without a service or a mock.
+
 ``write_distribution`` builds a minimal installed distribution (module plus
 ``.dist-info``) in a directory, to test discovery through real entry points
 by putting that directory on ``sys.path`` or ``PYTHONPATH``.
@@ -58,6 +62,8 @@ from typing import Any
 
 import attrs
 import pytest
+
+from streamt_testing.scripted_http import json_server as json_server
 
 
 @attrs.frozen

@@ -41,7 +41,7 @@ available too (a pytest plugin, loaded once streamt-testing is installed).
 |---|---|---|---|
 """
 
-HELPERS = ("write_project", "write_distribution", "run_cli", "run_cli_text", "closed_port")
+HELPERS = ("write_project", "write_distribution", "run_cli", "run_cli_text", "closed_port", "json_server")
 
 
 def render() -> str:
