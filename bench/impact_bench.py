@@ -53,10 +53,10 @@ def best_of_three(argv: list[str]) -> tuple[float, bytes]:
 
 def stages(repo: Path) -> str:
     """Seconds per step of one impact run, in this process (imports and plugin loading excluded)."""
-    from streamt.impact.gitread import Repository
-    from streamt.impact.report import build
-    from streamt.impact.snapshot import Side, take
     from streamt.plugins import get_plugins
+    from streamt_impact.gitread import Repository
+    from streamt_impact.report import build
+    from streamt_impact.snapshot import Side, take
 
     get_plugins()
     marks = [time.perf_counter()]

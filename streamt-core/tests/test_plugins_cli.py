@@ -144,6 +144,7 @@ def streamt_commands(cli):
         (["docs", "odcs"], "exporters"),
         (["state", "init"], "postgres"),
         (["runtime", "build"], "kstreams"),
+        (["impact", "--base", "main"], "impact"),
     ],
 )
 def test_a_command_of_a_missing_plugin_names_the_extra_to_install(streamt_cli, argv: list[str], extra: str) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from streamt.impact.render import markdown, mermaid, text
-from streamt.impact.report import Report
+from streamt_impact.render import markdown, mermaid, text
+from streamt_impact.report import Report
 
 LABEL = {"security": "SECURITY", "breaking": "BREAKING", "affected": "affected"}
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from streamt.impact.gitread import Repository
-from streamt.impact.report import build
-from streamt.impact.snapshot import Side, take
+from streamt_impact.gitread import Repository
+from streamt_impact.report import build
+from streamt_impact.snapshot import Side, take
 
 sys.path.insert(0, str(Path(__file__).parent))
 import itertools

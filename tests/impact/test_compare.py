@@ -1,5 +1,5 @@
 """Comparison and classification cases the scripted history does not walk through: executor moves,
-schema compatibility, sinks, tombstones, added/removed resources, environments, type widening."""
+schema compatibility, sinks, tombstones, added/removed resources, environments (type widening: streamt-impact/tests)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 import yaml
 from streamt.errors import StreamtError
-from streamt.impact.render import markdown, text
-from streamt.impact.report import Report, build
-from streamt.impact.snapshot import Side, take
-from streamt.impact.widening import is_widening
+from streamt_impact.render import markdown, text
+from streamt_impact.report import Report, build
+from streamt_impact.snapshot import Side, take
 
 RUNTIME = {
     "kafka": {"bootstrap_servers": "k:9092"},
@@ -165,26 +164,3 @@ def test_environment_selection_and_errors_name_the_side() -> None:
     with pytest.raises(StreamtError) as caught:
         report(files, broken, env="dev")
     assert caught.value.diagnostics[0].message.startswith("At head the working tree: ")
-
-
-@pytest.mark.parametrize(
-    ("before", "after", "widening"),
-    [
-        ("INT", "BIGINT", True),
-        ("BIGINT", "INT", False),
-        ("INTEGER", "INT", True),
-        ("FLOAT", "DOUBLE", True),
-        ("DOUBLE", "FLOAT", False),
-        ("DECIMAL(10,2)", "DECIMAL(12,2)", True),
-        ("DECIMAL(10,2)", "DECIMAL(10,1)", False),
-        ("INT", "DECIMAL(12,0)", True),
-        ("VARCHAR(10)", "STRING", True),
-        ("STRING", "VARCHAR(10)", False),
-        ("TIMESTAMP(3)", "TIMESTAMP(6)", True),
-        ("TIMESTAMP(6)", "TIMESTAMP(3)", False),
-        ("STRING", "BIGINT", False),
-        ("ROW<a INT>", "ROW<a BIGINT>", False),  # unreadable: treated as the unsafe answer
-    ],
-)
-def test_widening(before: str, after: str, widening: bool) -> None:
-    assert is_widening(before, after) is widening

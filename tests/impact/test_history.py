@@ -243,8 +243,8 @@ def test_the_json_shape_is_exactly_the_documented_one(repo: tuple[Path, list[str
 def test_the_ci_recipes_run_real_options_and_post_the_markdown() -> None:
     """examples/ci/: each job renders --format markdown, posts it found by its marker, and gates on a real level."""
     import yaml
-    from streamt.commands.impact import impact_command
-    from streamt.impact.render import MARKER
+    from streamt_impact.command import impact_command
+    from streamt_impact.render import MARKER
 
     levels = next(p for p in impact_command.params if p.name == "fail_on").type.choices  # type: ignore[attr-defined]
     recipes = Path(__file__).resolve().parents[2] / "examples" / "ci"

@@ -135,7 +135,7 @@ def test_oversized_files_too_many_files_and_too_many_bytes_are_refused(
 ) -> None:
     repo = make_repo(tmp_path / "repo")
     commit(repo, {"models/big.yml": "# padding\n" * 300}, "big")
-    import streamt.impact.gitread as gitread
+    import streamt_impact.gitread as gitread
 
     monkeypatch.setattr(gitread, "MAX_FILE_BYTES", 2000)
     error = error_of(invoke("impact", "-p", repo, "--base", "HEAD"))
@@ -220,8 +220,8 @@ def test_a_snapshot_needs_no_secret_and_never_reads_dotenv(tmp_path: Path, monke
     code, envelope = invoke("impact", "-p", repo, "--base", "HEAD", "--format", "json")
     assert code == 0, envelope
     assert "secret-host" not in json.dumps(envelope)
-    from streamt.impact.gitread import Repository
-    from streamt.impact.snapshot import Side, take
+    from streamt_impact.gitread import Repository
+    from streamt_impact.snapshot import Side, take
 
     repository = Repository.containing(repo)
     commit_id = repository.resolve("HEAD")

@@ -21,7 +21,14 @@ from history import EXPECTED, fields_of
 pytestmark = pytest.mark.packaging  # builds wheels and a fresh virtualenv: outside the fast lane
 
 REPO = Path(__file__).resolve().parents[2]
-DISTRIBUTIONS = ("streamt-core", "streamt-kafka", "streamt-flink", "streamt-kstreams", "streamt-connect")
+DISTRIBUTIONS = (
+    "streamt-core",
+    "streamt-impact",
+    "streamt-kafka",
+    "streamt-flink",
+    "streamt-kstreams",
+    "streamt-connect",
+)
 
 
 def _uv() -> str:

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import yaml
 from streamt.cli import run
-from streamt.impact.gitread import Repository
-from streamt.impact.render import markdown, text
-from streamt.impact.report import build
-from streamt.impact.snapshot import Side, take
+from streamt_impact.gitread import Repository
+from streamt_impact.render import markdown, text
+from streamt_impact.report import build
+from streamt_impact.snapshot import Side, take
 
 sys.path.insert(0, str(Path(__file__).parent))
 from agree import agree

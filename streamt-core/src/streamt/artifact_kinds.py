@@ -9,7 +9,7 @@ Core knows no artifact kind by name. Each plugin registers the kinds it compiles
 * the output layout reads ``placement`` and ``named_by_model``, and the manifest lists every
   registered ``manifest_key``;
 * artifact order and the sections of plan, apply and diff text read ``rank`` and ``title``;
-* ``impact`` asks ``produced_by`` which kinds a model compiles to.
+* ``streamt impact`` (streamt-impact) asks ``produced_kinds`` which kinds a model compiles to.
 
 A declaration *uses* its kind (a source), its test type, its materialization, and its executor
 when it is a ``topic`` model with SQL (dsl.md section 9.2: the executor runs a topic model's SQL).
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from streamt import kinds
 from streamt.capabilities import ARTIFACT_KIND, ArtifactKind
 from streamt.errors import Codes, Diagnostic
-from streamt.plugins import Plugins
+from streamt.plugins import Plugins, get_plugins
 
 if TYPE_CHECKING:
     from streamt.project.model import Model, Source, Test
@@ -157,6 +157,11 @@ def artifact_kinds(plugins: Plugins) -> ArtifactKinds:
     if found is None:
         found = plugins.memo[ARTIFACT_KIND] = _build(plugins)
     return found
+
+
+def produced_kinds(declaration: Any) -> tuple[str, ...]:
+    """The artifact kinds the installed plugins compile ``declaration`` into, sorted (from their registrations)."""
+    return artifact_kinds(get_plugins()).produced_by(declaration)
 
 
 def _build(plugins: Plugins) -> ArtifactKinds:

@@ -40,7 +40,6 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("streamt.commands.plan:plan_command", "Show planned changes without applying them."),
     "apply": ("streamt.commands.apply:apply_command", "Deploy artifacts to infrastructure."),
     "diff": ("streamt.commands.diff:diff_command", "Compare local definitions against deployed state."),
-    "impact": ("streamt.commands.impact:impact_command", "Explain the downstream impact of changes between Git refs."),
     "status": ("streamt.commands.status:status_command", "Check deployment status of managed resources."),
     "adopt": ("streamt.commands.adopt:adopt_command", "Claim an existing declared resource for lifecycle management."),
     "test": ("streamt.commands.test:test_command", "Run data quality tests."),
@@ -151,6 +150,7 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
         "resume": "Continue one interrupted Kafka Streams replacement.",
     }),
     *_commands("runtime", "kafka_streams", "kstreams", {"build": "Build the packaged Kafka Streams runner image."}),
+    KnownKind(COMMAND, "impact", "impact", "Explain the downstream impact of changes between Git refs."),
 )  # fmt: skip
 
 
@@ -163,6 +163,7 @@ FIRST_PARTY: dict[str, tuple[str, ...]] = {
     "gateway": ("streamt-gateway",),
     "kstreams": ("streamt-kstreams",),
     "postgres": ("streamt-postgres-state",),
+    "impact": ("streamt-impact",),
     "exporters": tuple(
         f"streamt-exporter-{name}" for name in ("strimzi", "odcs", "datahub", "backstage", "openlineage", "asyncapi")
     ),

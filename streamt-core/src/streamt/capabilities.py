@@ -442,7 +442,7 @@ class KnownKind(Value):
 
     * ``family`` — ``materialization``, ``executor``, ``state_backend``,
       ``test_type``, ``assertion``, ``exporter``, ``command``, ``config_section`` or ``removal``.
-    * ``name`` — the kind's name (for ``command``: ``<group> <name>``; for
+    * ``name`` — the kind's name (for ``command``: ``<group> <name>``, or ``<name>`` at the top level; for
       ``config_section``: its path, ``runtime.flink``; for ``removal``: its ``lifecycle`` key).
     * ``extra`` — the ``streamt`` extra that installs its plugin.
     * ``description`` — one line (for ``command``: the help shown while it is missing).

@@ -16,6 +16,8 @@ from streamt.project.model import Project
 
 @attrs.frozen
 class Node:
+    """One node of the lineage graph: its ``name``, ``type`` and, for a model, how it is ``materialized``."""
+
     name: str
     type: str  # source | model | exposure
     materialized: str | None = None
@@ -23,6 +25,8 @@ class Node:
 
 @attrs.frozen
 class Graph:
+    """A project's lineage graph: ``nodes`` by name, and ``edges`` from dependency to dependant, each once."""
+
     nodes: dict[str, Node]
     edges: tuple[tuple[str, str], ...]
     _children: dict[str, list[str]] = attrs.field(init=False, eq=False, repr=False)
@@ -38,15 +42,19 @@ class Graph:
         object.__setattr__(self, "_parents", parents)
 
     def parents(self, name: str) -> list[str]:
+        """The nodes ``name`` reads from directly (its dependencies)."""
         return list(self._parents.get(name, ()))
 
     def children(self, name: str) -> list[str]:
+        """The nodes that read ``name`` directly (its dependants)."""
         return list(self._children.get(name, ()))
 
     def upstream_of(self, name: str) -> list[str]:
+        """Every node ``name`` depends on, directly or through others."""
         return _closure(name, self._parents)
 
     def downstream_of(self, name: str) -> list[str]:
+        """Every node that depends on ``name``, directly or through others."""
         return _closure(name, self._children)
 
     def cycles(self) -> list[list[str]]:
@@ -55,6 +63,7 @@ class Graph:
 
 
 def build_graph(project: Project) -> Graph:
+    """The lineage graph of ``project``: sources, models and exposures, and the edges between declared ones."""
     nodes: dict[str, Node] = {}
     for source in project.sources:
         nodes.setdefault(source.name, Node(source.name, "source"))

@@ -123,10 +123,9 @@ _CORE_CODES: tuple[tuple[str, str], ...] = (
     ("E501_PARSE_ERROR", "YAML/SQL parsing error"),
     ("E502_ENV_VAR_ERROR", "Environment variable not set"),
     ("E503_ENVIRONMENT_ERROR", "Environment configuration error"),
-    # E504, E505, E507, E508 and E509 belong to their exporters, which register them through
-    # streamt_error_codes. E506 stays here: core emits it too (OpenLineage run events of test/apply).
+    # E504, E505, E507, E508 and E509 belong to their exporters, and E510 to streamt-impact, which register
+    # them through streamt_error_codes. E506 stays here: core emits it too (OpenLineage run events of test/apply).
     ("E506_OPENLINEAGE_INVALID", "OpenLineage namespace, mapping, validation, serialization, or output failed"),
-    ("E510_GIT_READ_FAILED", "A Git ref or the project files at it could not be read safely"),
     # Governance
     ("E601_NAMING_VIOLATION", "Resource name violates naming convention"),
     ("E602_GOVERNANCE_RULE_VIOLATION", "Declaration violates a governance rule"),

@@ -24,6 +24,7 @@ def render_json(result: Result, stdout: TextIO) -> int:
 
 
 def to_json_text(document: Any) -> str:
+    """``document`` as the JSON text streamt prints: indented by two, key order kept, ending in one newline."""
     return "".join(json_pieces(document))
 
 

@@ -88,6 +88,7 @@ __all__ = [
     "discoverers",
     "init_starters",
     "install_hint",
+    "installed_planners",
     "known",
     "materializations",
     "observers",
@@ -193,6 +194,11 @@ def observers(plugins: Plugins, runtime: Runtime) -> KindTable[Observer]:
 
 def planners(plugins: Plugins) -> KindTable[Planner]:
     return by_kind(plugins, "streamt_planners", PLANNER, _kinds_of)
+
+
+def installed_planners() -> KindTable[Planner]:
+    """The planner of each artifact kind the installed plugins serve; a kind two plugins claim is absent (``E906``)."""
+    return planners(get_plugins())
 
 
 def deployers(plugins: Plugins, runtime: Runtime) -> KindTable[Deployer]:

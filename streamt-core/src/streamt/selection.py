@@ -11,6 +11,7 @@ from streamt.project.model import Project
 
 
 def select(project: Project, graph: Graph, expression: str) -> set[str]:
+    """The names a ``--select`` expression picks; ``E900`` for a selector that matches nothing."""
     chosen: set[str] = set()
     for token in expression.replace(",", " ").split():
         chosen |= _one(project, graph, token)

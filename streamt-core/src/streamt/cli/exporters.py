@@ -101,13 +101,13 @@ def _command_holder(cli: LazyGroup, group_name: str, name: str) -> str | None:
 
 
 def mount_expected(cli: LazyGroup, plugins: Plugins) -> None:
-    """``<group> <name>`` commands of the known-kinds catalog that no installed plugin added.
+    """``<group> <name>`` and top-level ``<name>`` commands of the known-kinds catalog that no installed plugin added.
 
     Invoking one fails with ``E903_PLUGIN_REQUIRED`` and the install command,
     instead of click's bare "no such command".
     """
     for entry in kinds.known(plugins, kinds.COMMAND).values():
-        group_name, _, name = entry.name.partition(" ")
-        group = cli.commands.get(group_name)
+        group_name, _, name = entry.name.rpartition(" ")
+        group = cli.commands.get(group_name) if group_name else cli
         if isinstance(group, LazyGroup) and name not in group.commands and name not in group.lazy_commands:
             group.expect(name, entry.capability or entry.extra, entry.description)

@@ -115,6 +115,7 @@ def _title(kind: str) -> str:
 
 
 def is_removal(kind: str) -> bool:
+    """Is ``kind`` the artifact kind of a removal tombstone (``connector_removal``...)?"""
     return kind.endswith(REMOVAL_SUFFIX)
 
 

@@ -5,7 +5,7 @@ Everything a plugin needs is importable from here::
     from streamt.sdk import hookimpl, Artifact, Materialization, Observation, Action, Outcome
 
 and everything *not* exported here is private to streamt-core: its module
-layout may change in any release. The names fall into four groups:
+layout may change in any release. The names fall into five groups:
 
 * **Hooks** — ``hookimpl`` marks an implementation of one of the hooks in
   ``streamt.hookspecs`` (the hook contract, typed with the names below).
@@ -24,6 +24,12 @@ layout may change in any release. The names fall into four groups:
   ``OwnershipState``, ``OperationControl``, ``Diagnostic``, ``Codes``,
   ``StreamtError``, ``Result``, ``TopicMetadata``,
   ``SchemaLookup``, ``Enrichment``, and the constants that name their states.
+* **Reading projects** — for a command that reads declarations itself (``streamt impact``
+  compares two): ``PROJECT_FILES``, ``DECLARATION_DIRS``, ``MAX_PROJECT_FILE_BYTES``,
+  ``ENVIRONMENT_ENV``, the lineage ``Graph`` (``build_graph``, ``select``), SQL reading
+  (``column_lineage``, ``projection``, ``referenced_columns``, ``where_clause``), ``is_secret_name``,
+  ``is_removal``, what the installed plugins register (``produced_kinds``, ``installed_planners``)
+  and ``to_json_text``.
 
 The registrations, ``ErrorCode``, ``Diagnostic`` and ``Result`` are plain immutable classes
 (``streamt.values``), not ``attrs`` classes, because every start of the CLI imports them:
@@ -46,7 +52,7 @@ if TYPE_CHECKING:
     from streamt.apply.outcome import DONE, FAILED, OK, UNKNOWN, Outcome
     from streamt.apply.replacement import require_receipts, reviewed_verifier
     from streamt.apply.review import verify_bindings
-    from streamt.artifact_kinds import produces
+    from streamt.artifact_kinds import produced_kinds, produces
     from streamt.artifacts import Artifact, canonical_json, sha256_checksum
     from streamt.boundary import boundary
     from streamt.bounded_http import (
@@ -79,6 +85,8 @@ if TYPE_CHECKING:
     from streamt.compile.engine import CompiledProject
     from streamt.compile.loading import Loaded, load_and_compile, validate_and_compile
     from streamt.compile.physical import Physical, physical_resources
+    from streamt.dag import Graph, build_graph
+    from streamt.dag import Node as GraphNode
     from streamt.discovery.model import (
         NOT_FOUND,
         NOT_REQUESTED,
@@ -99,6 +107,7 @@ if TYPE_CHECKING:
         refused_before_change,
         write_outcome,
     )
+    from streamt.json_output import to_json_text
     from streamt.kind_names import (
         KIND_CONNECTOR,
         KIND_CONNECTOR_REMOVAL,
@@ -110,6 +119,7 @@ if TYPE_CHECKING:
         KIND_TEST_JOB,
         KIND_TOPIC,
     )
+    from streamt.kinds import installed_planners
     from streamt.log import RequestLog, provider_request
     from streamt.pending import pending_command
     from streamt.plan.engine import project_bindings
@@ -130,12 +140,15 @@ if TYPE_CHECKING:
     )
     from streamt.plan.online import open_backend
     from streamt.plan.planfile import read_plan_file, require_authorizing
-    from streamt.plan.tombstones import TOMBSTONE_FULFILLED
+    from streamt.plan.tombstones import TOMBSTONE_FULFILLED, is_removal
     from streamt.progress import Progress, Silent, Step, for_command, phase
+    from streamt.project.environments import ENV_VAR as ENVIRONMENT_ENV
     from streamt.project.interpolation import has_placeholder, missing_error, substitute
-    from streamt.project.loader import load_project
+    from streamt.project.loader import DECLARATION_DIRS, PROJECT_FILES, load_project
     from streamt.project.model import Column, Exposure, Model, Notice, Project, Runtime, Source, Test, model_section
+    from streamt.project.yaml_io import MAX_FILE_BYTES as MAX_PROJECT_FILE_BYTES
     from streamt.recovery.targets import CANDIDATE, PRIOR
+    from streamt.redact import is_secret_name
     from streamt.refs import Ref
     from streamt.result import Result
     from streamt.runlineage.namespaces import (
@@ -180,7 +193,10 @@ if TYPE_CHECKING:
         Validator,
     )
     from streamt.sdk.removal import RemovalDeployer, RemovalPlanner
+    from streamt.selection import select
     from streamt.shown import UNSET, shown
+    from streamt.sql.columns import Projected, Projection, projection, referenced_columns, where_clause
+    from streamt.sql.lineage import column_lineage
     from streamt.sql.types import FlinkType, FlinkTypeError, declared_type_problem, parse_type
     from streamt.state.operations import RUNNER_REPLACEMENT_OPERATION, next_steps, unfinished_operation_commands
     from streamt.state.records import (
@@ -455,6 +471,25 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Ref": ("streamt.refs", "Ref"),
     # text a person reads never spells a missing value as Python's None
     **{name: ("streamt.shown", name) for name in ("shown", "UNSET")},
+    # reading a project as it is declared (streamt-impact compares two of them)
+    "PROJECT_FILES": ("streamt.project.loader", "PROJECT_FILES"),
+    "DECLARATION_DIRS": ("streamt.project.loader", "DECLARATION_DIRS"),
+    "MAX_PROJECT_FILE_BYTES": ("streamt.project.yaml_io", "MAX_FILE_BYTES"),
+    "ENVIRONMENT_ENV": ("streamt.project.environments", "ENV_VAR"),
+    "Graph": ("streamt.dag", "Graph"),
+    "GraphNode": ("streamt.dag", "Node"),
+    "build_graph": ("streamt.dag", "build_graph"),
+    "select": ("streamt.selection", "select"),
+    "column_lineage": ("streamt.sql.lineage", "column_lineage"),
+    **{
+        name: ("streamt.sql.columns", name)
+        for name in ("Projected", "Projection", "projection", "referenced_columns", "where_clause")
+    },
+    "is_secret_name": ("streamt.redact", "is_secret_name"),
+    "is_removal": ("streamt.plan.tombstones", "is_removal"),
+    "produced_kinds": ("streamt.artifact_kinds", "produced_kinds"),
+    "installed_planners": ("streamt.kinds", "installed_planners"),
+    "to_json_text": ("streamt.json_output", "to_json_text"),
 }
 
 __all__ = [
@@ -465,9 +500,11 @@ __all__ = [
     "CANDIDATE",
     "CLEAR",
     "CREATE",
+    "DECLARATION_DIRS",
     "DELETE",
     "DEPLOYED",
     "DONE",
+    "ENVIRONMENT_ENV",
     "ERROR",
     "FAILED",
     "GATEWAY_NAMESPACE_ENV",
@@ -485,6 +522,7 @@ __all__ = [
     "KIND_TOPIC",
     "MAX_DEPTH",
     "MAX_EXAMPLES",
+    "MAX_PROJECT_FILE_BYTES",
     "NOOP",
     "NOT_FOUND",
     "NOT_REQUESTED",
@@ -492,6 +530,7 @@ __all__ = [
     "PASSED",
     "PRESENT",
     "PRIOR",
+    "PROJECT_FILES",
     "READ",
     "RECOVERY_REQUIRED",
     "RESOLVED",
@@ -539,6 +578,8 @@ __all__ = [
     "FailureCodeDeployer",
     "FlinkType",
     "FlinkTypeError",
+    "Graph",
+    "GraphNode",
     "IdentityPlanner",
     "InitStarter",
     "Journal",
@@ -560,6 +601,8 @@ __all__ = [
     "Planner",
     "Progress",
     "Project",
+    "Projected",
+    "Projection",
     "ReceiptStateBackend",
     "RecoveryAttributesPlanner",
     "RecoveryClassifyingPlanner",
@@ -602,11 +645,13 @@ __all__ = [
     "boundary",
     "bounded_error",
     "bounded_session",
+    "build_graph",
     "canonical_json",
     "canonical_type",
     "capped_deadline",
     "check_confirm_env",
     "code_for_status",
+    "column_lineage",
     "confirm",
     "create_exclusive",
     "declared_type_problem",
@@ -618,7 +663,10 @@ __all__ = [
     "for_command",
     "has_placeholder",
     "hookimpl",
+    "installed_planners",
     "is_kafka_uri",
+    "is_removal",
+    "is_secret_name",
     "job_namespace_problem",
     "json_body",
     "json_depth",
@@ -634,27 +682,33 @@ __all__ = [
     "pending_command",
     "phase",
     "physical_resources",
+    "produced_kinds",
     "produces",
     "project_bindings",
     "project_dir_option",
     "project_options",
+    "projection",
     "provider_request",
     "quiet_option",
     "read_plan_file",
+    "referenced_columns",
     "refused_before_change",
     "replace",
     "require_authorizing",
     "require_receipts",
     "require_remote_state",
     "reviewed_verifier",
+    "select",
     "sha256_checksum",
     "shown",
     "state_address",
     "substitute",
+    "to_json_text",
     "unfinished_operation_commands",
     "validate_and_compile",
     "verify_bindings",
     "watched_pool",
+    "where_clause",
     "write_outcome",
     "write_output_file",
 ]

@@ -20,6 +20,10 @@ _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$")
 
 @attrs.frozen
 class Projected:
+    """One column of a select list: its ``name``, the upstream column it is a plain copy of (``origin``), its
+    inferred ``type`` otherwise, the select-list ``expression`` of a derived column and the upstream columns it
+    reads (``inputs``)."""
+
     name: str
     origin: str | None  # upstream column it is a plain copy of
     type: str | None  # inferred type when not a plain copy
@@ -29,6 +33,8 @@ class Projected:
 
 @attrs.frozen
 class Projection:
+    """A recognised top-level select list: its ``columns`` in order, and ``star`` when it also selects ``*``."""
+
     columns: tuple[Projected, ...]
     star: bool
 
@@ -137,6 +143,7 @@ _UNSUPPORTED_FILTER = re.compile(r"\b(IN\s*\(|OR|IS\s+(?:NOT\s+)?NULL|LIKE|BETWE
 
 
 def where_clause(sql: str) -> str | None:
+    """The text of the top-level ``WHERE`` condition of ``sql`` (up to GROUP BY, ORDER BY or LIMIT), or ``None``."""
     match = re.search(r"\bWHERE\b(.*?)(?:\bGROUP\s+BY\b|\bORDER\s+BY\b|\bLIMIT\b|$)", sql, re.IGNORECASE | re.DOTALL)
     return match.group(1).strip() if match else None
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import attrs
 
-from streamt.impact.changes import BREAKING, SECURITY, ResourceChange
-from streamt.impact.consumers import Consumers
+from streamt_impact.changes import BREAKING, SECURITY, ResourceChange
+from streamt_impact.consumers import Consumers
 
 
 @attrs.frozen(kw_only=True)

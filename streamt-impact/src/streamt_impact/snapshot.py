@@ -18,12 +18,16 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import attrs
-
-from streamt.compile import validate_and_compile
-from streamt.errors import Codes, Diagnostic, StreamtError
-from streamt.project.environments import ENV_VAR
-from streamt.project.loader import PROJECT_FILES, load_project
-from streamt.values import replace
+from streamt.sdk import (
+    ENVIRONMENT_ENV,
+    PROJECT_FILES,
+    Codes,
+    Diagnostic,
+    StreamtError,
+    load_project,
+    replace,
+    validate_and_compile,
+)
 
 # ``${NAME}`` / ``${NAME:-fallback}`` in YAML values, and ``env("NAME")`` in Jinja SQL.
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-)?")
@@ -84,8 +88,8 @@ def take(side: Side, files: dict[str, bytes], env: str | None) -> Snapshot:
             data={"side": side.label},
         )
     process = placeholder_environment(files)
-    if env is None and os.environ.get(ENV_VAR):
-        process[ENV_VAR] = os.environ[ENV_VAR]
+    if env is None and os.environ.get(ENVIRONMENT_ENV):
+        process[ENVIRONMENT_ENV] = os.environ[ENVIRONMENT_ENV]
     with tempfile.TemporaryDirectory(prefix="streamt-impact-") as scratch:
         root = Path(scratch) / "project"
         root.mkdir(mode=0o700)

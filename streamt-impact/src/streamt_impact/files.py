@@ -12,10 +12,11 @@ import os
 import stat
 from pathlib import Path
 
-from streamt.errors import Codes, StreamtError
-from streamt.project.loader import DECLARATION_DIRS, PROJECT_FILES
-from streamt.project.yaml_io import MAX_FILE_BYTES
+from streamt.sdk import DECLARATION_DIRS, MAX_PROJECT_FILE_BYTES, PROJECT_FILES, StreamtError
 
+from streamt_impact.codes import GIT_READ_FAILED
+
+MAX_FILE_BYTES = MAX_PROJECT_FILE_BYTES  # the loader's own limit: both sides read what it would
 MAX_FILES = 20_000
 MAX_TOTAL_BYTES = 128 * 1024 * 1024
 _YAML = (".yml", ".yaml")
@@ -41,7 +42,7 @@ def project_pathspecs() -> list[str]:
 
 def _refuse(message: str, path: str) -> StreamtError:
     return StreamtError(
-        Codes.E510_GIT_READ_FAILED, message, "Replace the link or file with a regular file.", details={"path": path}
+        GIT_READ_FAILED, message, "Replace the link or file with a regular file.", details={"path": path}
     )
 
 

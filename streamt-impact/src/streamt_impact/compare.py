@@ -14,18 +14,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
+from streamt.sdk import is_removal, produced_kinds, projection, where_clause
 
-from streamt.artifact_kinds import artifact_kinds
-from streamt.impact.advice import advise
-from streamt.impact.changes import BREAKING, NON_BREAKING, OPERATIONAL, FieldChange, ResourceChange
-from streamt.impact.consumers import Consumers
-from streamt.impact.identity import identity_changes
-from streamt.impact.security import moved_secrets, security_changes
-from streamt.impact.snapshot import Snapshot
-from streamt.impact.widening import is_widening
-from streamt.plan.tombstones import is_removal
-from streamt.plugins import get_plugins
-from streamt.sql.columns import projection, where_clause
+from streamt_impact.advice import advise
+from streamt_impact.changes import BREAKING, NON_BREAKING, OPERATIONAL, FieldChange, ResourceChange
+from streamt_impact.consumers import Consumers
+from streamt_impact.identity import identity_changes
+from streamt_impact.security import moved_secrets, security_changes
+from streamt_impact.snapshot import Snapshot
+from streamt_impact.widening import is_widening
 
 KINDS = (("source", "sources"), ("model", "models"), ("test", "tests"), ("exposure", "exposures"))
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
@@ -492,7 +489,7 @@ def normalized_sql(sql: str | None) -> str | None:
 
 def _job_workflow(model: Any) -> str | None:
     # Which job runs the model is the registry's answer (the kinds it compiles into), never re-derived here.
-    produced = artifact_kinds(get_plugins()).produced_by(model)
+    produced = produced_kinds(model)
     return next((_ARTIFACT_WORKFLOWS[kind] for kind in produced if kind in _ARTIFACT_WORKFLOWS), None)
 
 

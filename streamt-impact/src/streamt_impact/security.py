@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from streamt.impact.changes import NON_BREAKING, SECURITY, FieldChange
-from streamt.redact import is_secret_name
+from streamt.sdk import is_secret_name
+
+from streamt_impact.changes import NON_BREAKING, SECURITY, FieldChange
 
 # How much of a value a mask method leaves readable: fewer is stronger. An unknown method counts as
 # the weakest, so a change to it is never reported as harmless.

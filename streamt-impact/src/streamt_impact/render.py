@@ -14,7 +14,7 @@ import json
 from itertools import pairwise
 from typing import Any
 
-from streamt.impact.report import Node, Report
+from streamt_impact.report import Node, Report
 
 MARKER = "<!-- streamt-impact -->"  # lets a CI job find and update its previous comment
 _LABEL = {

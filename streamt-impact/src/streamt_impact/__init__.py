@@ -1,4 +1,5 @@
-"""Declared Git impact: compare the project at two Git refs and explain the downstream effect.
+"""streamt-impact: declared Git impact (``streamt impact``), the project at two Git refs compared and the
+downstream effect explained (``plugin`` registers the command and its error code).
 
 One module per step:
 
@@ -10,4 +11,5 @@ One module per step:
   each classified breaking / operational / non-breaking.
 * ``downstream`` — the closure over lineage, custom applications (exposures) included, with why.
 * ``report`` — the versioned JSON shape; ``render`` — text and the Markdown pull-request comment.
+* ``command`` — ``streamt impact`` itself: the two sides read, compared and rendered in one ``Result``.
 """

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.errors import StreamtError
-from streamt.impact.planners import Planners
-from streamt.plan.model import Advice
-from streamt.sdk.protocols import AdvisingPlanner
+from streamt.sdk import Advice, AdvisingPlanner, StreamtError
+
+from streamt_impact.planners import Planners
 
 
 def advise(

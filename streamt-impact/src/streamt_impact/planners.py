@@ -6,17 +6,16 @@ so a report without a changed job never pays it.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
-from streamt.kinds import KindTable, planners
-from streamt.plugins import get_plugins
+from streamt.sdk import Planner, installed_planners
 
 
 class Planners:
     def __init__(self) -> None:
-        self._table: KindTable[Any] | None = None
+        self._table: Mapping[str, Planner] | None = None
 
-    def of(self, kind: str) -> Any:
+    def of(self, kind: str) -> Planner | None:
         if self._table is None:
-            self._table = planners(get_plugins())
+            self._table = installed_planners()
         return self._table.get(kind)

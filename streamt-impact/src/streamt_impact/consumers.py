@@ -13,12 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from streamt.dag import Graph, build_graph
-from streamt.impact.chain import ColumnChain
-from streamt.impact.planners import Planners
-from streamt.project.model import Source
-from streamt.sdk.protocols import IdentityPlanner
-from streamt.sql.columns import referenced_columns
+from streamt.sdk import Graph, IdentityPlanner, Source, build_graph, referenced_columns
+
+from streamt_impact.chain import ColumnChain
+from streamt_impact.planners import Planners
 
 Reader = tuple[str, str]
 _STATEFUL = re.compile(r"\b(GROUP\s+BY|JOIN|OVER|DISTINCT|TUMBLE|HOP|SESSION|CUMULATE|MATCH_RECOGNIZE)\b", re.I)

@@ -6,10 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-
-from streamt.cli.options import project_options
-from streamt.errors import StreamtError
-from streamt.result import Result
+from streamt.sdk import Result, StreamtError, project_options
 
 
 @click.command("impact")
@@ -35,12 +32,13 @@ def impact_command(
     fail_on: str | None,
 ) -> Result:
     """Explain the downstream impact of changes between Git refs."""
-    from streamt.impact.files import working_tree
-    from streamt.impact.gitread import Repository
-    from streamt.impact.render import markdown, text
-    from streamt.impact.report import build
-    from streamt.impact.snapshot import Side, take
-    from streamt.json_output import to_json_text
+    from streamt.sdk import to_json_text
+
+    from streamt_impact.files import working_tree
+    from streamt_impact.gitread import Repository
+    from streamt_impact.render import markdown, text
+    from streamt_impact.report import build
+    from streamt_impact.snapshot import Side, take
 
     root = Path(project_dir)
     repository = Repository.containing(root)
@@ -65,8 +63,7 @@ def _selected(base: Any, head: Any, selector: str | None) -> set[str] | None:
     """Names the selector picks on either side; it must match something on at least one."""
     if selector is None:
         return None
-    from streamt.dag import build_graph
-    from streamt.selection import select
+    from streamt.sdk import build_graph, select
 
     chosen: set[str] = set()
     failures: list[StreamtError] = []

@@ -21,8 +21,10 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from streamt.errors import Codes, StreamtError
-from streamt.impact.files import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, is_project_file, project_pathspecs
+from streamt.sdk import StreamtError
+
+from streamt_impact.codes import GIT_READ_FAILED
+from streamt_impact.files import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, is_project_file, project_pathspecs
 
 LOCKDOWN = (
     "-c",
@@ -59,7 +61,7 @@ _MODE_GITLINK = "160000"
 
 
 def git_error(message: str, suggestion: str, **details: object) -> StreamtError:
-    return StreamtError(Codes.E510_GIT_READ_FAILED, message, suggestion, details=dict(details))
+    return StreamtError(GIT_READ_FAILED, message, suggestion, details=dict(details))
 
 
 def _environment() -> dict[str, str]:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.impact.changes import BREAKING, FieldChange
-from streamt.impact.planners import Planners
-from streamt.sdk.protocols import IdentityPlanner
+from streamt.sdk import IdentityPlanner
+
+from streamt_impact.changes import BREAKING, FieldChange
+from streamt_impact.planners import Planners
 
 
 def identity_changes(

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from streamt.impact.changes import (
+from streamt_impact.changes import (
     BREAKING,
     LEVELS,
     NON_BREAKING,
@@ -20,11 +20,11 @@ from streamt.impact.changes import (
     highest,
     rank,
 )
-from streamt.impact.compare import compare
-from streamt.impact.consumers import Consumers
-from streamt.impact.downstream import Impacted, closure
-from streamt.impact.snapshot import Side, Snapshot
-from streamt.impact.workflows import WORKFLOWS
+from streamt_impact.compare import compare
+from streamt_impact.consumers import Consumers
+from streamt_impact.downstream import Impacted, closure
+from streamt_impact.snapshot import Side, Snapshot
+from streamt_impact.workflows import WORKFLOWS
 
 FORMAT_VERSION = 1
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from streamt.sql.lineage import column_lineage
+from streamt.sdk import column_lineage
 
 if TYPE_CHECKING:
-    from streamt.impact.consumers import Consumers
+    from streamt_impact.consumers import Consumers
 
 
 class ColumnChain:
