@@ -12,7 +12,8 @@ machine).
 
 Synthetic projects are ``validate_bench.generate``'s (chains and fan-outs, Jinja refs, every model a Flink job
 with its topic, 50 models per file). The parse cache is off (``STREAMT_NO_CACHE=1``, every file parsed, as the
-floor does); ``--cache warm`` runs with a cache directory filled by one run before the rounds instead.
+floor does); ``--cache warm`` runs with a cache directory filled by the untimed first run instead. Each column runs
+once untimed before the rounds (bytecode written, files in the page cache).
 
 Usage: ``./dev bench offline_floor_bench [--rounds N] [--base [NAME=]PATH]... [--cache off|warm]
 [--commands "plan --offline,compile --dry-run,compile"] [sizes...]`` (default: 5 rounds, ``plan --offline``,
@@ -73,7 +74,9 @@ def streamt_argv(exe: str, command: str, root: Path, out: Path) -> list[str]:
 
 
 def streamt_env(cache: str, cache_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("STREAMT_NO_CACHE", "STREAMT_CACHE_DIR")}
+    # Bytecode written and used, as an installed streamt has it (a session may set PYTHONDONTWRITEBYTECODE).
+    dropped = ("STREAMT_NO_CACHE", "STREAMT_CACHE_DIR", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     if cache == "off":
         env["STREAMT_NO_CACHE"] = "1"
     env["STREAMT_CACHE_DIR"] = str(cache_dir)  # never ~/.cache
@@ -97,9 +100,11 @@ def main(sizes: list[int], rounds: int, columns: dict[str, str], cache: str, com
             floor_argv = [sys.executable, "-c", _PARSE, *yaml_files(root)]
             for command in commands:
                 env = {name: streamt_env(cache, scratch / f"cache-{name}") for name in columns}
-                if cache == "warm":
-                    for name, exe in columns.items():
-                        run_once(streamt_argv(exe, command, root, scratch / "warm-up"), env[name])
+                # One untimed run each: bytecode compiled, files in the page cache, a warm cache filled.
+                run_once(floor_argv, dict(os.environ))
+                for name, exe in columns.items():
+                    run_once(streamt_argv(exe, command, root, scratch / "warm-up"), env[name])
+                    shutil.rmtree(scratch / "warm-up", ignore_errors=True)
                 runs: dict[str, list[tuple[float, float, float]]] = {FLOOR: [], **{name: [] for name in columns}}
                 load_before = os.getloadavg()[0]
                 for round_ in range(rounds):
