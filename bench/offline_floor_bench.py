@@ -28,13 +28,12 @@ import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from scale_bench import run_once  # one fresh process: wall, CPU (user + system), max RSS in MiB
 from validate_bench import generate  # the shared synthetic-project generator
 
 FLOOR = "floor"
@@ -55,17 +54,6 @@ COMMANDS = {
 
 def yaml_files(root: Path) -> list[str]:
     return sorted(str(p) for p in root.rglob("*") if p.suffix in (".yml", ".yaml") and p.is_file())
-
-
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system) and max RSS in MiB of one fresh process."""
-    started = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    _, status, usage = os.wait4(child.pid, 0)
-    elapsed = time.perf_counter() - started
-    if status:
-        raise SystemExit(f"failed ({status}): {' '.join(argv)}")
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def streamt_argv(exe: str, command: str, root: Path, out: Path) -> list[str]:
