@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+from streamt_flink import query
 from streamt_flink.query import analyze, substitute_relations
 
 
@@ -104,3 +106,25 @@ def test_ungrouped_tokens_are_the_leaves_of_a_full_parse() -> None:
         # Grouping retypes an arithmetic `*` from Wildcard to Operator; nothing in `analyze` reads either.
         same = [(t.value, T.Operator if t.ttype is T.Wildcard else t.ttype) for t in leaves]
         assert [(t.value, T.Operator if t.ttype is T.Wildcard else t.ttype) for t in _tokens(sql)] == same
+
+
+def test_repeated_parts_of_shapes_are_one_object_and_keep_their_values() -> None:
+    # Two queries with the same SELECT list and no window: the parts are shared, the shapes still differ.
+    first = analyze("SELECT id, amount FROM shared_parts_a WHERE amount > 1")
+    second = analyze("SELECT id, amount FROM shared_parts_b WHERE amount > 2")
+    assert first.projections is second.projections
+    assert first.time_columns is second.time_columns and first.time_columns == frozenset()
+    assert [p.name for p in second.projections] == ["id", "amount"]
+    grouped = analyze("SELECT id, SUM(amount) AS amount FROM shared_parts_a GROUP BY id")
+    assert grouped.functions == frozenset({"SUM"}) and grouped.group_by == ("id",)
+    assert grouped.projections != first.projections
+
+
+def test_the_shared_parts_table_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(query, "_SHARED", {})
+    monkeypatch.setattr(query, "_SHARED_MAX", 3)
+    shapes = [query.analyze.__wrapped__(f"SELECT c{i} AS n{i}, x FROM bounded_t GROUP BY c{i}") for i in range(20)]
+    assert len(query._SHARED) == 3
+    # Past the bound parts are no longer shared, and every shape still has its own values.
+    assert [s.group_by for s in shapes] == [(f"c{i}",) for i in range(20)]
+    assert [[p.name for p in s.projections] for s in shapes] == [[f"n{i}", "x"] for i in range(20)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache, partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import attrs
 from sqlparse import tokens as T
@@ -37,6 +37,8 @@ _MAYBE_STATEFUL_RE = re.compile(
     re.IGNORECASE,
 )
 _MAYBE_ML_RE = re.compile(r"\bML_(?:PREDICT|EVALUATE)\b", re.IGNORECASE)
+
+_Part = TypeVar("_Part", tuple[Any, ...], frozenset[Any])
 
 _RELATION_RE = re.compile(r"""\{\{-?\s*(source|ref)\(\s*(['"])([^'"]+)\2\s*\)\s*-?\}\}""")
 
@@ -237,6 +239,22 @@ def maybe_ml(sql: str) -> bool:
     return _MAYBE_ML_RE.search(sql) is not None
 
 
+# One object per distinct part (an empty set, ``{SUM}``, the same SELECT list) instead of one per query: ``analyze``
+# keeps every shape it returned, and most parts repeat across a project's models. Bounded, as it lives as long as
+# the process; the parts are immutable, so sharing them changes no value.
+_SHARED: dict[Any, Any] = {}
+_SHARED_MAX = 4096
+
+
+def _shared(part: _Part) -> _Part:
+    found = _SHARED.get(part)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    if len(_SHARED) < _SHARED_MAX:
+        _SHARED[part] = part
+    return part
+
+
 @lru_cache(maxsize=16384)
 def analyze(sql: str) -> QueryShape:
     """The shape of ``sql``; cached: a compile asks for each job query twice (the job, the model's relation)."""
@@ -311,8 +329,8 @@ def analyze(sql: str) -> QueryShape:
             select.append(token)
         elif section == "group":
             group.append(token)
-    projections = tuple([Projection(_text(item), _output_name(item)) for item in _split_top(select)])
-    group_by = tuple([_text(item) for item in _split_top(group)])
+    projections = _shared(tuple([Projection(_text(item), _output_name(item)) for item in _split_top(select)]))
+    group_by = _shared(tuple([_text(item) for item in _split_top(group)]))
     windowed = bool(functions & WINDOW_FUNCTIONS)
     # JOIN comes lexed with its qualifier ("LEFT OUTER JOIN"), hence the suffix test.
     joins = [k for k in keywords if k.endswith(" JOIN")]
@@ -323,12 +341,12 @@ def analyze(sql: str) -> QueryShape:
         group_by,
         windowed,
         stateful,
-        frozenset(functions),
-        frozenset(name for _, name in references),
+        _shared(frozenset(functions)),
+        _shared(frozenset(name for _, name in references)),
         clauses,
-        references=frozenset(references),
-        aliases=frozenset(aliases),
-        time_columns=frozenset(time_columns),
+        references=_shared(frozenset(references)),
+        aliases=_shared(frozenset(aliases)),
+        time_columns=_shared(frozenset(time_columns)),
         outer_join=any(k.split()[0] in ("LEFT", "RIGHT", "FULL") for k in joins),
     )
 
