@@ -58,3 +58,34 @@ def test_help_imports_no_value_library_no_project_code_and_no_command_module() -
     heavy = [m for m in probe["loaded"] if any(m == n or m.startswith(n + ".") for n in _NEVER)]
     assert heavy == []
     assert probe["with_commands"] == [], "a plugin module imported at start-up builds click commands"
+
+
+_OFFLINE_PLAN_PROBE = """
+import io, sys
+from pathlib import Path
+from streamt.cli import run
+
+root = Path(sys.argv[1])
+(root / "stream_project.yml").write_text(
+    "project: {name: offline}\\n"
+    "runtime:\\n"
+    "  kafka: {bootstrap_servers: 'localhost:9092'}\\n"
+    "  flink: {default: local, clusters: {local: {rest_url: 'http://localhost:8082'}}}\\n"
+    "sources:\\n  - {name: events, topic: offline.events.v1, columns: [{name: id, type: STRING}]}\\n"
+    "models:\\n"
+    "  - name: clean\\n"
+    "    materialized: flink\\n"
+    "    sql: SELECT id FROM {{ source('events') }}\\n"
+)
+assert run(["plan", "--offline", "-p", str(root)], io.StringIO(), io.StringIO()) == 0
+print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("requests", "urllib3", "docker"))))
+"""
+
+
+def test_an_offline_plan_imports_no_http_client(tmp_path: object) -> None:
+    """Every installed provider's planner is built for an offline plan; none may pull in an HTTP client
+    (`requests` alone was ~9 MiB of a 200-model plan's peak and ~10 % of its CPU)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _OFFLINE_PLAN_PROBE, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == ""

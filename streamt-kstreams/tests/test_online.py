@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 from streamt.sdk import ABSENT, PRESENT, Artifact, Observation, SafetyBlocker, StreamtError
-from streamt_kstreams import deploy, online
+from streamt_kstreams import deploy, online, planner
 
 SPEC = {
     "application_id": "streamt-p-default-m",
@@ -34,7 +34,7 @@ def row(checksum: str, state: str = "running", cid: str = "c1") -> dict:
 
 
 def decisions(observation: Observation, record=None) -> list[str]:
-    items = online.KafkaStreamsPlanner().plan(artifact(), observation, record)
+    items = planner.KafkaStreamsPlanner().plan(artifact(), observation, record)
     return [i.reason if isinstance(i, SafetyBlocker) else i.action for i in items]
 
 

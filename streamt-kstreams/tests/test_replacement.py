@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 from streamt.sdk import PRESENT, Artifact, Observation, SafetyBlocker, StreamtError, canonical_json, sha256_checksum
-from streamt_kstreams import offsets, online
+from streamt_kstreams import offsets, planner
 from streamt_kstreams.coordinator import Live, next_step
 from streamt_kstreams.replacement import REVIEWED_REASON, UPDATE_REASON, binding
 
@@ -40,7 +40,7 @@ def record(checksum: str = OLD_SUM, **attributes):
 def reasons(target: Artifact, found: dict, owned=None) -> list[str]:
     rows = [{"id": "c1", "state": "running", "checksum": OLD_SUM}]
     observation = Observation(PRESENT, {"containers": rows, "definition": found})
-    items = online.KafkaStreamsPlanner().plan(target, observation, owned or record())
+    items = planner.KafkaStreamsPlanner().plan(target, observation, owned or record())
     return [i.reason for i in items if isinstance(i, SafetyBlocker)]
 
 
@@ -77,7 +77,7 @@ def test_a_projection_change_says_why_it_is_no_replacement_in_the_plan_json():
 
     rows = [{"id": "c1", "state": "running", "checksum": OLD_SUM}]
     observation = Observation(PRESENT, {"containers": rows, "definition": definition()})
-    items = online.KafkaStreamsPlanner().plan(artifact(projections=[]), observation, record())
+    items = planner.KafkaStreamsPlanner().plan(artifact(projections=[]), observation, record())
     actions = tuple(i for i in items if not isinstance(i, SafetyBlocker))
     blockers = tuple(i for i in items if isinstance(i, SafetyBlocker))
     state = StateReference("local", "streamt-state://local/p/default", 1, "sha256:" + "c" * 64, "store")

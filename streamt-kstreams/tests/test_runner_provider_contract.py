@@ -23,7 +23,8 @@ import pytest
 from streamt.sdk import KIND_KAFKA_STREAMS_JOB, Artifact, load_and_compile
 from streamt_kstreams import build
 from streamt_kstreams.deploy import KafkaStreamsDeployer
-from streamt_kstreams.online import LABEL_PROJECT, KafkaStreamsObserver, KafkaStreamsPlanner
+from streamt_kstreams.online import LABEL_PROJECT, KafkaStreamsObserver
+from streamt_kstreams.planner import KafkaStreamsPlanner
 from streamt_testing import closed_port, write_project
 from streamt_testing.contracts import ProviderContract
 

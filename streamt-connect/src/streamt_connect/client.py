@@ -20,16 +20,11 @@ from typing import Any
 from urllib.parse import quote
 
 import attrs
-from streamt.sdk import (
-    Codes,
-    MaybeSent,
-    StreamtError,
-    auth_refused,
-    bounded_error,
-    bounded_session,
-    json_or_none,
-    never_sent,
-)
+
+# The bounded HTTP layer (and with it `requests`) is looked up when a client is made, not when this
+# module is imported: an offline plan imports the planner beside this client and sends nothing.
+from streamt import sdk
+from streamt.sdk import Codes, MaybeSent, StreamtError, auth_refused, never_sent
 
 # Total deadlines of one request (the bounded HTTP layer of streamt.sdk): a connector write waits
 # for the worker group; a read has no reason to wait that long on a stalled worker.
@@ -62,7 +57,7 @@ class ConnectClient:
     password: str | None = attrs.field(default=None, repr=False)
     verify: Any = True
     _session: Any = attrs.field(
-        factory=lambda: bounded_session(
+        factory=lambda: sdk.bounded_session(
             WRITE_DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS, provider="connect"
         ),
         init=False,
@@ -88,7 +83,7 @@ class ConnectClient:
                 verify=self.verify,
                 allow_redirects=False,
             )
-            payload = json_or_none(response.content)
+            payload = sdk.json_or_none(response.content)
         except requests.exceptions.SSLError:
             raise StreamtError(
                 Codes.E405_SSL_ERROR,
@@ -98,7 +93,7 @@ class ConnectClient:
         except requests.exceptions.RequestException as exc:
             if never_sent(exc):
                 raise self.unreachable() from None
-            bounded = bounded_error(
+            bounded = sdk.bounded_error(
                 exc, f"Kafka Connect cluster '{self.cluster}'", f"runtime.connect.clusters.{self.cluster}.rest_url"
             )
             if bounded is not None and method == "GET":

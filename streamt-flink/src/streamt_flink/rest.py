@@ -19,17 +19,11 @@ import time
 from typing import Any
 
 import attrs
-from streamt.sdk import (
-    Codes,
-    MaybeSent,
-    StreamtError,
-    bounded_error,
-    bounded_session,
-    code_for_status,
-    json_body,
-    never_sent,
-    refused_before_change,
-)
+
+# The bounded HTTP layer (and with it `requests`) is reached through `sdk.` when a request is made:
+# planning imports this module's job states and sends nothing.
+from streamt import sdk
+from streamt.sdk import Codes, MaybeSent, StreamtError, code_for_status, never_sent, refused_before_change
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 STATS_SETTLE_SECONDS = 5.0  # longer than Flink's default checkpoint-statistics cache (3 s)
@@ -73,16 +67,16 @@ class FlinkRestClient:
         import requests
 
         if self._http is None:
-            self._http = bounded_session(
+            self._http = sdk.bounded_session(
                 DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS, provider="flink_rest"
             )
         try:
             response = self._http.request(method, self.url.rstrip("/") + path, json=body)
-            payload = json_body(response.content)
+            payload = sdk.json_body(response.content)
         except requests.exceptions.RequestException as exc:
             if method != "GET" and not never_sent(exc):
                 raise MaybeSent(type(exc).__name__) from None
-            raise bounded_error(exc, SERVICE, SETTING) or _unreachable(what) from None
+            raise sdk.bounded_error(exc, SERVICE, SETTING) or _unreachable(what) from None
         except ValueError:
             payload = _NOT_JSON
         status = response.status_code

@@ -11,16 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from streamt.sdk import (
-    Codes,
-    MaybeSent,
-    StreamtError,
-    auth_refused,
-    bounded_error,
-    bounded_session,
-    json_or_none,
-    never_sent,
-)
+from streamt import sdk
+from streamt.sdk import Codes, MaybeSent, StreamtError, auth_refused, never_sent
 
 DEADLINE_SECONDS = 35.0  # the total deadline of one request (the bounded HTTP layer of streamt.sdk)
 CONNECT_TIMEOUT_SECONDS = 5.0
@@ -34,8 +26,12 @@ class GatewayClient:
     vcluster: str = PASSTHROUGH
     username: str = "admin"
     password: str = attrs.field(default="", repr=False)
+    # The bounded HTTP layer (and with it `requests`) is looked up when a client is made, not when this
+    # module is imported: an offline plan imports the planner beside this client and sends nothing.
     _session: Any = attrs.field(
-        factory=lambda: bounded_session(DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS, provider="gateway"),
+        factory=lambda: sdk.bounded_session(
+            DEADLINE_SECONDS, connect_timeout=CONNECT_TIMEOUT_SECONDS, provider="gateway"
+        ),
         init=False,
         eq=False,
         repr=False,
@@ -58,7 +54,7 @@ class GatewayClient:
                 auth=(self.username, self.password),
                 allow_redirects=False,
             )
-            payload = json_or_none(response.content)
+            payload = sdk.json_or_none(response.content)
         except requests.exceptions.SSLError:
             raise StreamtError(
                 Codes.E405_SSL_ERROR,
@@ -68,7 +64,7 @@ class GatewayClient:
         except requests.exceptions.RequestException as exc:
             if never_sent(exc):
                 raise self.unreachable() from None
-            bounded = bounded_error(exc, "The Conduktor Gateway admin API", "runtime.conduktor.gateway.admin_url")
+            bounded = sdk.bounded_error(exc, "The Conduktor Gateway admin API", "runtime.conduktor.gateway.admin_url")
             if bounded is not None and method == "GET":
                 raise bounded from None
             raise MaybeSent(type(exc).__name__) from None

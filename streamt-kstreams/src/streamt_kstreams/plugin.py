@@ -112,7 +112,7 @@ def streamt_observers(runtime: Runtime) -> list[Observer]:
 
 @hookimpl
 def streamt_planners() -> list[Planner]:
-    from streamt_kstreams.online import KafkaStreamsPlanner
+    from streamt_kstreams.planner import KafkaStreamsPlanner
 
     return [KafkaStreamsPlanner()]
 
