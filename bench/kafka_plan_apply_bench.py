@@ -17,6 +17,15 @@ project of N managed topic models (each declaring ``retention.ms``), then
   says how much of a plan is not the broker. ``--plan-rounds R`` repeats ``plan (existing)``, ``observe``
   and ``observe (broker)`` R times, interleaved (the topics stay between rounds).
 
+* ``plan (process)`` and ``describe floor`` — what a user waits for: a second ``streamt plan`` of the
+  project as a fresh process (start-up, load, compile, state read, observation, diff, text rendering),
+  against the raw describe floor, a fresh process that imports kafka-python and, through its
+  ``KafkaAdminClient``, describes the same topics (``describe_topics``) and their declared configuration
+  keys (``describe_configs``), which is what the plan needs to know. CPU (user + system of the child,
+  ``wait4``) and wall, ``--process-rounds R`` interleaved rounds (default 5), medians; ``plan / floor`` of
+  both is printed. With ``--profile PREFIX`` the last plan process runs under cProfile
+  (``PREFIX-<size>-process.prof``, its own round, outside the medians).
+
 * ``floor``           — the broker's own time for the same N topics (fresh names): one CreateTopics
   request with all of them up to 3,000 (KRaft refuses larger ones, see ``FLOOR_BATCH``),
   then until metadata shows every one with a leader (what apply also waits for, read the same cheap
@@ -29,8 +38,8 @@ goes through it). Every topic (unique prefix per run, ``--prefix NAME`` to choos
 deleted afterwards. ``--no-floor`` leaves the apply floor out. ``--profile PREFIX`` writes a cProfile of
 the ``apply`` and ``plan (existing)`` phases (``PREFIX-<size>-apply.prof``, ``PREFIX-<size>-plan.prof``).
 Usage: ``./dev bench kafka_plan_apply_bench [--prefix NAME] [--profile PREFIX] [--plan-rounds R]
-[--no-floor] [sizes...]``; needs the devstack (``./dev stack up --only kafka``; ``STREAMT_STACK_ENDPOINTS``
-names another endpoints file).
+[--process-rounds R] [--no-floor] [sizes...]``; needs the devstack (``./dev stack up --only kafka``;
+``STREAMT_STACK_ENDPOINTS`` names another endpoints file).
 """
 
 from __future__ import annotations
@@ -40,7 +49,9 @@ import cProfile
 import json
 import os
 import socket
+import statistics
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -49,9 +60,9 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from streamt.testing import write_project
 from streamt_kafka.topic_reads import wait_until_ready
 from streamt_kafka.topics_live import DesiredTopic, RequestCounter, create_topics_with_ids
+from streamt_testing import write_project
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUESTS: Counter[str] = Counter()
@@ -100,7 +111,13 @@ def phase(name: str, fn, profile: str | None = None):  # type: ignore[no-untyped
 
 
 def run(
-    size: int, bootstrap: str, prefix: str, profile: str | None = None, plan_rounds: int = 1, with_floor: bool = True
+    size: int,
+    bootstrap: str,
+    prefix: str,
+    profile: str | None = None,
+    plan_rounds: int = 1,
+    with_floor: bool = True,
+    process_rounds: int = 5,
 ) -> list[dict]:
     from streamt.apply.executor import deployers_by_kind, execute
     from streamt.compile import load_and_compile
@@ -108,7 +125,8 @@ def run(
     from streamt.plugins import get_plugins
 
     with tempfile.TemporaryDirectory() as tmp, _deleted_afterwards(bootstrap, prefix):
-        loaded = load_and_compile(project(Path(tmp) / "p", bootstrap, prefix, size), None)
+        root = project(Path(tmp) / "p", bootstrap, prefix, size)
+        loaded = load_and_compile(root, None)
         backend = open_backend(loaded.project, "write")
         plugins = get_plugins()
         rows = []
@@ -137,9 +155,71 @@ def run(
             rows.append(row)
             rows += observe_both(loaded.project.runtime, topics)
             rows.append(observe_on_the_wire(bootstrap, topics))
+        if process_rounds:
+            rows += plan_process_and_describe_floor(root, bootstrap, topics, process_rounds, Path(tmp))
+            if profile:
+                profiled = f"{profile}-{size}-process.prof"
+                _process([sys.executable, "-m", "cProfile", "-o", profiled, "-m", "streamt", "plan", "-p", str(root)])
     if with_floor:
         rows.append(floor(bootstrap, f"{prefix}-floor", size))
     return [dict(r, topics=size) for r in rows]
+
+
+# The raw describe floor: kafka-python's admin client reading what a plan of these topics needs, nothing else.
+DESCRIBE_FLOOR = """
+import json, sys
+from kafka import KafkaAdminClient
+from kafka.admin import ConfigResource, ConfigResourceType
+bootstrap, keys_file = sys.argv[1:3]
+keys = json.loads(open(keys_file).read())
+admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+try:
+    present = [t["name"] for t in admin.describe_topics(sorted(keys)) if t["error_code"] == 0]
+    wanted = [ConfigResource(ConfigResourceType.TOPIC, n, configs=dict.fromkeys(keys[n])) for n in present]
+    if wanted:
+        admin.describe_configs(wanted)
+finally:
+    admin.close()
+assert len(present) == len(keys), (len(present), len(keys))
+"""
+
+
+def plan_process_and_describe_floor(root: Path, bootstrap: str, topics: list, rounds: int, tmp: Path) -> list[dict]:  # type: ignore[type-arg]
+    """``streamt plan`` of the project (fresh process) against ``DESCRIBE_FLOOR`` (fresh process), interleaved:
+    rows of their median CPU and wall, and of plan / floor for each."""
+    keys = tmp / "floor-keys.json"
+    keys.write_text(json.dumps({t.identity: sorted(t.spec.get("config") or {}) for t in topics}))
+    output = tmp / "plan.txt"
+    plan_argv = [str(Path(sys.executable).with_name("streamt")), "plan", "-p", str(root)]
+    floor_argv = [sys.executable, "-c", DESCRIBE_FLOOR, bootstrap, str(keys)]
+    plans, floors = [], []
+    for _ in range(rounds):
+        plans.append(_process(plan_argv, output))
+        floors.append(_process(floor_argv))
+    if not output.read_text().startswith("Plan: 0 to create, 0 to update, 0 to delete"):
+        raise SystemExit(f"plan (process): not a plan without changes:\n{output.read_text()[:2000]}")
+    rows = []
+    for name, runs in (("plan (process)", plans), ("describe floor", floors)):
+        cpu, wall = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+        rows.append(
+            {"phase": name, "seconds": round(wall, 2), "requests": {"cpu": round(cpu, 3), "wall": round(wall, 3)}}
+        )
+    ratio = {key: round(rows[0]["requests"][key] / rows[1]["requests"][key], 2) for key in ("cpu", "wall")}
+    rows.append({"phase": "plan / floor", "seconds": ratio["wall"], "requests": ratio})
+    return rows
+
+
+def _process(argv: list[str], output: Path | None = None) -> tuple[float, float]:
+    """CPU (user + system) and wall seconds of one fresh process; stdout to ``output`` when given."""
+    with tempfile.TemporaryFile() as err, open(output or os.devnull, "wb") as out:
+        started = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        if status:
+            err.seek(0)
+            raise SystemExit(f"failed ({status}): {argv[0]} {argv[1]}\n{err.read().decode()[-2000:]}")
+    return usage.ru_utime + usage.ru_stime, wall
 
 
 def observe_on_the_wire(bootstrap: str, topics: list) -> dict:  # type: ignore[type-arg]
@@ -288,7 +368,8 @@ def _cleanup(bootstrap: str, prefix: str) -> None:
 
 def main() -> None:
     args = sys.argv[1:]
-    options = {flag: args[args.index(flag) + 1] for flag in ("--prefix", "--profile", "--plan-rounds") if flag in args}
+    flags = ("--prefix", "--profile", "--plan-rounds", "--process-rounds")
+    options = {flag: args[args.index(flag) + 1] for flag in flags if flag in args}
     sizes = [int(a) for a in args if a.isdigit() and a not in options.values()] or [100, 1000, 2000]
     endpoints = Path(os.environ.get("STREAMT_STACK_ENDPOINTS", ROOT / ".stack" / "endpoints.json"))
     bootstrap = json.loads(endpoints.read_text())["kafka_bootstrap"]
@@ -296,7 +377,10 @@ def main() -> None:
     for size in sizes:
         prefix = f"{options.get('--prefix', 'bench')}-{uuid.uuid4().hex[:8]}"
         plan_rounds = int(options.get("--plan-rounds", 1))
-        rows = run(size, bootstrap, prefix, options.get("--profile"), plan_rounds, "--no-floor" not in args)
+        process_rounds = int(options.get("--process-rounds", 5))
+        rows = run(
+            size, bootstrap, prefix, options.get("--profile"), plan_rounds, "--no-floor" not in args, process_rounds
+        )
         for row in rows:
             print(f"{row['topics']:>6}  {row['phase']:<16} {row['seconds']:>7}  {row['requests']}")
         seconds = {row["phase"]: row["seconds"] for row in rows}

@@ -7,10 +7,10 @@ import pytest
 from shared_material import SHARED
 from streamt.errors import StreamtError
 from streamt.project.loader import load_project
-from streamt.testing import compile_with
 from streamt_connect import plugin
 from streamt_connect.compiler import compile_sink
 from streamt_connect.connector import MASK_FIELD, connector_class, connector_config
+from streamt_testing import compile_with
 
 EXAMPLES = SHARED / "spec" / "examples"
 

@@ -1,4 +1,4 @@
-"""Kafka Connect sink connectors keep the provider contract (streamt.testing.contracts), against the real worker."""
+"""Kafka Connect sink connectors keep the provider contract (streamt_testing.contracts), against the real worker."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from streamt.sdk import ASSUMED_ABSENT, KIND_CONNECTOR, Action, load_and_compile
-from streamt.testing import closed_port, write_project
-from streamt.testing.contracts import ProviderContract
 from streamt_connect.deployers import ConnectorDeployer
 from streamt_connect.live import ConnectorObserver, ConnectorPlanner
+from streamt_testing import closed_port, write_project
+from streamt_testing.contracts import ProviderContract
 
 pytestmark = [pytest.mark.kafka, pytest.mark.connect]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from shared_material import SHARED
 from streamt.cli import run
-from streamt.testing import run_cli
+from streamt_testing import run_cli
 
 EXAMPLES = SHARED / "spec" / "examples"
 

@@ -14,7 +14,7 @@ import click
 import pytest
 from streamt.cli import build_cli
 from streamt.errors import Codes
-from streamt.testing import CliOutcome, run_cli
+from streamt_testing import CliOutcome, run_cli
 
 
 def every_command_path() -> list[tuple[str, ...]]:

@@ -17,7 +17,7 @@ from streamt.cli.options import env_option, project_dir_option
 from streamt.errors import Codes, Diagnostic
 from streamt.output import color_enabled, format_diagnostic
 from streamt.result import Result
-from streamt.testing import write_distribution
+from streamt_testing import write_distribution
 
 STREAMT = Path(sys.executable).with_name("streamt")
 

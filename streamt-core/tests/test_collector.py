@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from streamt.collector import collector_paused
-from streamt.testing import run_cli, write_project
+from streamt_testing import run_cli, write_project
 
 
 def test_paused_inside_and_restored_after_an_error() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from streamt.testing import write_project
+from streamt_testing import write_project
 
 RUNTIME = {"kafka": {"bootstrap_servers": "localhost:9092"}, "schema_registry": {"url": "http://localhost:8081"}}
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from shared_material import SHARED
-from streamt.testing import CliOutcome, run_cli
+from streamt_testing import CliOutcome, run_cli
 
 EXAMPLES = SHARED / "spec" / "examples"
 

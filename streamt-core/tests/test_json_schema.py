@@ -19,7 +19,7 @@ from streamt.project import lifecycle, sections
 from streamt.project import schema as keys
 from streamt.project.json_schema import file_schemas
 from streamt.sdk import ConfigSection, hookimpl
-from streamt.testing import write_distribution
+from streamt_testing import write_distribution
 
 STREAMT = str(Path(sys.executable).with_name("streamt"))
 

@@ -8,7 +8,7 @@ from typing import Any
 from shared_material import SHARED
 from streamt.errors import Codes
 from streamt.plan import read_plan_file
-from streamt.testing import CliOutcome, run_cli
+from streamt_testing import CliOutcome, run_cli
 
 EXAMPLES = SHARED / "spec" / "examples"
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from streamt import __version__
 from streamt.errors import Codes
-from streamt.scaffold import KINDS, core_range
+from streamt.scaffold import KINDS, KIT_REQUIREMENT, core_range
 
 
 @pytest.fixture(autouse=True)
@@ -41,9 +44,11 @@ def test_a_distribution_with_entry_point_core_range_typed_module_kit_test_and_re
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     assert project["entry-points"]["streamt"] == {"acme-thing": "streamt_acme_thing"}
     assert f"streamt-core{core_range()}" in project["dependencies"]
+    groups = tomllib.loads((root / "pyproject.toml").read_text())["dependency-groups"]
+    assert groups == {"dev": ["pytest>=8", KIT_REQUIREMENT]}, "its tests need the kit, as a dev dependency only"
     module = (root / "src/streamt_acme_thing/__init__.py").read_text()
     test = (root / "tests/test_acme_thing.py").read_text()
-    assert "from streamt.sdk import" in module and "streamt.testing.contracts import" in test
+    assert "from streamt.sdk import" in module and "streamt_testing.contracts import" in test
     assert not re.search(r"__[A-Z]+__", module + test), "a placeholder was left"
 
 
@@ -53,6 +58,12 @@ def test_the_core_range_is_this_minor_release_line() -> None:
         ">=0.12,<0.13",
         ">=2.4,<3",
     )
+
+
+def test_the_kit_requirement_admits_the_kit_release_that_supports_this_core() -> None:
+    assert Requirement(KIT_REQUIREMENT).specifier.contains(metadata.version("streamt-testing"))
+    (core,) = [r for r in map(Requirement, metadata.requires("streamt-testing") or []) if r.name == "streamt-core"]
+    assert core.specifier.contains(__version__)
 
 
 @pytest.mark.parametrize("name", ["Acme", "acme_thing", "-acme", "acme--thing", "a" * 41, "acme/../x"])

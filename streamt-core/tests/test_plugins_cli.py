@@ -14,7 +14,7 @@ import pytest
 from streamt import hookimpl
 from streamt.capabilities import Exporter
 from streamt.result import Result
-from streamt.testing import write_distribution
+from streamt_testing import write_distribution
 
 STREAMT = Path(sys.executable).with_name("streamt")
 

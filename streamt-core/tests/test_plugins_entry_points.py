@@ -9,7 +9,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from streamt.entry_points import find_entry_points, from_importlib_metadata
 from streamt.plugins import _version_in_range
-from streamt.testing import write_distribution
+from streamt_testing import write_distribution
 
 
 def test_the_reader_agrees_with_importlib_metadata_on_this_environment() -> None:

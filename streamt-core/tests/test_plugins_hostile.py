@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from streamt.testing import write_distribution, write_project
+from streamt_testing import write_distribution, write_project
 
 STREAMT = Path(sys.executable).with_name("streamt")
 TOKEN = "Tok3nSentinel5ecret"  # an identifier, so that it fits in a class name too

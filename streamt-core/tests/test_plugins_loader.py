@@ -18,7 +18,7 @@ from streamt import plugins as plugins_module
 from streamt.entry_points import find_entry_points
 from streamt.errors import Codes
 from streamt.plugins import BUILTIN_NAME, Plugins, get_plugins
-from streamt.testing import write_distribution
+from streamt_testing import write_distribution
 
 GOOD = """
 from streamt import hookimpl

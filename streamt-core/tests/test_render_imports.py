@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from streamt.testing import write_project
+from streamt_testing import write_project
 
 _PROBE = """
 import sys

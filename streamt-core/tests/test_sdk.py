@@ -128,16 +128,3 @@ def test_every_public_sdk_name_method_and_property_is_documented() -> None:
                 undocumented.append(f"{name}.{member_name}")
             assert f"- `{member_name}" in page
     assert undocumented == [], "give these a docstring, then regenerate docs/sdk.md"
-
-
-def test_the_reference_lists_every_contract_with_its_fixtures() -> None:
-    from pathlib import Path
-
-    from streamt.testing import contracts
-
-    page = (Path(__file__).resolve().parents[2] / "docs" / "sdk.md").read_text()
-    table = page.split("## The conformance kit", 1)[1]
-    for name in contracts.__all__:
-        assert f"| `{name}` |" in table
-    for fixture in ("exporter_args", "state_backend_factory", "provider", "desired", "rule_plugin", "rule_codes"):
-        assert f"`{fixture}`" in table, fixture

@@ -41,7 +41,7 @@ def test_status_of_a_fresh_project_creates_nothing(tmp_path: Path) -> None:
 
 
 # The protocol's behaviour (commit, markers, conflicts, locking, recovery) is checked by
-# streamt.testing.contracts in test_state_local_contract.py; these tests cover the local files.
+# streamt_testing.contracts in test_state_local_contract.py; these tests cover the local files.
 
 
 def test_a_commit_writes_one_history_file_per_serial_and_removes_the_control_file(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Core's ``local`` backend keeps the state-backend contract (streamt.testing.contracts)."""
+"""Core's ``local`` backend keeps the state-backend contract (streamt_testing.contracts)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from streamt.state.local import LocalStateBackend
-from streamt.testing.contracts import StateBackendContract
+from streamt_testing.contracts import StateBackendContract
 
 
 class TestLocalStateBackend(StateBackendContract):

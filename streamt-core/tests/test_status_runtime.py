@@ -10,7 +10,9 @@ from streamt.artifacts import Artifact
 from streamt.errors import Codes, StreamtError
 from streamt.plan.model import ABSENT, NOOP, PRESENT, Action, Observation
 from streamt.plugins import Plugins
-from streamt.status.report import is_healthy, status_report
+from streamt.sdk import ArtifactKind
+from streamt.status.render import status_text
+from streamt.status.report import is_healthy, sections, status_report
 
 
 class Observer:
@@ -69,3 +71,31 @@ def test_runtime_state_replaces_ok_and_unhealthy_states_fail_health() -> None:
 def test_an_unreadable_runtime_state_is_unavailable() -> None:
     rows = {e["name"]: e for e in _report(Observer(None))["connectors"]}
     assert rows["up"]["status"] == "UNAVAILABLE" and rows["up"]["error"] == "E406_CONNECTION_REFUSED"
+
+
+def test_a_kind_a_plugin_registers_gets_its_own_section_in_rank_order() -> None:
+    class LakeProvider:
+        @hookimpl
+        def streamt_artifact_kinds(self) -> list[ArtifactKind]:
+            return [
+                ArtifactKind("lake_table", "lake", "lake_tables", 15, title="Lake Tables"),
+                ArtifactKind("lake_table_removal", "lake/removals", "lake_table_removals", 85),
+            ]
+
+        @hookimpl
+        def streamt_observers(self, runtime: Any) -> list[Any]:
+            observer = Observer({"t1": {"state": "ACTIVE", "healthy": False}})
+            observer.kinds = ("lake_table",)
+            return [observer]
+
+    plugins = Plugins()
+    plugins.register(LakeProvider(), "lake")
+    listed = sections(plugins)
+    assert listed == (("lake_table", "lake_tables", "Lake Tables"),)  # a removal kind is no section
+    table = Artifact(kind="lake_table", name="t1", identity="t1", spec={}, ownership="managed", provider="lake")
+    report = status_report(
+        SimpleNamespace(runtime=None), (table,), plugins, include_external=False, lag=False, consumer_groups=False
+    )
+    assert report["lake_tables"][0]["status"] == "ACTIVE"
+    assert status_text(report, listed).splitlines()[:2] == ["Lake Tables:", "  ACTIVE t1"]
+    assert not is_healthy(report)  # its entry's health counts like any first-party kind's

@@ -10,11 +10,11 @@ import attrs
 import pytest
 from streamt.errors import Codes, StreamtError
 from streamt.project.loader import load_project
-from streamt.testing import write_project
 from streamt.testrun import FAILED, PASSED, AssertionResult, RunnerReport, TestCase
 from streamt.testrun.execute import run_tests, runners_by_type
 from streamt.testrun.render import tests_text as render_text
 from streamt.testrun.selection import select_tests
+from streamt_testing import write_project
 
 TESTS = [
     {"name": "c1", "model": "orders", "type": "continuous", "assertions": [{"not_null": {"columns": ["id"]}}]},

@@ -8,12 +8,12 @@ import pytest
 from shared_material import SHARED
 from streamt.errors import StreamtError
 from streamt.project.loader import load_project
-from streamt.testing import compile_with
 from streamt_flink import plugin
 from streamt_flink.continuous import compile_test
 from streamt_flink.job import compile_model
 from streamt_flink.settings import FlinkConfig, SourceFormat, flink_settings, source_format
 from streamt_flink.validation import check, sql_gateway_url
+from streamt_testing import compile_with
 
 EXAMPLES = SHARED / "spec" / "examples"
 

@@ -1,4 +1,4 @@
-"""streamt-flink's compiler keeps the compiler contract (streamt.testing.contracts)."""
+"""streamt-flink's compiler keeps the compiler contract (streamt_testing.contracts)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from shared_material import SHARED
-from streamt.testing.contracts import CompilerContract
+from streamt_testing.contracts import CompilerContract
 
 
 class TestFlinkCompiler(CompilerContract):

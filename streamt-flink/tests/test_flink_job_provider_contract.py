@@ -1,4 +1,4 @@
-"""Flink SQL jobs keep the provider contract (streamt.testing.contracts), against the real Flink + SQL Gateway.
+"""Flink SQL jobs keep the provider contract (streamt_testing.contracts), against the real Flink + SQL Gateway.
 
 One pair of topics per class (``contracts.<hex>.raw`` -> ``.out``), one job name per test
 (``contracts/default/contracts_<hex>``). The update is a ``stateless`` upgrade (cancel, start the
@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 import requests
 from streamt.sdk import KIND_FLINK_JOB, Artifact, load_and_compile
-from streamt.testing import closed_port, write_project
-from streamt.testing.contracts import ProviderContract
 from streamt_flink.deployers import FlinkJobDeployer
 from streamt_flink.planning import FlinkJobObserver, FlinkJobPlanner
 from streamt_flink.rest import TERMINAL
+from streamt_testing import closed_port, write_project
+from streamt_testing.contracts import ProviderContract
 
 pytestmark = [pytest.mark.kafka, pytest.mark.flink]
 

@@ -9,11 +9,11 @@ from streamt.artifacts import Artifact
 from streamt.errors import StreamtError
 from streamt.plan.model import Observation, SafetyBlocker
 from streamt.project.loader import load_project
-from streamt.testing import write_project
 from streamt_flink.deployers import FlinkJobDeployer, split
 from streamt_flink.placeholders import resolve_placeholders
 from streamt_flink.planning import FlinkJobObserver, FlinkJobPlanner, select_job
 from streamt_flink.rest import LiveJob
+from streamt_testing import write_project
 
 JOB = Artifact(
     "flink_job", "agg", "agg", {"job_name": "agg", "cluster": "local", "statements": ["SET 'a' = 'b'", "INSERT x"]}

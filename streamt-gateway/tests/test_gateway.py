@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from shared_material import SHARED
 from streamt.project.loader import load_project
-from streamt.testing import compile_with
 from streamt_gateway import plugin
 from streamt_gateway.rule import gateway_rule, unsupported_operators, where_clause
+from streamt_testing import compile_with
 
 EXAMPLES = SHARED / "spec" / "examples"
 

@@ -1,4 +1,4 @@
-"""Gateway rules keep the provider contract (streamt.testing.contracts), against the documented-API stub."""
+"""Gateway rules keep the provider contract (streamt_testing.contracts), against the documented-API stub."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 import attrs
 import pytest
 from streamt.sdk import KIND_GATEWAY_RULE, Artifact
-from streamt.testing import closed_port
-from streamt.testing.contracts import ProviderContract
 from streamt_gateway.config import ConduktorRuntime
 from streamt_gateway.deployers import GatewayRuleDeployer
 from streamt_gateway.live import GatewayRuleObserver, GatewayRulePlanner
 from streamt_gateway.rule import gateway_rule
+from streamt_testing import closed_port
+from streamt_testing.contracts import ProviderContract
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "infra"))
 from gateway_stub import serve_in_thread

@@ -11,10 +11,10 @@ import pytest
 from streamt.artifacts import Artifact
 from streamt.plan import Observation
 from streamt.project.loader import load_project
-from streamt.testing import compile_with
 from streamt_kafka import plugin
 from streamt_kafka.planning import SchemaPlanner, TopicPlanner
 from streamt_kafka.schemas import avro_type_of
+from streamt_testing import compile_with
 
 RUNTIME = {"kafka": {"bootstrap_servers": "localhost:9092"}}
 

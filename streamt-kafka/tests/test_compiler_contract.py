@@ -1,11 +1,11 @@
-"""streamt-kafka's compiler keeps the compiler contract (streamt.testing.contracts)."""
+"""streamt-kafka's compiler keeps the compiler contract (streamt_testing.contracts)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from streamt.testing.contracts import CompilerContract
+from streamt_testing.contracts import CompilerContract
 
 
 class TestKafkaCompiler(CompilerContract):

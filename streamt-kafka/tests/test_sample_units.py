@@ -12,7 +12,7 @@ from streamt_kafka import sample_sql
 from streamt_kafka.sample_assert import Row, example
 from streamt_kafka.sample_decode import Decoder
 from streamt_kafka.sample_read import share
-from streamt_kafka.sample_sql import duckdb_sql, evaluate, load
+from streamt_kafka.sample_sql import SampleEngine, duckdb_sql, evaluate
 
 
 @pytest.mark.parametrize(
@@ -45,10 +45,71 @@ def test_backticks_become_duckdb_identifiers_outside_string_literals() -> None:
 
 def test_sql_assertions_cannot_read_files() -> None:
     rows = [Row(0, 0, None, {"a": 1})]
-    con = load(rows)
     read = Assertion(0, "custom_sql", {"sql": "SELECT count(*) FROM read_csv('/etc/passwd')", "expect": 0})
-    result = evaluate(con, read, rows, Target(kind="model", name="m", topic="t"))
+    with SampleEngine().table(rows) as con:
+        result = evaluate(con, read, rows, Target(kind="model", name="m", topic="t"))
     assert result.status == "error" and result.reason and "SQL error" in result.reason
+
+
+OPEN = Target(kind="model", name="m", topic="t")
+NOT_ONE_SELECT = "the SQL must be one SELECT statement: sample tests only read the sample"
+
+
+@pytest.mark.parametrize(
+    "assertion",
+    [
+        Assertion(0, "custom_sql", {"sql": "CREATE TABLE kept AS SELECT * FROM {{ model }}; SELECT 1", "expect": 1}),
+        Assertion(0, "custom_sql", {"sql": "SELECT 1; CREATE MACRO kept() AS 1", "expect": 1}),
+        Assertion(0, "custom_sql", {"sql": "CREATE VIEW kept AS SELECT 1", "expect": 1}),
+        Assertion(0, "custom_sql", {"name": "n", "where": "true; CREATE TABLE kept (a INT); SELECT 1 WHERE true"}),
+        Assertion(0, "expression", {"sql": "true); CREATE SEQUENCE kept; SELECT 1 WHERE (true"}),
+        Assertion(0, "custom_sql", {"sql": "DELETE FROM {{ model }}", "expect": 0}),
+        Assertion(0, "custom_sql", {"sql": "SET threads = 8", "expect": 0}),
+        Assertion(0, "custom_sql", {"sql": "ATTACH ':memory:' AS kept", "expect": 0}),
+    ],
+)
+def test_a_test_can_leave_nothing_behind_for_the_next_test_on_the_shared_connection(assertion: Assertion) -> None:
+    engine = SampleEngine()
+    with engine.table([Row(0, 0, None, {"a": 1})]) as con:
+        result = evaluate(con, assertion, [], OPEN)
+        assert result.status == "error" and result.reason == NOT_ONE_SELECT
+    rows = [Row(0, i, None, {"b": i}) for i in range(3)]
+    with engine.table(rows) as con:
+        assert con.execute("SELECT database_name, schema_name, table_name FROM duckdb_tables()").fetchall() == [
+            ("memory", "main", "sample")
+        ]
+        assert con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM duckdb_sequences()").fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = 'kept'").fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM duckdb_databases() WHERE NOT internal").fetchone() == (1,)
+        assert con.execute("SELECT current_setting('threads')").fetchone() == (1,)
+        assert evaluate(con, _custom("SELECT count(*) FROM {{ model }}", 3), rows, OPEN).status == "passed"
+
+
+def test_each_test_sees_only_its_own_sample_and_columns() -> None:
+    engine = SampleEngine()
+    first = [Row(0, i, None, {"a": i, "secret": "s"}) for i in range(5)]
+    with engine.table(first) as con:
+        assert evaluate(con, _custom("SELECT count(*) FROM {{ model }}", 5), first, OPEN).status == "passed"
+    second = [Row(1, 9, None, {"b": "x"})]
+    with engine.table(second) as con:
+        assert evaluate(con, _custom("SELECT count(*) FROM {{ model }}", 1), second, OPEN).status == "passed"
+        gone = evaluate(con, _custom("SELECT count(secret) FROM {{ model }}", 0), second, OPEN)
+        assert gone.status == "error" and gone.reason and "secret" in gone.reason
+        assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchone() == (1,)
+    with engine.table(second) as con:
+        pass
+    assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchone() == (0,)  # dropped after the last test
+    engine.close()
+
+
+def test_a_query_that_fails_drops_its_table_and_the_connection_serves_the_next_test() -> None:
+    engine = SampleEngine()
+    rows = [Row(0, 0, None, {"a": 1})]
+    with pytest.raises(RuntimeError), engine.table(rows):
+        raise RuntimeError("an assertion crashed")
+    with engine.table(rows) as con:
+        assert evaluate(con, _custom("SELECT count(*) FROM {{ model }}", 1), rows, OPEN).status == "passed"
 
 
 def test_framed_values_without_a_registry_are_undecodable_not_errors() -> None:
@@ -81,16 +142,16 @@ def _custom(sql: str, expect: object = 0) -> Assertion:
 )
 def test_a_custom_sql_reason_never_shows_a_sensitive_value(sql: str) -> None:
     rows = [Row(0, 0, None, {"email": PII, "amount": 3})]
-    result = evaluate(load(rows), _custom(sql), rows, CLASSIFIED)
+    with SampleEngine().table(rows) as con:
+        result = evaluate(con, _custom(sql), rows, CLASSIFIED)
     assert result.status in ("failed", "error") and result.reason
     assert PII.lower() not in result.reason.lower()
 
 
 def test_without_sensitive_columns_the_returned_value_is_shown_and_bounded() -> None:
     rows = [Row(0, 0, None, {"amount": 3})]
-    result = evaluate(
-        load(rows), _custom("SELECT repeat('x', 100000)"), rows, Target(kind="model", name="m", topic="t")
-    )
+    with SampleEngine().table(rows) as con:
+        result = evaluate(con, _custom("SELECT repeat('x', 100000)"), rows, Target(kind="model", name="m", topic="t"))
     assert result.status == "failed" and result.reason and result.reason.startswith("returned 'xxx")
     assert len(result.reason) < 400 and "(100000 long)" in result.reason
 
@@ -109,15 +170,18 @@ def test_unbounded_sql_ends_as_that_assertions_error_and_the_next_one_runs(
 ) -> None:
     monkeypatch.setattr(sample_sql, "QUERY_SECONDS", 1.0)
     rows = [Row(0, 0, None, {"amount": 3})]
-    con = load(rows)
+    engine = SampleEngine()
     target = Target(kind="model", name="m", topic="t")
-    started, peak = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    result = evaluate(con, _custom(sql), rows, target)
-    assert result.status == "error" and result.reason and reason in result.reason, result.reason
-    assert time.monotonic() - started < 10
-    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak
-    assert grown < 512 * 1024, f"the peak grew by {grown} KiB"  # never a GB for one query
-    assert evaluate(con, _custom("SELECT count(*) FROM {{ model }}", 1), rows, target).status == "passed"
+    with engine.table(rows) as con:
+        started, peak = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        result = evaluate(con, _custom(sql), rows, target)
+        assert result.status == "error" and result.reason and reason in result.reason, result.reason
+        assert time.monotonic() - started < 10
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak
+        assert grown < 512 * 1024, f"the peak grew by {grown} KiB"  # never a GB for one query
+        assert evaluate(con, _custom("SELECT count(*) FROM {{ model }}", 1), rows, target).status == "passed"
+    with engine.table(rows * 2) as con:  # and so does the next test, on the run's one connection
+        assert evaluate(con, _custom("SELECT count(*) FROM {{ model }}", 2), rows, target).status == "passed"
 
 
 def _framed(schema: dict, payload: bytes) -> tuple[Decoder, bytes]:
@@ -191,4 +255,14 @@ def test_a_json_record_out_of_bounds_is_undecodable_with_its_reason(value: bytes
 def test_fields_differing_only_in_case_are_a_reason_not_a_crash() -> None:
     rows = [Row(0, 0, None, {"Email": "a"}), Row(0, 1, None, {"email": "b"})]
     with pytest.raises(sample_sql.SampleTableError, match="'Email' and 'email' differ only in case"):
-        load(rows)
+        SampleEngine().table(rows).__enter__()
+
+
+def test_an_integer_beyond_64_bits_makes_its_column_text_not_a_crash() -> None:
+    rows = [Row(0, 0, None, {"big": 2**70, "n": 1}), Row(0, 1, None, {"big": 1, "n": 2.5})]
+    with SampleEngine().table(rows) as con:
+        assert con.execute("SELECT typeof(big), big, typeof(n) FROM sample ORDER BY _offset").fetchall() == [
+            ("VARCHAR", str(2**70), "DOUBLE"),
+            ("VARCHAR", "1", "DOUBLE"),
+        ]
+        assert evaluate(con, _custom("SELECT count(*) FROM {{ model }} WHERE n > 2", 1), rows, OPEN).status == "passed"

@@ -1,4 +1,4 @@
-"""Schema Registry subjects keep the provider contract (streamt.testing.contracts), against the real registry."""
+"""Schema Registry subjects keep the provider contract (streamt_testing.contracts), against the real registry."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import secrets
 import pytest
 from streamt.project.model import KafkaRuntime, Runtime, SchemaRegistryRuntime
 from streamt.sdk import ASSUMED_ABSENT, KIND_SCHEMA, Action, Artifact
-from streamt.testing.contracts import ProviderContract
 from streamt_kafka.deployers import SchemaDeployer
 from streamt_kafka.observers import SchemaObserver
 from streamt_kafka.planning import SchemaPlanner
+from streamt_testing.contracts import ProviderContract
 
 pytestmark = pytest.mark.schema_registry
 

@@ -1,4 +1,4 @@
-"""Kafka topics keep the provider contract (streamt.testing.contracts), against the real broker."""
+"""Kafka topics keep the provider contract (streamt_testing.contracts), against the real broker."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import secrets
 import pytest
 from streamt.project.model import KafkaRuntime, Runtime
 from streamt.sdk import ASSUMED_ABSENT, KIND_TOPIC, Action, Artifact
-from streamt.testing.contracts import ProviderContract
 from streamt_kafka.deployers import TopicDeployer
 from streamt_kafka.observers import TopicObserver
 from streamt_kafka.planning import TopicPlanner
+from streamt_testing.contracts import ProviderContract
 
 pytestmark = pytest.mark.kafka
 

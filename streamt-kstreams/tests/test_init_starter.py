@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamt.testing import run_cli
+from streamt_testing import run_cli
 
 IMAGE = "sha256:" + "0123456789abcdef" * 4
 

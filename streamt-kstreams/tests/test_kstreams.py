@@ -8,10 +8,10 @@ import pytest
 from shared_material import SHARED
 from streamt.errors import StreamtError
 from streamt.project.loader import load_project
-from streamt.testing import compile_with
 from streamt_kstreams import plugin
 from streamt_kstreams.plan import compile_plan
 from streamt_kstreams.subset import Predicate, Projection, SubsetError, parse
+from streamt_testing import compile_with
 
 EXAMPLES = SHARED / "spec" / "examples"
 

@@ -103,7 +103,7 @@ def test_unsupported_kafka_security_is_refused() -> None:
 
 
 def test_avro_inputs_are_refused_at_validate(tmp_path) -> None:
-    from streamt.testing import run_cli
+    from streamt_testing import run_cli
 
     root = tmp_path / "p"
     assert run_cli("init", "-p", root, "--executor", "kafka_streams", "--runner-image", "sha256:" + "2" * 64).ok

@@ -1,4 +1,4 @@
-"""Kafka Streams runners keep the provider contract (streamt.testing.contracts), against the real Docker Engine + Kafka.
+"""Kafka Streams runners keep the provider contract (streamt_testing.contracts), against the real Docker Engine + Kafka.
 
 One project (``contracts-<hex>``) and one pair of topics per class, one runner (model) per test.
 A runner has no batch ``update``: changing its predicates is a reviewed replacement
@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 from streamt.sdk import KIND_KAFKA_STREAMS_JOB, Artifact, load_and_compile
-from streamt.testing import closed_port, write_project
-from streamt.testing.contracts import ProviderContract
 from streamt_kstreams import build
 from streamt_kstreams.deploy import KafkaStreamsDeployer
 from streamt_kstreams.online import LABEL_PROJECT, KafkaStreamsObserver, KafkaStreamsPlanner
+from streamt_testing import closed_port, write_project
+from streamt_testing.contracts import ProviderContract
 
 docker = pytest.importorskip("docker")
 

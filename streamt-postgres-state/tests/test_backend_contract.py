@@ -1,11 +1,11 @@
-"""The PostgreSQL backend keeps the state-backend contract (streamt.testing.contracts), against a real server."""
+"""The PostgreSQL backend keeps the state-backend contract (streamt_testing.contracts), against a real server."""
 
 from __future__ import annotations
 
 import pytest
 from streamt.project import load_project
 from streamt.state.selection import open_state_backend
-from streamt.testing.contracts import StateBackendContract
+from streamt_testing.contracts import StateBackendContract
 
 pytestmark = pytest.mark.postgres
 

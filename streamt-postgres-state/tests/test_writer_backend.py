@@ -37,7 +37,7 @@ def _code(excinfo) -> str:
 
 
 # The protocol's behaviour (commit, markers, conflicts, locking, recovery) is checked by
-# streamt.testing.contracts in test_backend_contract.py; these tests cover what is PostgreSQL's own.
+# streamt_testing.contracts in test_backend_contract.py; these tests cover what is PostgreSQL's own.
 
 
 def test_commits_and_progress_are_recorded_in_the_history_tables(v2_project, owner_sql, schema) -> None:

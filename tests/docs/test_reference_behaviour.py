@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 from shared_material import SHARED
 from streamt.cli import run
+from streamt.plugins import get_plugins
 from streamt.status.render import status_text
-from streamt.testing import run_cli, run_cli_text
+from streamt.status.report import sections
+from streamt_testing import run_cli, run_cli_text
 
 EXAMPLES = SHARED / "spec" / "examples"
 PAYMENTS = EXAMPLES / "payments-pipeline"
@@ -74,19 +76,23 @@ def test_adopt_checks_the_remote_state_gate_before_the_confirmation(tmp_path: Pa
     assert not (project / ".streamt").exists()
 
 
+def _status_text(report: dict[str, Any]) -> str:
+    return status_text(report, sections(get_plugins()))
+
+
 def _report(**lists: list[dict[str, Any]]) -> dict[str, Any]:
     topic = {"name": "orders.clean.v1", "status": "OK", "exists": True, "partitions": 12, "replication_factor": 3}
     return {"topics": [topic], **lists}
 
 
 def test_status_summary_is_the_reference_line_when_everything_was_observed() -> None:
-    text = status_text(_report(flink_jobs=[{"name": "order_metrics", "status": "RUNNING", "exists": True}]))
+    text = _status_text(_report(flink_jobs=[{"name": "order_metrics", "status": "RUNNING", "exists": True}]))
     assert text.splitlines()[-1] == "Summary: Topics: 1 OK, 0 missing | Jobs: 1 running, 0 other"
 
 
 def test_status_summary_names_unobserved_jobs_only_when_there_are_some() -> None:
     jobs = [{"name": "order_metrics", "status": "NOT_OBSERVED", "exists": False}]
-    text = status_text(_report(flink_jobs=jobs))
+    text = _status_text(_report(flink_jobs=jobs))
     assert text.splitlines()[-1] == "Summary: Topics: 1 OK, 0 missing | Jobs: 0 running, 0 other, 1 not observed"
 
 
@@ -105,11 +111,11 @@ def test_list_pluralizes_its_count(tmp_path: Path) -> None:
 
 def test_status_summary_counts_connectors_apart_from_jobs() -> None:
     connectors = [{"name": "orders_sink", "status": "RUNNING", "exists": True}]
-    text = status_text(_report(connectors=connectors))
+    text = _status_text(_report(connectors=connectors))
     assert (
         text.splitlines()[-1]
         == "Summary: Topics: 1 OK, 0 missing | Jobs: 0 running, 0 other | Connectors: 1 running, 0 other"
     )
     jobs = [{"name": "order_metrics", "status": "NOT_OBSERVED", "exists": False}]
-    text = status_text(_report(flink_jobs=jobs, connectors=[{"name": "c", "status": "FAILED", "exists": True}]))
+    text = _status_text(_report(flink_jobs=jobs, connectors=[{"name": "c", "status": "FAILED", "exists": True}]))
     assert text.splitlines()[-1].endswith("| Jobs: 0 running, 0 other, 1 not observed | Connectors: 0 running, 1 other")

@@ -37,7 +37,7 @@ class KafkaProject:
         return f"{self.prefix}.{short}"
 
     def write(self) -> None:
-        from streamt.testing import write_project
+        from streamt_testing import write_project
 
         write_project(self.path, self.files)
 

@@ -174,7 +174,7 @@ def test_adopting_a_running_jdbc_sink_reads_it_exactly_twice_and_records_the_cla
     state_settings: dict[str, Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     monkeypatch.setenv(PASSWORD_VAR, "owner-pw")
     name = live_connector["name"]
@@ -218,7 +218,7 @@ def test_a_connector_that_changes_between_review_and_confirmation_is_not_adopted
     kafka_bootstrap: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     monkeypatch.setenv(PASSWORD_VAR, "owner-pw")
     name = live_connector["name"]
@@ -246,7 +246,7 @@ def test_a_connector_that_changes_between_review_and_confirmation_is_not_adopted
 def test_a_missing_connector_is_e413_and_a_managed_one_e412(
     tmp_path: Path, streamt_cli: Any, connect_url: str, kafka_bootstrap: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     monkeypatch.setenv(PASSWORD_VAR, "x")
     ghost = {
@@ -278,7 +278,7 @@ def test_an_adoption_killed_after_its_intent_is_recovered_by_review(
     monkeypatch: pytest.MonkeyPatch,
     resolution: str,
 ) -> None:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     monkeypatch.setenv(PASSWORD_VAR, "owner-pw")
     name = live_connector["name"]

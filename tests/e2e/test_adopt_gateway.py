@@ -81,7 +81,7 @@ def test_an_alias_only_rule_is_adopted_with_two_ordered_reads_before_and_after_c
     gateway_url: str,
     gateway_credentials: Any,
 ) -> None:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     with recording_proxy(gateway_url) as proxy:
         path = tmp_path / "p"
@@ -121,7 +121,7 @@ def test_a_rule_with_interceptors_is_not_adoptable(
     gateway_url: str,
     gateway_credentials: Any,
 ) -> None:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     with recording_proxy(gateway_url) as proxy:
         path = tmp_path / "p"
@@ -134,7 +134,7 @@ def test_a_rule_with_interceptors_is_not_adoptable(
 
 
 def test_a_missing_alias_is_e413(tmp_path: Path, streamt_cli: Any, gateway_url: str, gateway_credentials: Any) -> None:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     suffix = uuid.uuid4().hex[:10]
     ghost = {"alias": f"e2e.{suffix}.ghost", "physical": f"e2e.{suffix}.none", "model": f"ghost_{suffix}"}

@@ -8,6 +8,7 @@ must never appear in output, plan files, generated artifacts or ownership state.
 from __future__ import annotations
 
 import json
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -18,6 +19,9 @@ import attrs
 import pytest
 
 requests = pytest.importorskip("requests")
+# --import-mode=importlib does not put this folder on sys.path; the shared reader is a sibling.
+sys.path.insert(0, str(Path(__file__).parent))
+from connect_reads import stored_config  # noqa: E402
 
 pytestmark = [pytest.mark.connect, pytest.mark.kafka]
 
@@ -38,7 +42,7 @@ class ConnectProject:
     files: dict[str, Any]
 
     def write(self) -> None:
-        from streamt.testing import write_project
+        from streamt_testing import write_project
 
         write_project(self.path, self.files)
 
@@ -47,21 +51,7 @@ class ConnectProject:
         return self.files["stream_project.yml"]["models"][0]["sink"]
 
     def live_config(self, rebalance_wait: float = 30) -> dict[str, str] | None:
-        """The worker's stored config, or None when the connector does not exist.
-
-        Right after a config PUT the worker group rebalances and answers 409 for a while; that is
-        "ask again", not "absent".
-        """
-        deadline = time.monotonic() + rebalance_wait
-        while True:
-            response = requests.get(f"{self.connect_url}/connectors/{self.connector}/config", timeout=10)
-            if response.status_code != 409 or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
-        if response.status_code == 404:
-            return None
-        assert response.status_code == 200, f"Connect answered {response.status_code}"
-        return response.json()
+        return stored_config(self.connect_url, self.connector, rebalance_wait)
 
     def everything_written(self) -> str:
         """Every file the runs wrote under the project (state, control, generated), not the project file."""

@@ -46,7 +46,7 @@ class Sink:
         return f"rmc.default.{self.name}"
 
     def write(self) -> None:
-        from streamt.testing import write_project
+        from streamt_testing import write_project
 
         write_project(self.path, self.files)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -24,6 +25,9 @@ import pytest
 
 psycopg2 = pytest.importorskip("psycopg2")
 requests = pytest.importorskip("requests")
+# --import-mode=importlib does not put this folder on sys.path; the shared reader is a sibling.
+sys.path.insert(0, str(Path(__file__).parent))
+from connect_reads import stored_config  # noqa: E402
 
 pytestmark = [pytest.mark.kafka, pytest.mark.connect, pytest.mark.postgres, pytest.mark.gateway]
 
@@ -44,7 +48,7 @@ class Project:
     connectors: list[str] = attrs.field(factory=list)  # every name its sink may have on the worker (cleanup)
 
     def write(self) -> None:
-        from streamt.testing import write_project
+        from streamt_testing import write_project
 
         write_project(self.path, self.files)
 
@@ -198,15 +202,6 @@ def mutations(plan: Any) -> list[Any]:
     return [a for a in plan.data["actions"] if a["action"] != "noop"]
 
 
-def live_config(connect_url: str, name: str) -> dict[str, str] | None:
-    for _ in range(60):
-        response = requests.get(f"{connect_url}/connectors/{name}/config", timeout=10)
-        if response.status_code != 409:
-            break
-        time.sleep(0.5)
-    return None if response.status_code == 404 else response.json()
-
-
 def test_two_projects_with_the_same_model_names_apply_plan_and_remove_independently(
     make_project: Any,
     streamt_cli: Any,
@@ -222,7 +217,7 @@ def test_two_projects_with_the_same_model_names_apply_plan_and_remove_independen
         applied = streamt_cli("apply", "-p", project.path)
         assert applied.ok, applied.envelope
         assert applied.action_results[project.connector] == "created"
-        config = live_config(connect_url, project.connector)
+        config = stored_config(connect_url, project.connector)
         assert config is not None and config["streamt.owner"] == f"{project.name}/default"
         produce(kafka_bootstrap, project.topic, ["r0", "r1"])
     # The real Debezium JDBC sink runs with the owner marker in its config: the rows reach PostgreSQL.
@@ -253,8 +248,8 @@ def test_two_projects_with_the_same_model_names_apply_plan_and_remove_independen
     ]
     removed = streamt_cli("apply", "-p", beta.path, "--plan", plan_file, "--force")
     assert removed.ok, removed.envelope
-    assert live_config(connect_url, beta.connector) is None
-    assert live_config(connect_url, alpha.connector) is not None
+    assert stored_config(connect_url, beta.connector) is None
+    assert stored_config(connect_url, alpha.connector) is not None
     aliases = requests.get(f"{gateway_url}/gateway/v2/alias-topic", auth=gateway_credentials, timeout=10).json()
     names = {a["metadata"]["name"] for a in aliases}
     assert alpha.alias in names and beta.alias not in names
@@ -305,7 +300,7 @@ def test_an_owned_legacy_connector_is_renamed_by_a_reviewed_apply_without_reread
         before.setattr(compiler, "owner_marker", lambda *_: None)
         first = streamt_cli("apply", "-p", project.path)
         assert first.ok, first.envelope
-    assert live_config(connect_url, legacy) is not None
+    assert stored_config(connect_url, legacy) is not None
     produce(kafka_bootstrap, project.topic, ["r0", "r1"])
     assert rows(postgres_dsn, project.rows, 2) == ["r0", "r1"]
 
@@ -319,8 +314,8 @@ def test_an_owned_legacy_connector_is_renamed_by_a_reviewed_apply_without_reread
     assert rename["summary"] == f"rename {legacy} → {scoped} (consumer offsets carried over)"
     renamed = streamt_cli("apply", "-p", project.path, "--plan", plan_file)
     assert renamed.ok, renamed.envelope
-    assert live_config(connect_url, legacy) is None
-    config = live_config(connect_url, scoped)
+    assert stored_config(connect_url, legacy) is None
+    config = stored_config(connect_url, scoped)
     assert config is not None and config["streamt.owner"] == f"{project.name}/default"
 
     # The renamed connector goes on from the old one's offsets: one new row, and r0/r1 not again.

@@ -61,7 +61,7 @@ class FlinkProject:
         self.write()
 
     def write(self, sql: str = SQL, **overrides: Any) -> None:
-        from streamt.testing import write_project
+        from streamt_testing import write_project
 
         rest, gateway = overrides.pop("rest", self.rest), overrides.pop("gateway", self.gateway)
         write_project(self.path, _files(self.suffix, self.bootstrap, rest, gateway, sql, **overrides))
@@ -265,7 +265,7 @@ def test_the_sasl_password_is_resolved_at_submission_and_never_written(
 
 
 def test_a_failed_later_job_cancels_the_job_this_run_created(flink_project, streamt_cli) -> None:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     project = flink_project()
     files = _files(project.suffix, project.bootstrap, project.rest, project.gateway, SQL)

@@ -52,7 +52,7 @@ class CountProject:
         flink_extra: dict[str, Any] | None = None,
         source_extra: dict[str, Any] | None = None,
     ) -> None:
-        from streamt.testing import write_project
+        from streamt_testing import write_project
 
         flink: dict[str, Any] = {"parallelism": 1, "state_ttl_ms": 3600000, **(flink_extra or {})}
         if mode:

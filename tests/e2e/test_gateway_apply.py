@@ -38,7 +38,7 @@ class GatewayProject:
     files: dict[str, Any]
 
     def write(self) -> None:
-        from streamt.testing import write_project
+        from streamt_testing import write_project
 
         write_project(self.path, self.files)
 

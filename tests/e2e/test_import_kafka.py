@@ -111,7 +111,7 @@ class _Forward(BaseHTTPRequestHandler):
 
 
 def _project(root: Path, bootstrap: str, registry: str) -> Path:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     runtime = {
         "kafka": {"bootstrap_servers": bootstrap},

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
-from streamt.testing import write_project
 from streamt_kafka.admin import BOOTSTRAP_TIMEOUT_MS
+from streamt_testing import write_project
 
 WRONG_PASSWORD = "wrong-sasl-pw-sentinel-12"
 

@@ -43,7 +43,7 @@ class Pipeline:
             stack["connect_url"],
         )
         self.path = root / self.suffix
-        from streamt.testing import write_project
+        from streamt_testing import write_project
 
         write_project(self.path, {"stream_project.yml": self.project(stack, root)})
 

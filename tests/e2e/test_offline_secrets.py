@@ -93,7 +93,7 @@ def environment(name: str) -> dict[str, Any]:
 
 
 def write(root: Path) -> Path:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     columns = [{"name": c, "type": "STRING"} for c in ("id", "tier", "email")]
     project = {

@@ -22,7 +22,7 @@ RESOURCE_KIND = {"virtual_topic": "gateway_rule", "sink": "connector", "flink": 
 
 
 def alias_and_sink(root: Path) -> Path:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     columns = [{"name": c, "type": "STRING"} for c in ("id", "tier", "email")]
     project = {
@@ -145,7 +145,7 @@ def test_every_read_command_names_the_compiled_physical_resources(
 
 
 def test_a_project_that_does_not_compile_names_nothing_rather_than_guessing(tmp_path: Path, streamt_cli: Any) -> None:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     project = {
         "project": {"name": "broken"},

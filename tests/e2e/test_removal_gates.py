@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from streamt.testing import closed_port
+from streamt_testing import closed_port
 
 
 def tombstone_project(root: Path, *, with_tombstones: bool = True, local_state: bool = False) -> Path:
-    from streamt.testing import write_project
+    from streamt_testing import write_project
 
     port = closed_port()
     project: dict[str, Any] = {

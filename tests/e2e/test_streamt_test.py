@@ -10,7 +10,7 @@ import io
 from typing import Any
 
 from streamt.cli import run as cli_run
-from streamt.testing import run_cli
+from streamt_testing import run_cli
 
 COLUMNS = [
     {"name": "order_id", "type": "STRING", "required": True},

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from streamt.testing import write_project
+from streamt_testing import write_project
 
 pytestmark = [pytest.mark.kafka]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import requests
-from streamt.testing import run_cli, write_project
+from streamt_testing import run_cli, write_project
 
 pytestmark = [pytest.mark.kafka, pytest.mark.flink]
 

@@ -25,7 +25,7 @@ import pytest
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from shared_material import SHARED
-from streamt.testing import closed_port, run_cli
+from streamt_testing import closed_port, run_cli
 
 SPEC = SHARED / "schemas" / "openlineage" / "spec"
 JOB_NS = "https://lineage.example/namespaces/prod"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import requests
-from streamt.testing import run_cli
+from streamt_testing import run_cli
 
 pytestmark = [pytest.mark.kafka, pytest.mark.schema_registry]
 
@@ -436,7 +436,7 @@ def test_hostile_records_fail_their_test_with_a_reason_and_the_run_goes_on(
     streamt_project, topics, kafka_bootstrap
 ) -> None:
     """Issue 28, findings 6 and 7: one bad record never turns a run into E999, and a value is shown, not obeyed."""
-    from streamt.testing import run_cli_text
+    from streamt_testing import run_cli_text
 
     topic = topics(1)
     hostile_status = "\x1b]0;PWNED\x07\x1b[2J"

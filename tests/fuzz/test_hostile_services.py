@@ -22,13 +22,13 @@ from harness import _alarm, check_contract, run_subprocess
 from streamt.bounded_http import DEADLINE_CAP_ENV
 from streamt.errors import StreamtError
 from streamt.http_outcome import MaybeSent
-from streamt.testing import write_project
 from streamt_connect.client import ConnectClient
 from streamt_flink.gateway_client import SqlGatewayClient
 from streamt_flink.rest import FlinkRestClient
 from streamt_gateway.client import GatewayClient
 from streamt_kafka.registry_live import RegistryClient
 from streamt_kstreams import base_image, build, engine
+from streamt_testing import write_project
 
 DEADLINE = 1.5
 MEMORY = 512 * 1024 * 1024  # address space of a child CLI run: an endless answer must not grow past it

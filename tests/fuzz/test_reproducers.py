@@ -11,7 +11,7 @@ from cases import CASES, FLINK_HEAD, HEAD, SOURCE, Case
 from harness import SENTINEL, check_contract, run_in_process, run_subprocess
 from streamt import hookimpl
 from streamt.errors import StreamtError
-from streamt.testing import write_project
+from streamt_testing import write_project
 
 # Commands whose answer on a small hostile project must also keep the contract.
 EVERY_COMMAND = (

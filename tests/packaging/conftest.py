@@ -57,6 +57,11 @@ class Venv:
             [str(self.streamt), *map(str, args)], capture_output=True, text=True, env=env, cwd=cwd, check=False
         )
 
+    def pytest(self, *args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+        """This venv's ``pytest -q ARGS`` in ``cwd``: what a plugin author runs in their checkout."""
+        argv = [str(self.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *map(str, args)]
+        return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+
     def envelope(self, *args: str | Path, cwd: Path | None = None) -> dict[str, Any]:
         done = self.run("-o", "json", *args, cwd=cwd)
         document = json.loads(done.stdout)  # exactly one document, or this raises

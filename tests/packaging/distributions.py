@@ -9,6 +9,8 @@ import attrs
 
 REPO = Path(__file__).resolve().parents[2]
 CORE = REPO / "streamt-core"
+# The conformance kit: what a plugin's dev dependency group adds for its tests (pytest with it).
+KIT = REPO / "streamt-testing"
 # The meta-distribution `streamt` (the workspace root), core, the provider and exporter plugins.
 DISTRIBUTIONS = sorted(
     [REPO, *(p.parent for p in REPO.glob("streamt-*/pyproject.toml"))]

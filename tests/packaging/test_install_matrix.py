@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -11,8 +12,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CORE = REPO / "streamt-core"
+# The conformance kit is a plugin's test dependency, not a plugin: it registers no streamt entry point.
+KIT = REPO / "streamt-testing"
 PLUGIN_DIRS = sorted(
-    [path.parent for path in REPO.glob("streamt-*/pyproject.toml") if path.parent != CORE]
+    [path.parent for path in REPO.glob("streamt-*/pyproject.toml") if path.parent not in (CORE, KIT)]
     + [path.parent for path in REPO.glob("streamt-exporters/streamt-exporter-*/pyproject.toml")]
 )
 
@@ -48,6 +51,24 @@ def test_core_alone_validates_a_topic_free_project(core_venv, tmp_path: Path) ->
     if [e["code"] for e in envelope["errors"]] == ["E904_NOT_IMPLEMENTED"]:
         pytest.xfail("validate is still the E904 placeholder in this build")
     assert envelope["status"] == "ok", envelope
+
+
+def test_core_alone_installs_no_test_tool(core_venv) -> None:
+    probe = "import importlib.util as u; print([m for m in ('pytest', 'streamt_testing') if u.find_spec(m)])"
+    done = subprocess.run([str(core_venv.python), "-c", probe], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done
+
+
+def test_the_kit_installs_on_core_alone_and_pytest_loads_its_fixtures(make_venv, tmp_path: Path) -> None:
+    venv = make_venv(KIT)
+    assert venv.envelope("plugins")["data"]["count"] == 0, "the kit is no streamt plugin"
+    (tmp_path / "test_uses_the_kit.py").write_text(
+        "from streamt_testing.contracts import ExporterContract\n\n\n"
+        "def test_a_fixture_without_an_import(streamt_cli) -> None:\n"
+        "    assert streamt_cli('plugins').ok and ExporterContract\n"
+    )
+    done = venv.pytest("test_uses_the_kit.py", cwd=tmp_path)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
 
 
 def plugin_id(path: Path) -> str:

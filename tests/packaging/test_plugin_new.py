@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+from distributions import KIT
 
 KINDS = ("exporter", "rule", "state-backend", "provider")
 
@@ -19,7 +19,8 @@ def scaffolded(make_venv, tmp_path_factory: pytest.TempPathFactory):
         written = venv.envelope("plugin", "new", kind, f"acme-{kind}", "--directory", where)
         assert written["status"] == "ok", written["errors"]
         roots[kind] = Path(written["data"]["path"])
-    venv.install("pytest>=8", *(arg for root in roots.values() for arg in ("-e", root)))
+    # The dev group each scaffold declares (pytest, streamt-testing), the kit from this checkout.
+    venv.install(KIT, *(arg for root in roots.values() for arg in ("-e", root)))
     return venv, roots
 
 
@@ -39,11 +40,5 @@ def test_every_scaffolded_plugin_is_listed_with_its_core_range(scaffolded) -> No
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_scaffolded_plugin_passes_its_own_tests(scaffolded, kind: str) -> None:
     venv, roots = scaffolded
-    done = subprocess.run(
-        [str(venv.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=roots[kind],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = venv.pytest("tests", cwd=roots[kind])
     assert done.returncode == 0, done.stdout + done.stderr

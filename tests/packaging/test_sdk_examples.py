@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from distributions import KIT
 
 TESTS = Path(__file__).resolve().parents[1]
 JSONDIR = TESTS / "example_state_backend"
@@ -46,7 +46,7 @@ models:
 @pytest.fixture(scope="module")
 def venv(make_venv):
     env = make_venv(JSONDIR, LAKE, OWNER_RULE)
-    env.install("pytest>=8")
+    env.install(KIT)  # each example's dev group, from this checkout
     return env
 
 
@@ -99,11 +99,5 @@ def test_each_example_passes_its_own_suite_against_the_installed_copy(venv, exam
     # Copied away from the checkout, so that only the installed distribution can be imported
     # and the plugin under test is both pip-installed and registered by its tests.
     shutil.copytree(example / "tests", tmp_path / "tests")
-    done = subprocess.run(
-        [str(venv.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = venv.pytest("tests", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -31,8 +31,8 @@ from streamt.sdk import (
     hookimpl,
 )
 from streamt.state.local import LocalStateBackend
-from streamt.testing import write_project
-from streamt.testing.contracts import (
+from streamt_testing import write_project
+from streamt_testing.contracts import (
     ExporterContract,
     ProviderContract,
     StateBackendContract,

@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+# streamt-testing is no plugin: the kit of core's own minor line (its streamt-core range), it drives
+# core's CLI and plugin manager in-process, as core's tests do.
+NOT_PLUGINS = ("streamt-core", "streamt-testing")
 PLUGIN_SOURCES = sorted(
-    p for p in [*REPO.glob("streamt-*/src"), *REPO.glob("streamt-exporters/*/src")] if p.parent.name != "streamt-core"
+    p for p in [*REPO.glob("streamt-*/src"), *REPO.glob("streamt-exporters/*/src")] if p.parent.name not in NOT_PLUGINS
 )
 # ``from streamt import hookimpl`` predates the SDK and names the same marker.
 ALLOWED = ("streamt.sdk",)

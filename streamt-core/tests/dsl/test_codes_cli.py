@@ -70,7 +70,7 @@ CASES: dict[str, tuple[Callable[[dict[str, str]], None], str, set[str]]] = {
                 "    sql: SELECT * FROM {{ source(\"events\") }} WHERE id = 'a' OR id = 'b'",
             ),
         ),
-        "a Gateway filter supports only",
+        "which Gateway's SQL filter does not support",
         {"W201_SQL_PARSE_WARNING"},
     ),
     "W202_UNUSED_SOURCE": (
@@ -158,3 +158,11 @@ def test_base_project_is_clean(streamt_project, base_files, cli) -> None:
     """The premise of every case above: without an edit there is no finding at all."""
     run = cli("json", "validate", "--strict", "-p", streamt_project(base_files))
     assert run.exit_code == 0 and run.codes == [] and run.envelope["data"]["notices"] == []
+
+
+def test_a_filter_gateway_cannot_evaluate_is_reported_once_by_the_gateway_plugin(
+    streamt_project, base_files, cli
+) -> None:
+    run = cli("json", "validate", "-p", _make(streamt_project, base_files, "W201_SQL_PARSE_WARNING"))
+    assert run.codes == ["W201_SQL_PARSE_WARNING"]
+    assert run.envelope["warnings"][0]["message"].startswith("Virtual topic 'clean' filters with OR")

@@ -21,9 +21,9 @@ from shared_material import SHARED
 from streamt.cli import run
 from streamt.project import load_project
 from streamt.sdk import Physical
-from streamt.testing import CliOutcome, run_cli
 from streamt_exporter_asyncapi.checks import document_problems
 from streamt_exporter_asyncapi.mapping import build_document
+from streamt_testing import CliOutcome, run_cli
 
 SCHEMA = SHARED / "schemas" / "asyncapi" / "schemas" / "3.1.0-without-$id.json"
 EXAMPLES = SHARED / "spec" / "examples"

@@ -21,7 +21,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 from shared_material import SHARED
 from streamt.cli import run
-from streamt.testing import CliOutcome, run_cli
+from streamt_testing import CliOutcome, run_cli
 
 EXAMPLES = SHARED / "spec" / "examples"
 SCHEMAS = SHARED / "schemas" / "backstage" / "packages" / "catalog-model" / "src" / "schema"

@@ -21,7 +21,7 @@ from datahub.emitter.mcp import MetadataChangeProposalWrapper
 from datahub.ingestion.source.file import read_metadata_file
 from shared_material import SHARED
 from streamt.cli import run
-from streamt.testing import CliOutcome, run_cli
+from streamt_testing import CliOutcome, run_cli
 
 EXAMPLES = SHARED / "spec" / "examples"
 GATEWAY = ("--gateway-platform-id", "conduktor-gateway", "--gateway-platform-instance", "gateway-prod")

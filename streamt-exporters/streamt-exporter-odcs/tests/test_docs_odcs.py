@@ -19,8 +19,8 @@ import pytest
 import yaml
 from shared_material import SHARED
 from streamt.cli import run
-from streamt.testing import CliOutcome, run_cli
 from streamt_exporter_odcs.checks import document_problems
+from streamt_testing import CliOutcome, run_cli
 
 SCHEMA = SHARED / "schemas" / "odcs" / "schema" / "odcs-json-schema-v3.1.0.json"
 EXAMPLES = SHARED / "spec" / "examples"

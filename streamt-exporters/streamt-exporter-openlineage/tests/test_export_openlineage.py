@@ -21,9 +21,9 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from shared_material import SHARED
 from streamt.cli import run
-from streamt.testing import CliOutcome, run_cli
 from streamt_exporter_openlineage.checks import event_problems
 from streamt_exporter_openlineage.namespaces import derive_kafka_uri
+from streamt_testing import CliOutcome, run_cli
 
 SPEC = SHARED / "schemas" / "openlineage" / "spec"
 EXAMPLES = SHARED / "spec" / "examples"

@@ -18,8 +18,8 @@ import pytest
 import yaml
 from shared_material import SHARED
 from streamt.cli import run
-from streamt.testing import CliOutcome, run_cli
 from streamt_exporter_strimzi.mapping import resource_name
+from streamt_testing import CliOutcome, run_cli
 
 CRD = SHARED / "schemas" / "strimzi" / "packaging" / "install" / "cluster-operator" / "043-Crd-kafkatopic.yaml"
 EXAMPLES = SHARED / "spec" / "examples"

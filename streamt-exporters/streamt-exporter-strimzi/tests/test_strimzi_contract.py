@@ -1,9 +1,9 @@
-"""The strimzi exporter keeps the exporter contract (streamt.testing.contracts)."""
+"""The strimzi exporter keeps the exporter contract (streamt_testing.contracts)."""
 
 from __future__ import annotations
 
 import pytest
-from streamt.testing.contracts import ExporterContract
+from streamt_testing.contracts import ExporterContract
 
 
 class TestStrimziExporter(ExporterContract):

@@ -43,14 +43,32 @@ def check_size(value: bytes) -> None:
 def check_json_text(value: bytes) -> None:
     """Size and nesting of a JSON text, before it is parsed."""
     check_size(value)
-    if json_depth(value) > MAX_DEPTH:
+    # A text cannot nest deeper than it has opening brackets; counting them is much cheaper than
+    # measuring the depth, and a record has a handful.
+    if value.count(b"{") + value.count(b"[") > MAX_DEPTH and json_depth(value) > MAX_DEPTH:
         raise OutOfBounds(f"nested deeper than {MAX_DEPTH} levels")
+
+
+def check_json_document(text: bytes, document: dict[str, Any]) -> None:
+    """``check_document`` for ``document`` parsed from the JSON ``text``, without the walk when the text
+    rules its failures out: each item takes at least one byte of the text, so a text of at most
+    ``MAX_ITEMS`` bytes holds no more items, and only a ``\\u`` escape or a non-ASCII byte can make a lone
+    surrogate (``json`` decodes UTF-8 with ``surrogatepass``; a UTF-16 or -32 unit of ASCII bytes is
+    below the surrogates)."""
+    if len(text) <= MAX_ITEMS and text.isascii() and b"\\u" not in text:
+        _check_fields(document)
+    else:
+        check_document(document)
+
+
+def _check_fields(document: dict[str, Any]) -> None:
+    if len(document) > MAX_FIELDS:
+        raise OutOfBounds(f"more than {MAX_FIELDS} fields")
 
 
 def check_document(document: dict[str, Any]) -> None:
     """Field count, item count and strings of a decoded record."""
-    if len(document) > MAX_FIELDS:
-        raise OutOfBounds(f"more than {MAX_FIELDS} fields")
+    _check_fields(document)
     items = 0
     pending: list[Any] = [document]
     while pending:

@@ -17,7 +17,14 @@ from typing import Any
 
 import attrs
 
-from streamt_kafka.record_bounds import OutOfBounds, check_avro, check_document, check_json_text, check_size
+from streamt_kafka.record_bounds import (
+    OutOfBounds,
+    check_avro,
+    check_document,
+    check_json_document,
+    check_json_text,
+    check_size,
+)
 
 MAGIC = 0
 
@@ -45,7 +52,7 @@ class Decoder:
             check_json_text(value)
             document = json.loads(value)
             if isinstance(document, dict):
-                check_document(document)
+                check_json_document(value, document)
         except OutOfBounds as exc:
             return Decoded(None, f"record out of bounds: {exc}")
         except ValueError:

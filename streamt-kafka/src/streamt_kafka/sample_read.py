@@ -114,7 +114,6 @@ def _poll(
     for tp, (start, _) in active.items():
         consumer.seek(tp, start)
     pending = set(active)
-    last_sweep = time.monotonic()
     while pending and time.monotonic() < deadline:
         batches = consumer.poll(timeout_ms=POLL_MS, max_records=MAX_POLL_RECORDS)
         for tp, batch in batches.items():
@@ -124,13 +123,15 @@ def _poll(
                     records[tp.topic].append(
                         RawRecord(tp.partition, record.offset, record.timestamp, record.key, record.value)
                     )
-        # Transaction markers and compaction leave gaps: the position, not a count, says "done". Asking
-        # for every partition's position costs a lock per call, so only fed partitions are asked each
-        # round, and all of them once a second (a span that ends in a gap delivers nothing more).
-        now = time.monotonic()
-        sweep = now - last_sweep >= 1.0
-        last_sweep = now if sweep else last_sweep
-        for tp in list(pending if sweep else pending & set(batches)):
+            if batch and batch[-1].offset >= end - 1:  # the span's last record: read, whatever gaps it had
+                pending.discard(tp)
+                consumer.pause(tp)
+        # Transaction markers and compaction leave gaps: when the last record is not the span's last
+        # offset, the position says "done". Asking for a position costs a walk over every assigned
+        # partition, so only partitions fed and not yet done are asked each round, and every pending one
+        # only after a round that delivered nothing at all (a span that ends in a gap delivers nothing
+        # more; so once the others are read, the next round is empty).
+        for tp in list(pending & set(batches) if batches else pending):
             if consumer.position(tp) >= active[tp][1]:
                 pending.discard(tp)
                 consumer.pause(tp)

@@ -1,7 +1,8 @@
 """SQL assertions (``custom_sql``, ``expression``) evaluated by DuckDB over the decoded sample.
 
-The sample is loaded column-wise into an in-memory table ``sample`` (one ``unnest`` per column,
-no files) with the record's top-level fields plus ``_partition``, ``_offset`` and ``_key``.
+Each test's sample is loaded column-wise into table ``sample`` (one ``unnest`` per column, no
+files) with the record's top-level fields plus ``_partition``, ``_offset`` and ``_key``, in the
+run's one in-memory connection (``SampleEngine``), and dropped when the test's assertions are done.
 ``{{ model }}`` / ``{{ this }}`` in a query name that table. Flink-style backtick identifiers
 are rewritten to DuckDB's double quotes; nothing else in the SQL is touched.
 
@@ -9,8 +10,9 @@ are rewritten to DuckDB's double quotes; nothing else in the SQL is touched.
 * ``custom_sql: {where, detail_column?}`` — violations are rows where ``where`` holds.
 * ``custom_sql: {sql, expect}`` — the query's first value must equal ``expect``.
 
-The SQL comes from project files and runs over data from a topic, so the engine is sandboxed: no
-files, URLs or extensions, ``MEMORY_LIMIT`` of memory and ``THREADS`` threads, at most
+The SQL comes from project files and runs over data from a topic, so the engine is sandboxed:
+one ``SELECT`` statement per query (nothing a test creates can reach the next test), no files,
+URLs or extensions, ``MEMORY_LIMIT`` of memory and ``THREADS`` threads, at most
 ``QUERY_ADDRESS_SPACE`` more of the process' address space while a query runs (what DuckDB
 allocates outside its limit, e.g. ``repeat('x', 10^9)``), and each query is interrupted after
 ``QUERY_SECONDS`` (a recursive CTE or ``range(10^12)`` ends as that assertion's error, and the
@@ -41,6 +43,7 @@ THREADS = 1
 QUERY_SECONDS = 10.0
 QUERY_ADDRESS_SPACE = 512 * 1024 * 1024
 SHOWN_CHARACTERS = 200
+_INT64 = (-(2**63), 2**63 - 1)
 _PLACEHOLDER = re.compile(r"\{\{\s*(?:model|this)\s*\}\}")
 _BACKTICK_OR_STRING = re.compile(r"'(?:[^']|'')*'|`((?:[^`]|``)+)`")
 
@@ -58,12 +61,13 @@ def duckdb_sql(text: str) -> str:
     return _BACKTICK_OR_STRING.sub(swap, _PLACEHOLDER.sub(TABLE, text))
 
 
-def _column_type(values: list[Any]) -> str:
-    kinds = {type(v) for v in values if v is not None}
+def _column_type(kinds: set[type], values: list[Any]) -> str:
     if not kinds:
         return "VARCHAR"
     if kinds == {bool}:
         return "BOOLEAN"
+    if int in kinds and any(type(v) is int and not _INT64[0] <= v <= _INT64[1] for v in values):
+        return "VARCHAR"  # a record's integer need not fit any SQL number type: the column is its text
     if kinds == {int}:
         return "BIGINT"
     if kinds <= {int, float, decimal.Decimal}:
@@ -75,9 +79,19 @@ def _column_type(values: list[Any]) -> str:
     return "VARCHAR"
 
 
-def _cell(value: Any, sql_type: str) -> Any:
-    if value is None or sql_type != "VARCHAR":
-        return float(value) if isinstance(value, decimal.Decimal) else value
+def _cells(values: list[Any], kinds: set[type], sql_type: str) -> list[Any]:
+    """``values`` as DuckDB takes them for a column of ``sql_type``; a column that needs no conversion (all
+    numbers, flags, times, or text and nulls) is passed as it is."""
+    if sql_type != "VARCHAR":
+        if decimal.Decimal in kinds:
+            return [float(v) if isinstance(v, decimal.Decimal) else v for v in values]
+        return values
+    if kinds <= {str}:
+        return values
+    return [None if v is None else _text(v) for v in values]
+
+
+def _text(value: Any) -> str:
     if isinstance(value, dict | list):
         return json.dumps(value, sort_keys=True, default=str)
     if isinstance(value, bytes):
@@ -89,11 +103,9 @@ class SampleTableError(ValueError):
     """The sample's fields cannot be the columns of one SQL table; the message says why."""
 
 
-def load(rows: Sequence[Row]) -> Any:
-    """A DuckDB connection holding the sample as table ``sample``; ``SampleTableError`` when the fields
+def _columns(rows: Sequence[Row]) -> dict[str, tuple[str, list[Any]]]:
+    """``{name: (sql type, values)}`` of the table holding ``rows``; ``SampleTableError`` when the fields
     cannot be its columns (DuckDB's names ignore case, so ``a`` and ``A`` would be one column)."""
-    import duckdb
-
     names: dict[str, None] = {}
     for row in rows:
         names.update(dict.fromkeys(row.values))
@@ -111,14 +123,55 @@ def load(rows: Sequence[Row]) -> Any:
         if name in columns:
             continue
         raw = [r.values.get(name) for r in rows]
-        sql_type = _column_type(raw)
-        columns[name] = (sql_type, [_cell(v, sql_type) for v in raw])
+        kinds = {type(v) for v in raw if v is not None}
+        sql_type = _column_type(kinds, raw)
+        columns[name] = (sql_type, _cells(raw, kinds, sql_type))
+    return columns
+
+
+class SampleEngine:
+    """One sandboxed in-memory DuckDB connection for a whole run, opened at the first SQL assertion.
+
+    Opening a connection costs more than loading a sample of 1,000 rows, so the tests share one; each
+    test's sample is table ``sample`` only while ``table`` holds it, dropped afterwards. Nothing else
+    outlives a test: the settings are locked, and ``evaluate`` runs only single ``SELECT`` statements,
+    so a test's SQL cannot create, change or drop anything another test would see. A connection whose
+    ``DROP`` fails (a fatal error invalidates the database) is closed, and the next test opens a new one.
+    """
+
+    def __init__(self) -> None:
+        self._con: Any = None
+
+    @contextmanager
+    def table(self, rows: Sequence[Row]) -> Iterator[Any]:
+        """The connection, holding ``rows`` as table ``sample`` until the block ends."""
+        import duckdb
+
+        columns = _columns(rows)
+        con = self._con = self._con or _connect()
+        ddl = ", ".join(f"{quote(n)} {t}" for n, (t, _) in columns.items())
+        con.execute(f"CREATE TABLE {TABLE} ({ddl})")
+        try:
+            if rows:
+                selects = ", ".join(f"unnest(?::{t}[])" for t, _ in columns.values())
+                con.execute(f"INSERT INTO {TABLE} SELECT {selects}", [values for _, values in columns.values()])
+            yield con
+        finally:
+            try:
+                con.execute(f"DROP TABLE {TABLE}")
+            except duckdb.Error:
+                self.close()
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+
+def _connect() -> Any:
+    import duckdb
+
     con = duckdb.connect(":memory:")
-    ddl = ", ".join(f"{quote(n)} {t}" for n, (t, _) in columns.items())
-    con.execute(f"CREATE TABLE {TABLE} ({ddl})")
-    if rows:
-        selects = ", ".join(f"unnest(?::{t}[])" for t, _ in columns.values())
-        con.execute(f"INSERT INTO {TABLE} SELECT {selects}", [values for _, values in columns.values()])
     # The assertions' SQL comes from project files: it may read the sample, never files, URLs or extensions,
     # and never spill to disk.
     con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
@@ -181,6 +234,8 @@ def evaluate(con: Any, assertion: Assertion, rows: Sequence[Row], target: Target
             if body.get("sql") and "expect" in body:
                 return _expect(con, assertion, duckdb_sql(str(body["sql"])), body["expect"], len(rows), target)
             return _error(assertion, "custom_sql needs sql + expect, or where (+ name, detail_column)")
+    except NotOneSelect:
+        return _error(assertion, "the SQL must be one SELECT statement: sample tests only read the sample")
     except duckdb.InterruptException:
         return _error(assertion, f"the query did not finish within {QUERY_SECONDS:g} s")
     except duckdb.OutOfMemoryException:
@@ -198,11 +253,17 @@ def evaluate(con: Any, assertion: Assertion, rows: Sequence[Row], target: Target
 def _violations(
     con: Any, assertion: Assertion, condition: str, detail: str | None, rows: Sequence[Row], target: Target
 ) -> AssertionResult:
-    failed = con.execute(f"SELECT count(*) FROM {TABLE} WHERE {condition}").fetchone()[0]
-    picked = con.execute(
-        f"SELECT _partition, _offset FROM {TABLE} WHERE {condition} ORDER BY _partition, _offset LIMIT {MAX_EXAMPLES}"
-    ).fetchall()
-    by_position = {(r.partition, r.offset): r for r in rows}
+    failed = _select(con, f"SELECT count(*) FROM {TABLE} WHERE {condition}").fetchone()[0]
+    picked = (
+        _select(
+            con,
+            f"SELECT _partition, _offset FROM {TABLE} WHERE {condition} ORDER BY _partition, _offset "
+            f"LIMIT {MAX_EXAMPLES}",
+        ).fetchall()
+        if failed
+        else []
+    )
+    by_position = {(r.partition, r.offset): r for r in rows} if picked else {}
     examples = []
     for partition, offset in picked:
         row = by_position[(partition, offset)]
@@ -214,7 +275,7 @@ def _violations(
 
 
 def _expect(con: Any, assertion: Assertion, query: str, expected: Any, checked: int, target: Target) -> AssertionResult:
-    row = con.execute(query).fetchone()
+    row = _select(con, query).fetchone()
     actual = row[0] if row else None
     same = actual == expected or (actual is not None and str(actual) == str(expected))
     if same:
@@ -227,6 +288,21 @@ def _expect(con: Any, assertion: Assertion, query: str, expected: Any, checked: 
         assertion.index, assertion.kind, _label(assertion), PASSED if same else FAILED, checked, 0 if same else 1,
         reason=reason,
     )  # fmt: skip
+
+
+class NotOneSelect(ValueError):
+    """The SQL is not a single ``SELECT``: tests read the sample and change nothing."""
+
+
+def _select(con: Any, query: str) -> Any:
+    """``con`` after running ``query``, which must be one ``SELECT`` statement (a ``;`` in a ``where``
+    or ``sql`` could otherwise create or drop what the next test of the run would see)."""
+    import duckdb
+
+    statements = con.extract_statements(query)
+    if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
+        raise NotOneSelect
+    return con.execute(query)
 
 
 def _shown(value: Any, quoted: bool = True) -> str:

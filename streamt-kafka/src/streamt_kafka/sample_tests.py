@@ -2,14 +2,18 @@
 
 One consumer without a group reads every tested topic once, with the largest ``sample_size``
 of the tests on it (``sample_read``), bounded by ``SAMPLE_TIMEOUT_SECONDS``. Values are decoded
-(``sample_decode``); undecodable records fail the test as a ``decode`` result listing their
-offsets. Row assertions run in Python (``sample_assert``), SQL ones in DuckDB (``sample_sql``).
+once, whichever tests share them (``sample_decode``); undecodable records fail the test as a
+``decode`` result listing their offsets. Row assertions run in Python (``sample_assert``), SQL
+ones in the run's one DuckDB connection (``sample_sql``), which gets a test's sample as a table
+only when the test has a SQL assertion.
 A test over a topic with no records skips its assertions: an empty sample proves nothing.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from typing import Any
 
 import attrs
@@ -19,7 +23,7 @@ from streamt_kafka.observers import _classified, kafka_settings, registry_client
 from streamt_kafka.sample_assert import ROW_ASSERTIONS, Row, example
 from streamt_kafka.sample_decode import Decoded, Decoder
 from streamt_kafka.sample_read import TopicSample, read_recent, share
-from streamt_kafka.sample_sql import SampleTableError, evaluate, load
+from streamt_kafka.sample_sql import SampleEngine, SampleTableError, evaluate
 
 SAMPLE_TIMEOUT_SECONDS = 20.0
 SQL_KINDS = ("custom_sql", "expression")
@@ -38,17 +42,29 @@ class SampleTestRunner:
         settings = kafka_settings(self.runtime)
         samples = _classified("read sample records", read_recent, settings, budgets, self.timeout_seconds)
         decoder = Decoder(self._schema_lookup())
+        # Each record is decoded once, whichever tests share it; a topic's decoded records are let go
+        # after its last test, so the run holds the decoded rows of one topic at a time, not of all.
+        decoded: dict[str, dict[tuple[int, int], Decoded]] = {}
+        tests_left = Counter(case.target.topic for case in cases)
+        engine = SampleEngine()
         reports: dict[str, RunnerReport] = {}
-        for case in cases:
-            sample = samples[case.target.topic]
-            # The topic was read once for its largest sample_size; each test takes its own recent share.
-            records = most_recent(list(sample.records), case.sample_size)
-            try:
-                decoded = {(r.partition, r.offset): decoder.decode(r.value) for r in records}
-            except StreamtError as exc:  # the registry failed: this test cannot be evaluated
-                reports[case.name] = RunnerReport(error=exc.diagnostics[0])
-                continue
-            reports[case.name] = _evaluate(case, sample, records, decoded)
+        try:
+            for case in sorted(cases, key=lambda c: c.target.topic):
+                sample = samples[case.target.topic]
+                known = decoded.setdefault(sample.topic, {})
+                tests_left[sample.topic] -= 1
+                if not tests_left[sample.topic]:
+                    del decoded[sample.topic]
+                # The topic was read once for its largest sample_size; each test takes its own recent share.
+                records = most_recent(list(sample.records), case.sample_size)
+                try:
+                    results = [_decoded(decoder, known, r) for r in records]
+                except StreamtError as exc:  # the registry failed: this test cannot be evaluated
+                    reports[case.name] = RunnerReport(error=exc.diagnostics[0])
+                    continue
+                reports[case.name] = _evaluate(case, sample, records, results, engine)
+        finally:
+            engine.close()
         return reports
 
     def _schema_lookup(self) -> Any:
@@ -73,7 +89,16 @@ def most_recent(records: list[Any], size: int) -> list[Any]:
     return [r for p, v in sorted(by_partition.items()) for r in v[len(v) - counts[p] :]]
 
 
-def _evaluate(case: TestCase, sample: TopicSample, records: list[Any], decoded: dict[Any, Decoded]) -> RunnerReport:
+def _decoded(decoder: Decoder, done: dict[tuple[int, int], Decoded], record: Any) -> Decoded:
+    position = (record.partition, record.offset)
+    if position not in done:
+        done[position] = decoder.decode(record.value)
+    return done[position]
+
+
+def _evaluate(
+    case: TestCase, sample: TopicSample, records: list[Any], decoded: list[Decoded], engine: SampleEngine
+) -> RunnerReport:
     details: dict[str, Any] = {"topic": sample.topic, "partitions": sample.partitions, "complete": sample.complete}
     if not sample.exists:
         reason = f"topic {sample.topic} does not exist"
@@ -84,8 +109,7 @@ def _evaluate(case: TestCase, sample: TopicSample, records: list[Any], decoded: 
         )
     rows: list[Row] = []
     bad: list[tuple[Any, str]] = []
-    for record in records:
-        result = decoded[(record.partition, record.offset)]
+    for record, result in zip(records, decoded, strict=True):
         if result.row is None:
             bad.append((record, result.problem or "undecodable"))
         else:
@@ -100,21 +124,20 @@ def _evaluate(case: TestCase, sample: TopicSample, records: list[Any], decoded: 
             status, reason = SKIPPED, "the topic has no records to sample"
         results += [AssertionResult(a.index, a.kind, a.label, status, reason=reason) for a in case.assertions]
         return RunnerReport(assertions=tuple(results), messages=len(records), details=details)
-    con = None
-    for assertion in case.assertions:
-        if assertion.kind in SQL_KINDS:
+    with ExitStack() as held:
+        con = None  # the sample's table, made at the first SQL assertion: row assertions need none
+        for assertion in case.assertions:
+            if assertion.kind not in SQL_KINDS:
+                results.append(ROW_ASSERTIONS[assertion.kind](assertion, rows, case.target))
+                continue
             try:
-                con = con or load(rows)
+                con = con or held.enter_context(engine.table(rows))
             except SampleTableError as exc:  # the row assertions still run
                 results.append(
                     AssertionResult(assertion.index, assertion.kind, assertion.label, ERROR, reason=str(exc))
                 )
                 continue
             results.append(evaluate(con, assertion, rows, case.target))
-        else:
-            results.append(ROW_ASSERTIONS[assertion.kind](assertion, rows, case.target))
-    if con is not None:
-        con.close()
     if not sample.complete:
         details["reason"] = "the read hit its time bound; counts cover the records read"
     return RunnerReport(assertions=tuple(results), messages=len(records), details=details)

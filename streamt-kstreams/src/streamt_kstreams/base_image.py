@@ -49,7 +49,7 @@ def _pull(docker_engine: Any, reference: str, deadline: float) -> None:
     # bounded layer reads the progress stream whole, within it and the size cap).
     try:
         response = api.post(
-            api._url("/images/create"),
+            engine.api_url(api, "/images/create"),
             params={"fromImage": repository, "tag": digest},
             timeout=max(1.0, deadline - time.monotonic()),
         )

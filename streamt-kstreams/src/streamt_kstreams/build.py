@@ -174,7 +174,7 @@ def _engine_build(docker_engine: Any, context: bytes, base: str, build_hash: str
     }
     try:
         response = api.post(
-            api._url("/build"),
+            engine.api_url(api, "/build"),
             params=params,
             data=context,
             headers={"Content-Type": "application/tar"},

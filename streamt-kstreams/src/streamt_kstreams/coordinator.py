@@ -235,8 +235,7 @@ class Coordinator:
             except Exception:
                 raise step_failed("await_candidate", "the candidate's start had no clear answer") from None
         deadline = time.monotonic() + self.timeout
-        while not is_healthy(inspect(client, candidate_id)):
-            current = inspect(client, candidate_id)
+        while not is_healthy(current := inspect(client, candidate_id)):
             if current is None or (current.get("State") or {}).get("Status") in ("exited", "dead"):
                 raise step_failed("await_candidate", "the candidate exited before it reported RUNNING")
             if time.monotonic() > deadline:

@@ -14,6 +14,8 @@ from typing import Any
 
 from streamt.sdk import canonical_json, sha256_checksum
 
+from streamt_kstreams import engine
+
 LABEL_GENERATION = "io.streamt.generation"
 PLAN_PATH = "/etc/streamt/plan.json"
 
@@ -27,10 +29,7 @@ def generation_of(labels: dict[str, str] | None) -> int:
 def read_plan(client: Any, container_id: str) -> dict[str, Any] | None:
     """The plan file inside the container, ``None`` when it cannot be read as one JSON object."""
     try:
-        # One bounded request: docker-py's get_archive streams from the raw socket, past the size cap.
-        response = client.api.get(client.api._url("/containers/{0}/archive", container_id), params={"path": PLAN_PATH})
-        response.raise_for_status()
-        raw = response.content
+        raw = engine.get_archive(client, container_id, PLAN_PATH)
         with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
             member = tar.extractfile(tar.getmembers()[0])
             document = json.loads(member.read()) if member is not None else None

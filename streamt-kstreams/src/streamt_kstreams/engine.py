@@ -98,15 +98,39 @@ def _unix_adapter() -> type:
     pool = watched_pool(UnixHTTPConnectionPool)
 
     class BoundedUnixAdapter(BoundedAdapter, UnixHTTPAdapter):  # type: ignore[misc]
-        # Its pools are its own, not a pool manager's: built here from the watched pool class.
+        # Its pools are its own, not a pool manager's: built here from the watched pool class. One pool
+        # for the one socket: docker-py keys its pools by the whole request URL, so every other path or
+        # query opened (and kept) a connection of its own.
         def get_connection(self, url: str, proxies: Any = None) -> Any:
             with self.pools.lock:
-                found = self.pools.get(url)
+                found = self.pools.get(self.socket_path)
                 if found is None:
-                    found = self.pools[url] = pool(url, self.socket_path, self.timeout, maxsize=self.max_pool_size)
+                    found = pool(url, self.socket_path, self.timeout, maxsize=self.max_pool_size)
+                    self.pools[self.socket_path] = found
             return found
 
     return BoundedUnixAdapter
+
+
+def api_url(api: Any, path: str, *args: str) -> str:
+    """The versioned URL of an Engine API ``path`` (``{0}`` placeholders filled, quoted) for a raw request.
+
+    docker-py's own builder (``APIClient._url``), private: its one use is here, for the requests
+    docker-py would otherwise stream from the raw socket, past the bounded layer's size cap.
+    """
+    return str(api._url(path, *args))
+
+
+def get_archive(engine: Any, container_id: str, path: str) -> bytes:
+    """``path`` in the container as the engine's tar stream, read as one bounded request.
+
+    docker-py's ``get_archive`` streams from the raw socket, around the size cap and the deadline.
+    Raises what the request raises (``requests.HTTPError`` for a refusal such as a missing path).
+    """
+    api = engine.api
+    response = api.get(api_url(api, "/containers/{0}/archive", container_id), params={"path": path})
+    response.raise_for_status()
+    return bytes(response.content)
 
 
 def image_present(engine: Any, reference: str) -> bool:

@@ -1,4 +1,4 @@
-"""The topics-csv exporter, tested the way a plugin author would: with the streamt.testing fixtures."""
+"""The topics-csv exporter, tested the way a plugin author would: with the streamt_testing fixtures."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 
 import pytest
-from streamt.testing.contracts import ExporterContract
+from streamt_testing.contracts import ExporterContract
 
 PROJECT = {
     "stream_project.yml": {

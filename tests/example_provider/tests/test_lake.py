@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import streamt_lake
 from streamt.sdk import Artifact
-from streamt.testing.contracts import CompilerContract, ProviderContract
 from streamt_lake import KIND, LakeDeployer, LakeObserver, LakePlanner
+from streamt_testing.contracts import CompilerContract, ProviderContract
 
 PROJECT = {
     "stream_project.yml": {

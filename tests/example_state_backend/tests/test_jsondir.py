@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamt.testing.contracts import StateBackendContract
 from streamt_jsondir import JsonDirBackend
+from streamt_testing.contracts import StateBackendContract
 
 
 class TestJsonDirBackend(StateBackendContract):

@@ -1,10 +1,10 @@
-"""The owner rule, tested the way a plugin author would: with the streamt.testing fixtures."""
+"""The owner rule, tested the way a plugin author would: with the streamt_testing fixtures."""
 
 from __future__ import annotations
 
 import pytest
 import streamt_owner_rule
-from streamt.testing.contracts import ValidationRuleContract
+from streamt_testing.contracts import ValidationRuleContract
 
 PROJECT = {
     "stream_project.yml": {

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import streamt_webhook
 from streamt.sdk import load_project, model_section
-from streamt.testing.contracts import CompilerContract
+from streamt_testing.contracts import CompilerContract
 from streamt_webhook import KIND, WebhookSettings
 
 

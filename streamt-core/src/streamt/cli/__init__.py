@@ -10,6 +10,7 @@ non-zero exit code, never a traceback.
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import os
 import signal
@@ -322,4 +323,10 @@ def main() -> None:
         # stdout at /dev/null so that the interpreter's own final flush cannot fail (and print) again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 1
+    # The command is done and its output flushed; what is left alive is mostly the loaded and compiled
+    # project, which the interpreter's collections at exit would walk once more for nothing (~8 % of a
+    # 5,000-model `plan --offline`, bench/README.md). Freezing moves it out of the collector's reach.
+    # Nothing streamt keeps needs a finalizer to run at exit: every file it writes is closed, and synced,
+    # when written.
+    gc.freeze()
     sys.exit(code)

@@ -33,15 +33,17 @@ def status_command(
     from streamt.compile import load_and_compile
     from streamt.plugins import get_plugins
     from streamt.status.render import status_text
-    from streamt.status.report import is_healthy, matches, status_report
+    from streamt.status.report import is_healthy, matches, sections, status_report
 
     loaded = load_and_compile(project_dir, env)
     # Filtering happens before any provider connection.
     selected = tuple(a for a in loaded.compiled.artifacts if matches(a, pattern))
+    plugins = get_plugins()
+    listed = sections(plugins)
     report = status_report(
         loaded.project,
         selected,
-        get_plugins(),
+        plugins,
         include_external=include_external,
         lag=lag,
         consumer_groups=consumer_groups,
@@ -53,6 +55,6 @@ def status_command(
         **report,
         "healthy": is_healthy(report),
     }
-    text = json.dumps(data, indent=2, sort_keys=True) if fmt == "json" else status_text(report)
+    text = json.dumps(data, indent=2, sort_keys=True) if fmt == "json" else status_text(report, listed)
     exit_code = 1 if health and not data["healthy"] else None
     return Result("status", data=data, text=text, warnings=loaded.warnings, raw=fmt == "json", force_exit=exit_code)

@@ -106,21 +106,6 @@ def layered_json(value: Any, depth: int, indent: str = "") -> str:
     return "[\n" + ",\n".join(items) + "\n" + indent + "]"
 
 
-def layered_parts(value: Any, depth: int, indent: str = "") -> Iterator[str]:
-    """``layered_json`` in pieces that join to the same text, so a large document is written as it is built."""
-    if depth <= 0 or not isinstance(value, (dict, list)) or not value:
-        yield _COMPACT(value)
-        return
-    inner = indent + "  "
-    items = sorted(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
-    yield "{\n" if isinstance(value, dict) else "[\n"
-    for position, (key, item) in enumerate(items):
-        prefix = ",\n" if position else ""
-        yield f"{prefix}{inner}{_COMPACT(key)}: " if isinstance(value, dict) else f"{prefix}{inner}"
-        yield from layered_parts(item, depth - 1, inner)
-    yield "\n" + indent + ("}" if isinstance(value, dict) else "]")
-
-
 def pretty_json(value: Any, depth: int = 2) -> bytes:
     return (layered_json(value, depth) + "\n").encode("utf-8")
 
@@ -188,7 +173,7 @@ MANIFEST_DEPTH = 3  # one artifact, one line
 
 
 def manifest_with_files(listed: dict[str, Any], compiled: CompiledProject) -> Iterator[tuple[str, dict[str, bytes]]]:
-    """``layered_parts(listed, MANIFEST_DEPTH)`` in pieces, each artifact's files beside its manifest line.
+    """``layered_json(listed, MANIFEST_DEPTH)`` in pieces, each artifact's files beside its manifest line.
 
     Files come in manifest order, so each spec is encoded once for its file and its line (the line's
     ``"spec"`` is its last key) and nothing is held for later. ``listed`` is ``manifest(compiled)``.
@@ -200,8 +185,7 @@ def manifest_with_files(listed: dict[str, Any], compiled: CompiledProject) -> It
     for position, (key, value) in enumerate(sorted(listed.items())):
         yield f"{_NEXT if position else ''}  {_COMPACT(key)}: ", nothing
         if key != "artifacts" or not value:
-            for part in layered_parts(value, MANIFEST_DEPTH - 1, "  "):
-                yield part, nothing
+            yield layered_json(value, MANIFEST_DEPTH - 1, "  "), nothing  # one piece: "files" is 15,000 short lines
             continue
         yield "{\n", nothing
         for group, (name, entries) in enumerate(sorted(value.items())):

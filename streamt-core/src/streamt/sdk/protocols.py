@@ -2,7 +2,7 @@
 
 They are structural contracts for type checkers and readers. A plugin's
 observer, planner or deployer is any object with these attributes and
-methods; ``streamt.testing.contracts`` holds the behaviour each of them must
+methods; ``streamt_testing.contracts`` holds the behaviour each of them must
 also show (create -> no-op -> update -> failure -> rollback, unknown outcomes
 never reported as success ...).
 
@@ -363,7 +363,7 @@ class StateBackend(Protocol):
     """Ownership state, operation control, locking and reviewed recovery for one state address.
 
     The full protocol core uses (``streamt.state.local.LocalStateBackend`` is
-    the reference implementation; ``streamt.testing.contracts.StateBackendContract``
+    the reference implementation; ``streamt_testing.contracts.StateBackendContract``
     checks the behaviour). Mutating calls are made under ``operation_lock()``.
     """
 

@@ -12,15 +12,14 @@ from typing import Any
 import attrs
 
 import streamt.sdk as sdk
-import streamt.testing as testing
-from streamt.testing import contracts
 from streamt.values import Value
 
 HEADER = """# streamt.sdk reference
 
 Generated from the docstrings of `streamt.sdk` by `python -m streamt.sdk.reference > docs/sdk.md`
 (a test keeps this page and the code identical). How the pieces fit together is in
-[Writing a plugin](plugins.md).
+[Writing a plugin](plugins.md); the conformance kit for a plugin's tests is the distribution
+streamt-testing ([its reference](testing.md)).
 """
 
 
@@ -81,7 +80,8 @@ def _one_line(function: Any) -> str:
     return (inspect.getdoc(function) or "").replace("\n", " ")
 
 
-def _entry(name: str, value: Any) -> str:
+def entry(name: str, value: Any) -> str:
+    """One name's section of a reference page: its kind, signature, docstring, and a class's members."""
     doc = inspect.getdoc(value) or ""
     if _is_protocol(value):
         kind = "protocol"
@@ -125,62 +125,10 @@ def render() -> str:
             constants.append((name, value))
     protocols = [(n, v) for n, v in documented if _is_protocol(v)]
     others = [(n, v) for n, v in documented if not _is_protocol(v)]
-    parts = [HEADER, "## Protocols\n", *(_entry(n, v) for n, v in protocols)]
-    parts += ["## Classes, value types and functions\n", *(_entry(n, v) for n, v in others)]
+    parts = [HEADER, "## Protocols\n", *(entry(n, v) for n, v in protocols)]
+    parts += ["## Classes, value types and functions\n", *(entry(n, v) for n, v in others)]
     rows = [f"| `{name}` | {_describe(name, value)} |" for name, value in constants]
     parts += ["## Constants and markers\n", "| name | value |\n|---|---|\n" + "\n".join(rows) + "\n"]
-    parts += [_kit(), _helpers()]
-    return "\n".join(parts)
-
-
-KIT_HEADER = """## The conformance kit: `streamt.testing.contracts`
-
-Subclass the contract of your plugin's kind in its test suite and provide the fixtures of the
-*you provide* column; the others have defaults you may override. Every check first asserts that
-the command or hook ran, and secret scans read text and JSON output, written files and DEBUG logs.
-The fixtures of `streamt.testing` (`streamt_project`, `streamt_cli`, `streamt_plugin`...) are
-available too (a pytest plugin installed with streamt-core).
-
-| contract | what it checks | you provide | defaults you may override |
-|---|---|---|---|
-"""
-
-
-def _kit() -> str:
-    rows = []
-    for name in contracts.__all__:
-        cls = getattr(contracts, name)
-        required: list[str] = []
-        optional: list[str] = []
-        for fixture, function in _fixtures(cls):
-            (required if "NotImplementedError" in inspect.getsource(function) else optional).append(f"`{fixture}`")
-        summary = (inspect.getdoc(cls) or "").split("\n")[0]
-        rows.append(f"| `{name}` | {summary} | {', '.join(required) or '-'} | {', '.join(optional) or '-'} |")
-    return KIT_HEADER + "\n".join(rows) + "\n"
-
-
-def _fixtures(cls: type) -> list[tuple[str, Any]]:
-    """The public fixtures of a contract class: ``(name, the function behind it)``."""
-    out = []
-    for name in sorted(dir(cls)):
-        if name.startswith("_"):
-            continue
-        definition = getattr(cls, name)
-        function = getattr(definition, "_get_wrapped_function", None)  # pytest 8.4+: a FixtureFunctionDefinition
-        if function is not None:
-            out.append((name, function()))
-        elif hasattr(definition, "_pytestfixturefunction") or hasattr(definition, "_fixture_function_marker"):
-            out.append((name, definition))
-    return out
-
-
-HELPERS = ("write_project", "write_distribution", "run_cli", "run_cli_text", "closed_port")
-
-
-def _helpers() -> str:
-    parts = ["## Test helpers: `streamt.testing`\n", (inspect.getdoc(testing) or "").split("\n\n")[0] + "\n"]
-    for name in HELPERS:
-        parts.append(_entry(name, getattr(testing, name)))
     return "\n".join(parts)
 
 

@@ -4,17 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamt.status.report import LIST_KEYS, OK
-
-_TITLES = {
-    "topics": "Topics",
-    "schemas": "Schemas",
-    "flink_jobs": "Flink Jobs",
-    "connectors": "Connectors",
-    "gateway_rules": "Gateway Rules",
-    "kafka_streams_jobs": "Kafka Streams Jobs",
-    "test_jobs": "Test Jobs",
-}
+from streamt.status.report import EXTERNAL, OK, Section
 
 
 def _detail(key: str, entry: dict[str, Any]) -> str:
@@ -37,20 +27,20 @@ def _detail(key: str, entry: dict[str, Any]) -> str:
     return ""
 
 
-def status_text(report: dict[str, Any]) -> str:
+def status_text(report: dict[str, Any], listed: tuple[Section, ...]) -> str:
     lines: list[str] = []
-    for key in LIST_KEYS.values():
+    for _kind, key, title in listed:
         entries = report.get(key) or []
         if not entries:
             continue
-        lines += [f"{_TITLES[key]}:"]
+        lines += [f"{title}:"]
         lines += [f"  {e['status']} {e['name']}{_detail(key, e)}" for e in entries]
         lines.append("")
     for group, topics in sorted((report.get("consumer_groups") or {}).items()):
         lines.append(f"Consumer group {group}: " + ", ".join(f"{t} lag {n}" for t, n in sorted(topics.items())))
     if report.get("consumer_groups"):
         lines.append("")
-    external = report.get("external_resources") or []
+    external = report.get(EXTERNAL) or []
     if external:
         lines.append(f"External (not inspected; use --include-external): {', '.join(e['name'] for e in external)}")
         lines.append("")

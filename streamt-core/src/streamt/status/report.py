@@ -17,23 +17,32 @@ from __future__ import annotations
 import fnmatch
 from typing import Any
 
+from streamt.artifact_kinds import artifact_kinds
 from streamt.artifacts import Artifact
 from streamt.errors import StreamtError
 from streamt.kind_names import KIND_SCHEMA, KIND_TOPIC
 from streamt.plan.model import ABSENT, CREATE, UPDATE, Observation
+from streamt.plan.tombstones import is_removal
 from streamt.sdk.protocols import RuntimeStatusObserver, TopicOffsetsObserver
 
 OK, MISSING, DRIFT, UNAVAILABLE, NOT_OBSERVED = "OK", "MISSING", "DRIFT", "UNAVAILABLE", "NOT_OBSERVED"
 UNHEALTHY = (MISSING, DRIFT, UNAVAILABLE, NOT_OBSERVED)
-LIST_KEYS = {
-    KIND_TOPIC: "topics",
-    KIND_SCHEMA: "schemas",
-    "flink_job": "flink_jobs",
-    "connector": "connectors",
-    "gateway_rule": "gateway_rules",
-    "kafka_streams_job": "kafka_streams_jobs",
-    "test_job": "test_jobs",
-}
+EXTERNAL = "external_resources"  # listed, never inspected: not part of health
+
+Section = tuple[str, str, str]  # (artifact kind, its list in the report, its heading in text)
+
+
+def sections(plugins: Any) -> tuple[Section, ...]:
+    """The report's lists: every registered kind but removals, in the order plan's text shows them.
+
+    A list is named by the kind's manifest key (``flink_jobs``) and headed by its title, so a kind a
+    plugin registers gets its own section without core knowing its name.
+    """
+    registry = artifact_kinds(plugins)
+    ordered = sorted(registry.table, key=registry.rank)
+    return tuple(
+        (kind, registry.table[kind].manifest_key, registry.title(kind)) for kind in ordered if not is_removal(kind)
+    )
 
 
 def matches(artifact: Artifact, pattern: str | None) -> bool:
@@ -56,14 +65,16 @@ def status_report(
     planners = planners_by_kind(plugins)
     inspected = [a for a in artifacts if include_external or a.ownership != "external"]
     external = [a for a in artifacts if not include_external and a.ownership == "external"]
-    report: dict[str, Any] = {key: [] for key in LIST_KEYS.values()}
+    keys = {kind: key for kind, key, _title in sections(plugins)}
+    # The topics list is read below for lag and consumer groups, whichever plugin registers topics.
+    report: dict[str, Any] = {"topics": [], **{key: [] for key in keys.values()}}
     by_kind: dict[str, list[Artifact]] = {}
     for artifact in inspected:
-        if artifact.kind.endswith("_removal"):
+        if is_removal(artifact.kind):
             continue
         by_kind.setdefault(artifact.kind, []).append(artifact)
     for kind, group in sorted(by_kind.items()):
-        key = LIST_KEYS.get(kind, kind + "s")
+        key = keys.get(kind, kind + "s")
         observer = observers.get(kind)
         if observer is None:
             report.setdefault(key, []).extend(_entry(a, None, NOT_OBSERVED) for a in group)
@@ -100,7 +111,7 @@ def status_report(
             _add_consumer_lag(report["topics"], groups)
         if consumer_groups:
             report["consumer_groups"] = groups
-    report["external_resources"] = [
+    report[EXTERNAL] = [
         {"kind": a.kind, "name": a.identity, "logical_name": a.name, "exists": None, "observation": "not_requested"}
         for a in external
     ]
@@ -159,8 +170,10 @@ def _entry(artifact: Artifact, observation: Observation | None, state: str) -> d
 
 
 def is_healthy(report: dict[str, Any]) -> bool:
+    """No inspected resource of any kind (registered or not) is missing, drifted, unhealthy or unread."""
     return not any(
         entry.get("status") in UNHEALTHY or entry.get("healthy") is False
-        for key in LIST_KEYS.values()
-        for entry in report.get(key, [])
+        for key, entries in report.items()
+        if key != EXTERNAL and isinstance(entries, list)
+        for entry in entries
     )

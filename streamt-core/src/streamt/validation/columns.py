@@ -18,8 +18,6 @@ from streamt.sql.columns import (
     projection,
     referenced_columns,
     type_family,
-    unsupported_filter_operators,
-    where_clause,
 )
 
 
@@ -168,19 +166,6 @@ def _source_columns_read(project: Project, model: Model, location: str | None) -
 
 def _model_checks(project: Project, model: Model, outputs: OutputColumns, location: str | None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    if model.materialized == "virtual_topic" and model.rendered_sql:
-        where = where_clause(model.rendered_sql)
-        bad = unsupported_filter_operators(where) if where else []
-        if bad:
-            out.append(
-                Diagnostic(
-                    Codes.W201_SQL_PARSE_WARNING,
-                    f"Model '{model.name}': a Gateway filter supports only = <> > < >= <= REGEXP AND; "
-                    f"found {', '.join(bad)}",
-                    "Simplify the WHERE clause or materialize the model as flink.",
-                    location,
-                )
-            )
     if model.contract is not None and model.contract.columns:
         produced = outputs.of(model.name, "model") if not model.columns else _from_sql(model, outputs)
         if produced is not None:

@@ -1,4 +1,4 @@
-"""streamt.testing for plugin authors: text-mode runs, isolation, a pip-installed plugin under test, -m streamt."""
+"""streamt_testing for plugin authors: text-mode runs, isolation, a pip-installed plugin under test, -m streamt."""
 
 from __future__ import annotations
 

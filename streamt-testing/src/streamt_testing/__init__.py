@@ -1,6 +1,7 @@
 """Test helpers for streamt and for plugin authors (a pytest plugin).
 
-Installed with streamt-core and loaded by pytest automatically (entry point
+The distribution streamt-testing, a plugin's test dependency (never core's:
+it imports pytest). Once installed, pytest loads it automatically (entry point
 ``pytest11``), so a plugin's test suite can use these fixtures without any
 import:
 
@@ -27,10 +28,10 @@ import:
     requested by a test, every installed plugin is switched off for it (core's
     built-in plugin stays), as ``isolated=True`` does before registering.
 
-``streamt.testing.contracts`` holds the conformance kit: base test classes a
+``streamt_testing.contracts`` holds the conformance kit: base test classes a
 plugin's suite subclasses (with ``pass``) to check its state backend,
 provider trio, exporter, compiler or validation rule against the contract
-(docs/sdk.md lists each contract with its fixtures).
+(docs/testing.md lists each contract with its fixtures).
 
 ``compile_with(plugin, project, declaration)`` calls a plugin's ``streamt_compile`` as core's compile
 would: only for a declaration that produces a kind the plugin registers (``[]`` otherwise).

@@ -3,7 +3,7 @@
 A plugin proves it keeps the contract by subclassing the class for its kind
 and providing the fixtures the class names (everything else is inherited)::
 
-    from streamt.testing.contracts import StateBackendContract
+    from streamt_testing.contracts import StateBackendContract
 
     class TestJsonDirBackend(StateBackendContract):
         @pytest.fixture
@@ -44,7 +44,6 @@ from typing import Any
 import attrs
 import pytest
 from ruamel.yaml import YAML
-
 from streamt.artifact_kinds import artifact_kinds
 from streamt.plugins import get_plugins
 from streamt.redact import without_secrets
@@ -76,7 +75,8 @@ from streamt.sdk import (
     canonical_json,
     sha256_checksum,
 )
-from streamt.testing import run_cli, run_cli_text, write_project
+
+from streamt_testing import run_cli, run_cli_text, write_project
 
 __all__ = [
     "CompilerContract",
