@@ -6,6 +6,12 @@ headless Chromium (Debian's package, ``tests/infra/browser.py``) the load time o
 lineage page (navigation start to the end of the load event, i.e. after the graph is drawn; best of
 N), the number of graph elements drawn on load, and the time to zoom in on one node and draw it.
 Usage: ``./dev bench docs_generate_bench [sizes...]``.
+
+``--cpu BASE`` instead compares CPU (user + system of a fresh ``streamt docs generate`` process,
+median of ``--rounds`` paired runs, each into a new output folder) of this checkout with the
+checkout ``BASE`` (its own ``.venv``), on the same projects in the same run: once as generated
+(every model declares its columns) and once with the models' ``columns`` removed, so the site
+derives them from the SQL. Usage: ``./dev bench docs_generate_bench --cpu BASE [--rounds N] [sizes...]``.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from __future__ import annotations
 import os
 import platform
 import resource
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,6 +34,10 @@ import browser  # noqa: E402  (tests/infra/browser.py)
 from docs_site_project import generate  # noqa: E402
 
 ROUNDS = 3
+# The ``columns`` block every model of ``docs_site_project`` declares; removed for the "derived" variant.
+DECLARED = (
+    "    columns:\n      - {name: id, type: STRING, description: the key}\n      - {name: amount, type: BIGINT}\n"
+)
 
 
 def run_generate(project: Path, site: Path) -> tuple[float, float]:
@@ -121,5 +133,64 @@ def main(sizes: list[int]) -> None:
             )
 
 
+def without_declared_columns(project: Path) -> None:
+    for part in sorted((project / "models").glob("part_*.yml")):
+        text = part.read_text()
+        assert DECLARED in text, part
+        part.write_text(text.replace(DECLARED, ""))
+
+
+def cpu_of_generate(streamt: Path, project: Path, site: Path) -> float:
+    """User + system CPU seconds of one ``docs generate`` process (runs are serial: the delta is that child)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        [str(streamt), "docs", "generate", "-p", str(project), "--output", str(site)],
+        check=True,
+        capture_output=True,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    shutil.rmtree(site)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def cpu_main(base: Path, sizes: list[int], rounds: int) -> None:
+    commands = {"base": base / ".venv" / "bin" / "streamt", "branch": Path(sys.executable).with_name("streamt")}
+    print(
+        f"# {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())}, base {base}, {rounds} paired rounds"
+    )
+    print("| models | columns | base CPU (median) | branch CPU (median) | branch / base | runs base | runs branch |")
+    print("|---|---|---|---|---|---|---|")
+    for size in sizes:
+        for variant in ("declared", "derived"):
+            with tempfile.TemporaryDirectory() as tmp:
+                project = Path(tmp) / "project"
+                generate(project, size)
+                if variant == "derived":
+                    without_declared_columns(project)
+                seconds: dict[str, list[float]] = {label: [] for label in commands}
+                for round_ in range(rounds):
+                    # Alternate who goes first, so a load swing does not always hit the same side.
+                    order = list(commands) if round_ % 2 == 0 else list(reversed(commands))
+                    for label in order:
+                        seconds[label].append(cpu_of_generate(commands[label], project, Path(tmp) / "site"))
+            base_s, branch_s = (statistics.median(seconds[label]) for label in commands)
+            runs = {label: " ".join(f"{s:.2f}" for s in seconds[label]) for label in commands}
+            print(
+                f"| {size:,} | {variant} | {base_s:.2f} s | {branch_s:.2f} s | {branch_s / base_s:.2f} "
+                f"| {runs['base']} | {runs['branch']} |"
+            )
+    print(f"# load after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [1000, 5000])
+    arguments = sys.argv[1:]
+    if arguments[:1] == ["--cpu"]:
+        base_checkout = Path(arguments[1])
+        rest = arguments[2:]
+        rounds = 5
+        if rest[:1] == ["--rounds"]:
+            rounds, rest = int(rest[1]), rest[2:]
+        cpu_main(base_checkout, [int(a) for a in rest] or [5000], rounds)
+    else:
+        main([int(a) for a in arguments] or [1000, 5000])

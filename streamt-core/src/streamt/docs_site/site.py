@@ -105,6 +105,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        auto_reload=False,  # the templates ship in the package: no stat of base.html.j2 per page
     )
     env.filters["slug"] = slug
     return env

@@ -10,6 +10,8 @@ import re
 
 import attrs
 
+from streamt.sql.columns_select import SelectItem, simple_select_items
+
 _AGG_NUMERIC = re.compile(r"^\s*(COUNT|SUM|AVG)\s*\(", re.IGNORECASE)
 # Aggregates whose result has (the family of) their argument's type, when the argument is a column.
 _SAME_TYPE_AGG = re.compile(r"^\s*(SUM|MIN|MAX|AVG|FIRST_VALUE|LAST_VALUE)\s*\(\s*[`A-Za-z_][\w.`]*\s*\)\s*$", re.I)
@@ -41,17 +43,42 @@ class Projection:
 
 def projection(sql: str) -> Projection | None:
     """The top-level select list of ``sql``, or ``None`` when it cannot be recognised."""
+    items = simple_select_items(sql)
+    if items is None:
+        items = _parsed_select_items(sql)
+    if items is None:
+        return None
+    out: list[Projected] = []
+    star = False
+    for item in items:
+        text, alias = item.text, item.alias
+        if text == "*" or text.endswith(".*"):
+            star = True
+            continue
+        expression = text
+        if alias:
+            expression = re.split(r"\s+(?:AS\s+)?" + re.escape(alias) + r"\s*$", text, flags=re.IGNORECASE)[0]
+        expression = expression.strip()
+        if _IDENT.match(expression) and expression.lower() not in _KEYWORDS:  # CURRENT_DATE is no column
+            column = expression.split(".")[-1]
+            out.append(Projected(alias or column, column, None))
+        elif alias:
+            out.append(Projected(alias, None, _expression_type(expression), expression, expression_inputs(expression)))
+    return Projection(tuple(out), star)
+
+
+def _parsed_select_items(sql: str) -> list[SelectItem] | None:
+    """The select list as sqlparse's grouping reads it: any shape ``simple_select_items`` declines."""
     import sqlparse
     from sqlparse.sql import Identifier, IdentifierList
-    from sqlparse.tokens import DML, Keyword, Wildcard
+    from sqlparse.tokens import DML, Keyword
 
     statements = sqlparse.parse(sql)
     if not statements:
         return None
-    statement = statements[0]
     seen_select = False
     items = None
-    for token in statement.tokens:
+    for token in statements[0].tokens:
         if token.ttype is DML and token.normalized == "SELECT":
             seen_select = True
             continue
@@ -68,24 +95,7 @@ def projection(sql: str) -> Projection | None:
         break
     if items is None:
         return None
-    out: list[Projected] = []
-    star = False
-    for item in items:
-        text = str(item).strip()
-        if item.ttype is Wildcard or text == "*" or text.endswith(".*"):
-            star = True
-            continue
-        alias = item.get_alias() if isinstance(item, Identifier) else None
-        expression = text
-        if alias:
-            expression = re.split(r"\s+(?:AS\s+)?" + re.escape(alias) + r"\s*$", text, flags=re.IGNORECASE)[0]
-        expression = expression.strip()
-        if _IDENT.match(expression) and expression.lower() not in _KEYWORDS:  # CURRENT_DATE is no column
-            column = expression.split(".")[-1]
-            out.append(Projected(alias or column, column, None))
-        elif alias:
-            out.append(Projected(alias, None, _expression_type(expression), expression, expression_inputs(expression)))
-    return Projection(tuple(out), star)
+    return [SelectItem(str(i).strip(), i.get_alias() if isinstance(i, Identifier) else None) for i in items]
 
 
 def expression_inputs(expression: str) -> tuple[str, ...]:
