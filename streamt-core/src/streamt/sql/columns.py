@@ -149,21 +149,10 @@ def type_family(sql_type: str | None) -> str | None:
     return None
 
 
-_UNSUPPORTED_FILTER = re.compile(r"\b(IN\s*\(|OR|IS\s+(?:NOT\s+)?NULL|LIKE|BETWEEN)\b", re.IGNORECASE)
-
-
 def where_clause(sql: str) -> str | None:
     """The text of the top-level ``WHERE`` condition of ``sql`` (up to GROUP BY, ORDER BY or LIMIT), or ``None``."""
     match = re.search(r"\bWHERE\b(.*?)(?:\bGROUP\s+BY\b|\bORDER\s+BY\b|\bLIMIT\b|$)", sql, re.IGNORECASE | re.DOTALL)
     return match.group(1).strip() if match else None
-
-
-def unsupported_filter_operators(where: str) -> list[str]:
-    """Operators a Gateway filter interceptor cannot express (dsl.md §9.7)."""
-    stripped = re.sub(r"'(?:[^']|'')*'", "''", where)
-    return sorted(
-        {" ".join(m.group(1).upper().replace("(", "").split()) for m in _UNSUPPORTED_FILTER.finditer(stripped)}
-    )
 
 
 # --- columns a query reads (W102) ---------------------------------------------------------------------
