@@ -14,8 +14,10 @@ NOT_PLUGINS = ("streamt-core", "streamt-testing")
 PLUGIN_SOURCES = sorted(
     p for p in [*REPO.glob("streamt-*/src"), *REPO.glob("streamt-exporters/*/src")] if p.parent.name not in NOT_PLUGINS
 )
-# ``from streamt import hookimpl`` predates the SDK and names the same marker.
+# ``from streamt import hookimpl`` predates the SDK and names the same marker; ``from streamt import sdk``
+# is the SDK itself (its names then resolve when used, as a client that must not import `requests` early does).
 ALLOWED = ("streamt.sdk",)
+FROM_STREAMT = frozenset({"hookimpl", "__version__", "sdk"})
 
 
 def _private(module: str) -> bool:
@@ -29,7 +31,7 @@ def private_imports(source: Path, root: Path = REPO) -> list[str]:
     for path in sorted(source.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                if node.module == "streamt" and {a.name for a in node.names} <= {"hookimpl", "__version__"}:
+                if node.module == "streamt" and {a.name for a in node.names} <= FROM_STREAMT:
                     continue
                 if _private(node.module):
                     found.append(f"{path.relative_to(root)}:{node.lineno}: from {node.module} import ...")

@@ -17,6 +17,7 @@ from typing import Any
 import jinja2
 from jinja2 import nodes
 from jinja2.compiler import CodeGenerator, Frame
+from jinja2.lexer import TOKEN_OPERATOR
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from streamt.rendered import MAX_SQL_CHARS
@@ -151,6 +152,7 @@ def render(environment: CappedSandbox, source: str) -> str:
     """Parse with structural caps, count every loop iteration, and stop output at the cap."""
     if len(source) > MAX_TEMPLATE_CHARS:
         raise LimitExceeded(f"the SQL template is longer than {MAX_TEMPLATE_CHARS:,} characters")
+    _check_brackets(environment, source)
     tree = environment.parse(source)
     _check_structure(tree)
     for loop in tree.find_all(nodes.For):
@@ -164,6 +166,30 @@ def render(environment: CappedSandbox, source: str) -> str:
             raise LimitExceeded(f"the rendered SQL is longer than {MAX_OUTPUT_CHARS:,} characters")
         out.append(chunk)
     return "".join(out)
+
+
+_OPENING, _CLOSING = frozenset("([{"), frozenset(")]}")
+
+
+def _check_brackets(environment: CappedSandbox, source: str) -> None:
+    """Bracket depth from the tokens, before Jinja's recursive-descent parser sees them.
+
+    Parentheses leave no node in the tree, so ``_check_structure`` cannot see them; without this,
+    what stops ``((((1))))`` 300 deep is Python's recursion limit, which an embedding process (mypy
+    in a test run, for one) may have raised. Only a template with that many brackets in all is lexed.
+    """
+    if source.count("(") + source.count("[") + source.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for _line, token, value in environment.lex(source):
+        if token != TOKEN_OPERATOR:
+            continue
+        if value in _OPENING:
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise LimitExceeded(f"the SQL template nests expressions more than {MAX_DEPTH} deep")
+        elif value in _CLOSING:
+            depth -= 1
 
 
 _BLOCKS = (nodes.For, nodes.If, nodes.Macro, nodes.CallBlock, nodes.FilterBlock, nodes.With, nodes.Scope)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
 import pytest
@@ -26,7 +27,7 @@ HOSTILE = {
     ),
     "unbounded recursion": ("{% macro f(n) %}{{ f(n+1) }}{% endmacro %}{{ f(0) }}", "too deeply nested"),
     "deeply nested blocks": ("{% if 1 %}" * 30 + "x" + "{% endif %}" * 30, "nests blocks more than 10 deep"),
-    "deeply nested expression": ("{{ " + "(" * 300 + "1" + ")" * 300 + " }}", "too deeply nested"),
+    "deeply nested expression": ("{{ " + "(" * 300 + "1" + ")" * 300 + " }}", "nests expressions more than 100 deep"),
     "format width": ("{{ '{:>1000000000}'.format('x') }}", "attribute 'format' of 'str' object is unsafe"),
     "center width": ("{{ 'x'.center(1000000000) }}", "attribute 'center' of 'str' object is unsafe"),
     "percent width": ("{{ '%1000000000s' % 'x' }}", "string formatting with % is not available"),
@@ -92,3 +93,18 @@ def test_hostile_template_is_e105_through_the_cli(case: str, mode: str, streamt_
         assert errors[0]["suggestion"]
     else:
         assert "E105_JINJA_SYNTAX_ERROR" in run.stderr and _names_a_cap(run.stderr, fragment)
+
+
+def test_deep_parentheses_are_refused_whatever_the_recursion_limit() -> None:
+    # An embedding process may raise the limit (mypy's API does, for the rest of a test run); the cap
+    # must not depend on Jinja's parser overflowing Python's stack.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(50_000)
+    try:
+        rendered = _render("{{ " + "(" * 300 + "1" + ")" * 300 + " }}")
+    finally:
+        sys.setrecursionlimit(limit)
+    assert rendered.sql is None and "nests expressions more than 100 deep" in (rendered.error or "")
+    # SQL's own parentheses and a bracket inside a Jinja string are not Jinja nesting.
+    ordinary = _render("SELECT " + "(" * 120 + "1" + ")" * 120 + " FROM {{ source('s') }} WHERE x = '{{ '(' * 3 }}'")
+    assert ordinary.error is None and ordinary.sql is not None and ordinary.sql.endswith("WHERE x = '((('")
