@@ -54,7 +54,9 @@ def _report(observer: Observer) -> dict[str, Any]:
         for n in ("up", "broken", "gone")
     )
     project = SimpleNamespace(runtime=None)
-    return status_report(project, artifacts, plugins, include_external=False, lag=False, consumer_groups=False)
+    return status_report(
+        project, artifacts, plugins, listed=sections(plugins), include_external=False, lag=False, consumer_groups=False
+    )
 
 
 def test_runtime_state_replaces_ok_and_unhealthy_states_fail_health() -> None:
@@ -94,7 +96,13 @@ def test_a_kind_a_plugin_registers_gets_its_own_section_in_rank_order() -> None:
     assert listed == (("lake_table", "lake_tables", "Lake Tables"),)  # a removal kind is no section
     table = Artifact(kind="lake_table", name="t1", identity="t1", spec={}, ownership="managed", provider="lake")
     report = status_report(
-        SimpleNamespace(runtime=None), (table,), plugins, include_external=False, lag=False, consumer_groups=False
+        SimpleNamespace(runtime=None),
+        (table,),
+        plugins,
+        listed=listed,
+        include_external=False,
+        lag=False,
+        consumer_groups=False,
     )
     assert report["lake_tables"][0]["status"] == "ACTIVE"
     assert status_text(report, listed).splitlines()[:2] == ["Lake Tables:", "  ACTIVE t1"]

@@ -44,6 +44,7 @@ def status_command(
         loaded.project,
         selected,
         plugins,
+        listed=listed,
         include_external=include_external,
         lag=lag,
         consumer_groups=consumer_groups,

@@ -54,6 +54,7 @@ def status_report(
     artifacts: tuple[Artifact, ...],
     plugins: Any,
     *,
+    listed: tuple[Section, ...],
     include_external: bool,
     lag: bool,
     consumer_groups: bool,
@@ -65,7 +66,7 @@ def status_report(
     planners = planners_by_kind(plugins)
     inspected = [a for a in artifacts if include_external or a.ownership != "external"]
     external = [a for a in artifacts if not include_external and a.ownership == "external"]
-    keys = {kind: key for kind, key, _title in sections(plugins)}
+    keys = {kind: key for kind, key, _title in listed}
     # The topics list is read below for lag and consumer groups, whichever plugin registers topics.
     report: dict[str, Any] = {"topics": [], **{key: [] for key in keys.values()}}
     by_kind: dict[str, list[Artifact]] = {}
