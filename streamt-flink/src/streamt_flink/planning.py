@@ -54,11 +54,13 @@ from streamt.sdk import (
     UPDATE,
     Action,
     Advice,
+    AppliedRecord,
     Artifact,
     Codes,
     Observation,
     SafetyBlocker,
     StreamtError,
+    blocked_update,
 )
 
 from streamt_flink.compat import incompatibilities
@@ -396,13 +398,18 @@ class FlinkJobPlanner:
         suggestion: str | None = None,
         **evidence: Any,
     ) -> list[Any]:
-        state = (observation.spec or {}).get("state")
-        return [
-            Action.for_artifact(
-                UPDATE, artifact, f"{state}: {reason}", observation, upgrade_mode=mode_of(artifact), **evidence
-            ),
-            SafetyBlocker(reason, artifact.kind, artifact.identity, message, suggestion),
-        ]
+        # The job's live state leads the summary; the mode it would run under is evidence of every refusal.
+        summary = f"{(observation.spec or {}).get('state')}: {reason}"
+        return blocked_update(
+            artifact,
+            observation,
+            reason,
+            message,
+            suggestion,
+            summary=summary,
+            upgrade_mode=mode_of(artifact),
+            **evidence,
+        )
 
     @staticmethod
     def runtime_identity(artifact: Artifact) -> dict[str, str | None]:
@@ -425,7 +432,7 @@ class FlinkJobPlanner:
         accepts (savepoint, then stateless) is the setting to change first.
         """
         running_as = pipeline_of(before)
-        record = _AppliedRecord(before.checksum, record_attributes(before, "running", running_as))
+        record = AppliedRecord(before.checksum, record_attributes(before, "running", running_as))
         state_compatible = _compatibility(after, record, running_as) is None
         configured = FlinkJobPlanner().plan(after, _running(running_as, after), record)
         setting, outcome = None, configured
@@ -436,14 +443,6 @@ class FlinkJobPlanner:
                     setting, outcome = f"flink.upgrade_mode: {mode}", trial
                     break
         return _advice(after, outcome, configured, setting, state_compatible)
-
-
-class _AppliedRecord:
-    """The ownership record a successful apply of ``before`` leaves (the attributes ``plan`` reads)."""
-
-    def __init__(self, checksum: str, attributes: dict[str, Any]) -> None:
-        self.artifact_checksum = checksum
-        self.attributes = attributes
 
 
 def _running(name: str, artifact: Artifact) -> Observation:

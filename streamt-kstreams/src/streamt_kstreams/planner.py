@@ -23,12 +23,13 @@ from streamt.sdk import (
     KIND_KAFKA_STREAMS_JOB,
     NOOP,
     PRESENT,
-    UPDATE,
     Action,
     Advice,
+    AppliedRecord,
     Artifact,
     Observation,
     SafetyBlocker,
+    blocked_update,
 )
 
 from streamt_kstreams.replacement import REVIEWED_REASON, UPDATE_REASON, binding
@@ -44,7 +45,7 @@ class KafkaStreamsPlanner:
             raise ValueError(f"cannot plan runner {artifact.identity} from a {observation.status} observation")
         rows = (observation.spec or {}).get("containers") or []
         if len(rows) > 1:
-            return _blocked(
+            return blocked_update(
                 artifact,
                 observation,
                 "kafka_streams_duplicate",
@@ -53,7 +54,7 @@ class KafkaStreamsPlanner:
             )
         row = rows[0]
         if row["state"] != "running":
-            return _blocked(
+            return blocked_update(
                 artifact,
                 observation,
                 "kafka_streams_not_running",
@@ -67,7 +68,7 @@ class KafkaStreamsPlanner:
         changes = {"artifact_checksum": {"from": row["checksum"], "to": artifact.checksum}}
         bound = binding(artifact, row, (observation.spec or {}).get("definition") or {}, record)
         if isinstance(bound, str):
-            return _blocked(
+            return blocked_update(
                 artifact,
                 observation,
                 UPDATE_REASON,
@@ -75,7 +76,7 @@ class KafkaStreamsPlanner:
                 changes=changes,
                 replacement_ineligible=f"not a predicate-only change: {bound}",
             )
-        return _blocked(
+        return blocked_update(
             artifact,
             observation,
             REVIEWED_REASON,
@@ -115,7 +116,7 @@ class KafkaStreamsPlanner:
             "generation": 1,
         }
         observation = Observation(PRESENT, {"containers": [row], "definition": definition}, assumed=True)
-        record = _AppliedRecord(before.checksum)
+        record = AppliedRecord(before.checksum, {"generation": 1})
         planned = self.plan(after, observation, record)
         blocker = next((p for p in planned if isinstance(p, SafetyBlocker)), None)
         if blocker is None:  # noop: the runner is unchanged
@@ -147,25 +148,3 @@ class KafkaStreamsPlanner:
             reason=blocker.reason,
             state_compatible=False,
         )
-
-
-class _AppliedRecord:
-    """The ownership record a successful create of a runner leaves (what ``plan`` reads of it)."""
-
-    def __init__(self, checksum: str) -> None:
-        self.artifact_checksum = checksum
-        self.attributes: dict[str, Any] = {"generation": 1}
-
-
-def _blocked(
-    artifact: Artifact,
-    observation: Observation,
-    reason: str,
-    message: str,
-    suggestion: str | None = None,
-    **evidence: Any,
-) -> list[Any]:
-    return [
-        Action.for_artifact(UPDATE, artifact, reason, observation, **evidence),
-        SafetyBlocker(reason, artifact.kind, artifact.identity, message, suggestion),
-    ]

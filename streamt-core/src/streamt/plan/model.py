@@ -119,6 +119,41 @@ class SafetyBlocker:
         return {"identity": self.identity, "kind": self.kind, "message": self.message, "reason": self.reason}
 
 
+def blocked_update(
+    artifact: Artifact,
+    observation: Observation,
+    reason: str,
+    message: str,
+    suggestion: str | None = None,
+    *,
+    summary: str | None = None,
+    **evidence: Any,
+) -> list[Action | SafetyBlocker]:
+    """A change plan shows but refuses: the ``update`` it would be (``summary``, else ``reason``) and its blocker.
+
+    The action keeps the change reviewable in plan output; the blocker makes apply refuse it (``E417``).
+    """
+    return [
+        Action.for_artifact(UPDATE, artifact, reason if summary is None else summary, observation, **evidence),
+        SafetyBlocker(reason, artifact.kind, artifact.identity, message, suggestion),
+    ]
+
+
+@attrs.frozen
+class AppliedRecord:
+    """The parts of an ownership record a planner reads, as a successful apply would leave them.
+
+    An advising planner (``advise``) plans ``after`` against this record of ``before`` to learn what
+    ``plan`` will do once ``before`` runs, without any state.
+
+    * ``artifact_checksum`` — the checksum of the artifact applied (``before``'s).
+    * ``attributes`` — the provider facts that apply records (a job's running name, a generation).
+    """
+
+    artifact_checksum: str
+    attributes: dict[str, Any] = attrs.field(factory=dict)
+
+
 @attrs.frozen(kw_only=True)
 class Advice:
     """What ``plan`` will do with one artifact when its running version ``before`` becomes ``after``.

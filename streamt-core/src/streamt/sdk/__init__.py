@@ -135,8 +135,10 @@ if TYPE_CHECKING:
         UPDATE,
         Action,
         Advice,
+        AppliedRecord,
         Observation,
         SafetyBlocker,
+        blocked_update,
     )
     from streamt.plan.online import open_backend
     from streamt.plan.planfile import read_plan_file, require_authorizing
@@ -379,6 +381,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "Advice",
             "Observation",
             "SafetyBlocker",
+            "blocked_update",
+            "AppliedRecord",
             "ABSENT",
             "ASSUMED_ABSENT",
             "PRESENT",
@@ -551,6 +555,7 @@ __all__ = [
     "AdoptionPendingObserver",
     "Advice",
     "AdvisingPlanner",
+    "AppliedRecord",
     "Artifact",
     "ArtifactKind",
     "Assertion",
@@ -642,6 +647,7 @@ __all__ = [
     "assertion_columns",
     "atomic_write",
     "auth_refused",
+    "blocked_update",
     "boundary",
     "bounded_error",
     "bounded_session",
